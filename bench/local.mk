@@ -1,0 +1,1 @@
+# bench/: benchmarks. `make bench` runs them all.

@@ -1,0 +1,132 @@
+/*
+ * sim/engine_native.c - the native engines: a calendar queue (default) and
+ * a 4-ary heap (reference). Both run the same loop; only the queue differs.
+ */
+#include <config.h>
+
+#include "sim/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/error.h"
+#include "sim/event.h"
+#include "sim/queue_int.h"
+
+/* ---- calendar queue -------------------------------------------------------- */
+
+static int cq_create(struct sim *sim, struct sim_error *err)
+{
+    struct sim__cq *q = malloc(sizeof(*q));
+    if (!q || sim__cq_init(q) < 0) {
+        free(q);
+        return sim_error_set(err, SIM_ENOMEM, "out of memory (event queue)");
+    }
+    sim_engine_set_state(sim, q);
+    return 0;
+}
+
+static void cq_destroy(struct sim *sim)
+{
+    struct sim__cq *q = sim_engine_state(sim);
+    sim__cq_fini(q);
+    free(q);
+}
+
+static void cq_insert(struct sim *sim, struct sim_event *ev)
+{
+    sim__cq_insert(sim_engine_state(sim), ev);
+}
+
+static void cq_remove(struct sim *sim, struct sim_event *ev)
+{
+    sim__cq_remove(sim_engine_state(sim), ev);
+}
+
+static struct sim_event *cq_peek(struct sim *sim)
+{
+    return sim__cq_peek(sim_engine_state(sim));
+}
+
+static void cq_run(struct sim *sim, sim_time_t t_end)
+{
+    struct sim__cq *q = sim_engine_state(sim);
+    for (;;) {
+        struct sim_event *ev = sim__cq_peek(q);
+        if (!ev || ev->when > t_end || !sim_engine_may_fire(sim)) {
+            return;
+        }
+        sim__cq_remove(q, ev);
+        sim_engine_fire(sim, ev);
+    }
+}
+
+const struct sim_engine_ops sim_engine_native = {
+    .name = "native",
+    .create = cq_create,
+    .destroy = cq_destroy,
+    .insert = cq_insert,
+    .remove = cq_remove,
+    .run = cq_run,
+    .peek = cq_peek,
+};
+
+/* ---- 4-ary heap --------------------------------------------------------------- */
+
+static int heap_create(struct sim *sim, struct sim_error *err)
+{
+    struct sim__heap *h = malloc(sizeof(*h));
+    if (!h || sim__heap_init(h) < 0) {
+        free(h);
+        return sim_error_set(err, SIM_ENOMEM, "out of memory (event heap)");
+    }
+    sim_engine_set_state(sim, h);
+    return 0;
+}
+
+static void heap_destroy(struct sim *sim)
+{
+    struct sim__heap *h = sim_engine_state(sim);
+    sim__heap_fini(h);
+    free(h);
+}
+
+static void heap_insert(struct sim *sim, struct sim_event *ev)
+{
+    if (sim__heap_insert(sim_engine_state(sim), ev) < 0) {
+        sim_bug("out of memory growing the event heap");
+    }
+}
+
+static void heap_remove(struct sim *sim, struct sim_event *ev)
+{
+    sim__heap_remove(sim_engine_state(sim), ev);
+}
+
+static struct sim_event *heap_peek(struct sim *sim)
+{
+    return sim__heap_peek(sim_engine_state(sim));
+}
+
+static void heap_run(struct sim *sim, sim_time_t t_end)
+{
+    struct sim__heap *h = sim_engine_state(sim);
+    for (;;) {
+        struct sim_event *ev = sim__heap_peek(h);
+        if (!ev || ev->when > t_end || !sim_engine_may_fire(sim)) {
+            return;
+        }
+        sim__heap_pop(h);
+        sim_engine_fire(sim, ev);
+    }
+}
+
+const struct sim_engine_ops sim_engine_native_heap = {
+    .name = "heap",
+    .create = heap_create,
+    .destroy = heap_destroy,
+    .insert = heap_insert,
+    .remove = heap_remove,
+    .run = heap_run,
+    .peek = heap_peek,
+};

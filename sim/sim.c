@@ -1,0 +1,359 @@
+/*
+ * sim/sim.c - the simulation object: event scheduling, run control, RNG,
+ * logging and the trace fan-out.
+ *
+ * Loop semantics: the engine hands back the earliest pending event; the
+ * core checks that time never decreases, sets now, marks the event idle and
+ * calls it. A callback may schedule or cancel anything, its own event
+ * included: only one event is popped at a time, so nothing is held that a
+ * callback could invalidate.
+ */
+#include <config.h>
+
+#include "sim/sim.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/component.h"
+#include "sim/engine.h"
+#include "sim/error.h"
+#include "sim/event.h"
+#include "sim/sim_int.h"
+#include "sim/trace.h"
+
+/* ---- RNG: xoshiro256** seeded through splitmix64 -------------------------- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+uint64_t sim_rng_u64(struct sim *sim)
+{
+    uint64_t *s = sim->rng;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+uint64_t sim_rng_below(struct sim *sim, uint64_t n)
+{
+    SIM_ASSERT(n > 0, "sim_rng_below: n must be positive");
+    /* Lemire's multiply-shift with rejection: unbiased. */
+    for (;;) {
+        __uint128_t m = (__uint128_t)sim_rng_u64(sim) * n;
+        uint64_t low = (uint64_t)m;
+        if (low >= n || low >= (-n) % n) {
+            return (uint64_t)(m >> 64);
+        }
+    }
+}
+
+uint64_t sim_rng_range(struct sim *sim, uint64_t lo, uint64_t hi)
+{
+    SIM_ASSERT(lo <= hi, "sim_rng_range: lo > hi");
+    if (lo == 0 && hi == UINT64_MAX) {
+        return sim_rng_u64(sim);
+    }
+    return lo + sim_rng_below(sim, hi - lo + 1);
+}
+
+/* ---- lifecycle -------------------------------------------------------------- */
+
+struct sim *sim_create(const struct sim_config *cfg, struct sim_error *err)
+{
+    struct sim *sim = calloc(1, sizeof(*sim));
+    if (!sim) {
+        sim_error_set(err, SIM_ENOMEM, "out of memory creating a simulation");
+        return NULL;
+    }
+    sim->engine = (cfg && cfg->engine) ? cfg->engine : &sim_engine_native;
+    sim->log_level = cfg ? cfg->log_level : SIM_LOG_WARN;
+    uint64_t seed = cfg ? cfg->seed : 0;
+    for (int i = 0; i < 4; i++) {
+        sim->rng[i] = splitmix64(&seed);
+    }
+    sim->tlp_pool = sim__tlp_pool_create();
+    if (!sim->tlp_pool) {
+        free(sim);
+        sim_error_set(err, SIM_ENOMEM, "out of memory creating the TLP pool");
+        return NULL;
+    }
+    if (sim->engine->create(sim, err) < 0) {
+        sim__tlp_pool_destroy(sim->tlp_pool);
+        free(sim);
+        return NULL;
+    }
+    return sim;
+}
+
+void sim_destroy(struct sim *sim)
+{
+    if (!sim) {
+        return;
+    }
+    SIM_ASSERT(!sim->running, "sim_destroy called from inside an event");
+    sim__components_destroy(sim);
+    sim->engine->destroy(sim);
+    sim__tlp_pool_destroy(sim->tlp_pool);
+    free(sim);
+}
+
+sim_time_t sim_now(const struct sim *sim) { return sim->now; }
+uint64_t sim_events_fired(const struct sim *sim) { return sim->n_fired; }
+uint64_t sim_events_pending(const struct sim *sim) { return sim->n_pending; }
+const char *sim_engine_name(const struct sim *sim) { return sim->engine->name; }
+
+void *sim_engine_state(const struct sim *sim) { return sim->engine_state; }
+void sim_engine_set_state(struct sim *sim, void *state) { sim->engine_state = state; }
+
+/* ---- events ------------------------------------------------------------------ */
+
+void sim_event_init(struct sim_event *ev, sim_event_fn *fn)
+{
+    memset(ev, 0, sizeof(*ev));
+    ev->fn = fn;
+    ev->state = SIM_EVENT_IDLE;
+}
+
+static void schedule_at(struct sim *sim, struct sim_event *ev, sim_time_t when)
+{
+    SIM_ASSERT(ev != NULL, "scheduling a NULL event");
+    SIM_ASSERT(ev->state == SIM_EVENT_IDLE,
+               ev->state == SIM_EVENT_PENDING
+                   ? "event %p is already pending: cancel it first or use "
+                     "sim_event_reschedule"
+                   : "event %p was not initialised with sim_event_init",
+               (void *)ev);
+    SIM_ASSERT(ev->fn != NULL, "event %p has no callback", (void *)ev);
+    ev->when = when;
+    ev->seq = sim->next_seq++;
+    ev->state = SIM_EVENT_PENDING;
+    sim->n_pending++;
+    sim->engine->insert(sim, ev);
+}
+
+void sim_event_schedule(struct sim *sim, struct sim_event *ev,
+                        sim_time_t delay_ps)
+{
+    schedule_at(sim, ev, sim_time_add(sim->now, delay_ps));
+}
+
+int sim_event_schedule_at(struct sim *sim, struct sim_event *ev,
+                          sim_time_t when_ps)
+{
+    if (when_ps < sim->now) {
+        return -SIM_EPAST;
+    }
+    schedule_at(sim, ev, when_ps);
+    return 0;
+}
+
+void sim_event_cancel(struct sim *sim, struct sim_event *ev)
+{
+    SIM_ASSERT(ev != NULL, "cancelling a NULL event");
+    if (ev->state != SIM_EVENT_PENDING) {
+        return;
+    }
+    sim->engine->remove(sim, ev);
+    ev->state = SIM_EVENT_IDLE;
+    sim->n_pending--;
+}
+
+void sim_event_reschedule(struct sim *sim, struct sim_event *ev,
+                          sim_time_t delay_ps)
+{
+    sim_event_cancel(sim, ev);
+    sim_event_schedule(sim, ev, delay_ps);
+}
+
+/* ---- run control -------------------------------------------------------------- */
+
+bool sim_engine_may_fire(struct sim *sim)
+{
+    if (sim->stop || sim->cond_failed) {
+        return false;
+    }
+    if (sim->cond && !sim->cond(sim, sim->cond_arg)) {
+        sim->cond_failed = true;
+        return false;
+    }
+    return true;
+}
+
+void sim_engine_fire(struct sim *sim, struct sim_event *ev)
+{
+    SIM_ASSERT(ev->when >= sim->now,
+               "time went backwards: event at %llu ps while now is %llu ps",
+               (unsigned long long)ev->when, (unsigned long long)sim->now);
+    sim->now = ev->when;
+    ev->state = SIM_EVENT_IDLE;
+    sim->n_pending--;
+    sim->n_fired++;
+    if (sim->trace_mask & SIM_TRACE_BIT(SIM_TP_EVENT_FIRE)) {
+        struct sim_trace_record r = {
+            .point = SIM_TP_EVENT_FIRE, .when = ev->when, .a = ev->seq,
+        };
+        sim_trace_emit(sim, &r);
+    }
+    ev->fn(sim, ev);
+}
+
+static int run(struct sim *sim, sim_time_t t_end, sim_cond_fn *cond, void *arg)
+{
+    if (sim->running) {
+        return -SIM_ESTATE;
+    }
+    sim->running = true;
+    sim->stop = false;
+    sim->cond = cond;
+    sim->cond_arg = arg;
+    sim->cond_failed = false;
+    sim->engine->run(sim, t_end);
+    sim->running = false;
+    sim->cond = NULL;
+    if (sim->stop) {
+        return SIM_RUN_STOPPED;
+    }
+    if (sim->cond_failed) {
+        return SIM_RUN_COND;
+    }
+    if (t_end != SIM_TIME_MAX) {
+        if (sim->now < t_end) {
+            sim->now = t_end;
+        }
+        return SIM_RUN_TIME;
+    }
+    return SIM_RUN_IDLE;
+}
+
+int sim_run_until(struct sim *sim, sim_time_t t_end)
+{
+    if (t_end < sim->now) {
+        return -SIM_EPAST;
+    }
+    return run(sim, t_end, NULL, NULL);
+}
+
+int sim_run(struct sim *sim)
+{
+    return run(sim, SIM_TIME_MAX, NULL, NULL);
+}
+
+int sim_run_while(struct sim *sim, sim_cond_fn *cond, void *arg,
+                  sim_time_t t_end)
+{
+    if (t_end < sim->now) {
+        return -SIM_EPAST;
+    }
+    return run(sim, t_end, cond, arg);
+}
+
+void sim_stop(struct sim *sim)
+{
+    sim->stop = true;
+}
+
+/* ---- logging ------------------------------------------------------------------ */
+
+void sim_set_log_level(struct sim *sim, int level)
+{
+    sim->log_level = level;
+}
+
+void sim_log(struct sim *sim, int level, const char *who, const char *fmt, ...)
+{
+    static const char *const names[] = { "error", "warning", "info", "debug" };
+    if (sim && level > sim->log_level) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "[%14.3f ns] %s: %s: ",
+            sim ? sim_time_to_ns(sim->now) : 0.0, who ? who : "sim",
+            names[level < 0 ? 0 : level > 3 ? 3 : level]);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* ---- tracing -------------------------------------------------------------------- */
+
+static const char *const trace_names[] = {
+#define SIM_TRACE_NAME(e, name, doc) name,
+    SIM_TRACE_POINTS(SIM_TRACE_NAME)
+#undef SIM_TRACE_NAME
+};
+
+const char *sim_trace_point_name(enum sim_trace_point p)
+{
+    return (unsigned)p < SIM_TP_COUNT ? trace_names[p] : "?";
+}
+
+static void trace_recompute_mask(struct sim *sim)
+{
+    sim->trace_mask = 0;
+    for (unsigned i = 0; i < sim->n_sinks; i++) {
+        sim->trace_mask |= sim->sinks[i].mask;
+    }
+}
+
+int sim_trace_subscribe(struct sim *sim, sim_trace_fn *fn, void *ctx,
+                        uint64_t mask)
+{
+    SIM_ASSERT(fn != NULL, "sim_trace_subscribe: NULL sink");
+    if (sim->n_sinks == SIM_TRACE_MAX_SINKS) {
+        return -SIM_EBUSY;
+    }
+    sim->sinks[sim->n_sinks++] = (struct sim_trace_sink){ fn, ctx, mask };
+    trace_recompute_mask(sim);
+    return 0;
+}
+
+void sim_trace_unsubscribe(struct sim *sim, sim_trace_fn *fn, void *ctx)
+{
+    for (unsigned i = 0; i < sim->n_sinks; i++) {
+        if (sim->sinks[i].fn == fn && sim->sinks[i].ctx == ctx) {
+            sim->sinks[i] = sim->sinks[--sim->n_sinks];
+            break;
+        }
+    }
+    trace_recompute_mask(sim);
+}
+
+bool sim_trace_wanted(const struct sim *sim, enum sim_trace_point p)
+{
+    return (sim->trace_mask & SIM_TRACE_BIT(p)) != 0;
+}
+
+void sim_trace_emit(struct sim *sim, struct sim_trace_record *r)
+{
+    if (!(sim->trace_mask & SIM_TRACE_BIT(r->point))) {
+        return;
+    }
+    if (r->when == 0) {
+        r->when = sim->now;
+    }
+    for (unsigned i = 0; i < sim->n_sinks; i++) {
+        if (sim->sinks[i].mask & SIM_TRACE_BIT(r->point)) {
+            sim->sinks[i].fn(sim->sinks[i].ctx, r);
+        }
+    }
+}

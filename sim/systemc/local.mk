@@ -1,0 +1,1 @@
+# sim/systemc/: the optional SystemC engine (C++). Filled in by the SystemC work.

@@ -1,0 +1,1 @@
+# tests/: Check suites, one runner per layer.
