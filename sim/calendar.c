@@ -1,30 +1,25 @@
 /*
- * sim/calendar.c - the calendar queue (Brown, CACM 31(10), 1988).
+ * sim/calendar.c - the default event queue: a calendar queue with lazily
+ * sorted buckets (see sim/queue_int.h for the layout).
  *
- * Why not a heap: in the hold model with 100,000 pending events a heap
- * pays about log4(n) = 9 dependent cache misses per operation; the calendar
- * queue touches one bucket head and one or two events. bench/hold measures
- * both queues side by side.
+ * Why not a heap: in the hold model a heap pays log4(n) dependent compares
+ * and, at 100,000 pending events, as many cache misses per operation; here
+ * an insert into the window is a push onto an unsorted list, and a pop
+ * takes the head of a short sorted list. bench/hold measures both queues.
  *
- * Layout: n_buckets (a power of two) lists; an event at time t lives in
- * bucket (t >> shift) & mask, in a circular doubly linked list sorted by
- * (when, seq), whose head's prev is the tail. cur_slot is the absolute slot
- * (t >> shift) of the cursor, with the invariant that no pending event has
- * a slot below it. Popping scans forward from the cursor for a bucket whose
- * head lies in the cursor's slot; after a whole year of empty buckets it
- * falls back to a direct search of all heads.
+ * Adaptivity. The bucket count follows the number of events (it doubles
+ * above two per bucket, halves below one per eight). The slot width is
+ * re-estimated at every rebuild from the earliest events: twice their mean
+ * gap, ignoring outlying gaps (after Brown). Every window of operations the
+ * queue checks whether the width still fits: too many events sorted per slot
+ * (width too large) or too many inserts beyond the window (width too small)
+ * trigger a rebuild; a rebuild that does not change the width doubles the
+ * check window, so a distribution that no width fits cannot make the queue
+ * rebuild every few operations.
  *
- * Adaptivity. The bucket count doubles when the queue holds more than two
- * events per bucket and halves below one per four. The width (2^shift ps)
- * is re-estimated on every resize from the spacing of the earliest events
- * (Brown's rule: three times their mean gap, ignoring outlying gaps). If
- * inserts walk long lists or pops skip many empty buckets although the size
- * is steady, the queue rebuilds with a new width; when a rebuild does not
- * change the width, the check backs off so a stubborn distribution cannot
- * cost O(n) every few operations.
- *
- * Complexity: insert O(1) expected (O(k) for a bucket of k events when
- * inserted out of order); remove O(1); pop O(1) expected; rebuild O(n).
+ * Complexity: insert O(1) expected (O(k) into a current slot of k events);
+ * cancel O(1) (O(log f) for one of f far events); pop O(1) expected;
+ * rebuild O(n).
  */
 #include <config.h>
 
@@ -35,75 +30,34 @@
 #include "sim/queue_int.h"
 
 #define CQ_MIN_BUCKETS 64u
-#define CQ_SAMPLE 64u            /* earliest events used to estimate width */
-#define CQ_WINDOW_MIN 4096u      /* operations between adaptivity checks */
-#define CQ_WALK_LIMIT 4u         /* mean list steps per insert before rebuild */
-#define CQ_SKIP_LIMIT 16u        /* mean empty buckets per pop before rebuild */
+#define CQ_MAX_BUCKETS (1u << 26)
+#define CQ_SAMPLE 128u              /* events sampled for the width */
+#define CQ_GAPS_PER_SLOT 4.0        /* mean gaps per slot */
+#define CQ_CHECK_OPS 8192u          /* base operations between checks */
+#define CQ_MAX_PER_SLOT 8u          /* mean events per slot before narrowing */
+#define CQ_MAX_FAR_PCT 20u          /* % of inserts beyond the window */
+#define CQ_MAX_CUR_STEPS 8u
+#define CQ_PREFETCH_SLOTS 4u         /* slots whose events are prefetched */         /* mean steps per sorted insert */
 
-int sim__cq_init(struct sim__cq *q)
+/* Distance (1 .. n_buckets-1) from the cursor to the next non-empty bucket. */
+static uint64_t next_bucket_distance(const struct sim__cq *q)
 {
-    memset(q, 0, sizeof(*q));
-    q->n_buckets = CQ_MIN_BUCKETS;
-    q->mask = q->n_buckets - 1;
-    q->shift = 10; /* 1.024 ns until the first estimate */
-    q->bucket = calloc(q->n_buckets, sizeof(*q->bucket));
-    return q->bucket ? 0 : -1;
-}
-
-void sim__cq_fini(struct sim__cq *q)
-{
-    free(q->bucket);
-    q->bucket = NULL;
-    q->n = 0;
-}
-
-/* Link ev into its bucket, keeping the list sorted; returns steps walked. */
-static unsigned cq_link(struct sim__cq *q, struct sim_event *ev)
-{
-    struct sim_event **headp = &q->bucket[(ev->when >> q->shift) & q->mask];
-    struct sim_event *head = *headp;
-    if (!head) {
-        ev->next = ev->prev = ev;
-        *headp = ev;
-        return 0;
-    }
-    /* Walk back from the tail to the last event that runs before ev. */
-    unsigned steps = 0;
-    struct sim_event *p = head->prev;
-    while (sim_event_before(ev, p)) {
-        steps++;
-        if (p == head) {
-            /* ev runs before every event here: it becomes the head. */
-            ev->next = head;
-            ev->prev = head->prev;
-            head->prev->next = ev;
-            head->prev = ev;
-            *headp = ev;
-            return steps;
+    uint32_t start = (uint32_t)(q->cur_slot + 1) & q->mask;
+    uint32_t n_words = q->n_buckets >> 6;
+    uint32_t w = start >> 6;
+    uint64_t bits = q->bitmap[w] & (~UINT64_C(0) << (start & 63));
+    for (uint32_t i = 0; i <= n_words; i++) {
+        if (bits) {
+            uint32_t b = (w << 6) | (uint32_t)__builtin_ctzll(bits);
+            return ((b - start) & q->mask) + 1;
         }
-        p = p->prev;
+        w = (w + 1) & (n_words - 1);
+        bits = q->bitmap[w];
     }
-    ev->prev = p;
-    ev->next = p->next;
-    p->next->prev = ev;
-    p->next = ev;
-    return steps;
+    return 0; /* not reached while n_in_buckets > 0 */
 }
 
-static void cq_unlink(struct sim__cq *q, struct sim_event *ev)
-{
-    struct sim_event **headp = &q->bucket[(ev->when >> q->shift) & q->mask];
-    if (ev->next == ev) {
-        *headp = NULL;
-    } else {
-        ev->prev->next = ev->next;
-        ev->next->prev = ev->prev;
-        if (*headp == ev) {
-            *headp = ev->next;
-        }
-    }
-    ev->next = ev->prev = NULL;
-}
+/* ---- rebuild ----------------------------------------------------------------------- */
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -112,196 +66,202 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /*
- * Width estimate from the CQ_SAMPLE earliest times in `times` (sorted):
- * three times the mean gap, after dropping gaps over twice the mean
- * (Brown's rule). Returns a shift (log2 of the width).
+ * The slot width from the density of the earlier half of the events: a
+ * stride sample of up to CQ_SAMPLE times is sorted; the span from the
+ * earliest to the median, divided by half the events, is the mean gap
+ * there. Far outliers (timeouts) sit in the later half and do not widen the
+ * slots. Returns log2 of CQ_GAPS_PER_SLOT gaps, rounded down.
  */
-static unsigned cq_estimate_shift(const uint64_t *times, unsigned k)
+static unsigned estimate_shift(struct sim_event *const *all, uint64_t k,
+                               unsigned old)
 {
-    if (k < 2) {
-        return 10;
+    if (k < 4) {
+        return old;
     }
-    uint64_t span = times[k - 1] - times[0];
-    double mean = (double)span / (k - 1);
-    double sum = 0;
-    unsigned used = 0;
-    for (unsigned i = 1; i < k; i++) {
-        double gap = (double)(times[i] - times[i - 1]);
-        if (gap <= 2.0 * mean) {
-            sum += gap;
-            used++;
+    uint64_t sample[CQ_SAMPLE];
+    uint64_t stride = k / CQ_SAMPLE + 1;
+    unsigned m = 0;
+    uint64_t min_when = UINT64_MAX;
+    for (uint64_t i = 0; i < k; i++) {
+        if (all[i]->when < min_when) {
+            min_when = all[i]->when;
+        }
+        if (i % stride == 0 && m < CQ_SAMPLE) {
+            sample[m++] = all[i]->when;
         }
     }
-    double width = used ? 3.0 * sum / used : 3.0 * mean;
+    qsort(sample, m, sizeof(sample[0]), cmp_u64);
+    uint64_t median = sample[m / 2];
+    if (median <= min_when) {
+        return 0; /* at least half the events at one time: finest slots */
+    }
+    double gap = (double)(median - min_when) / ((double)k / 2.0);
+    double width = CQ_GAPS_PER_SLOT * gap;
     unsigned shift = 0;
-    while (shift < 56 && (double)(UINT64_C(1) << (shift + 1)) <= width) {
+    while (shift < 60 && (double)(UINT64_C(1) << (shift + 1)) <= width) {
         shift++;
     }
     return shift;
 }
 
-/* Keep the CQ_SAMPLE smallest values seen in a max-heap of size k. */
-static void sample_push(uint64_t *s, unsigned *k, uint64_t v)
+/* Returns 1 if the width changed, 0 if not, -1 if out of memory. */
+static int rebuild(struct sim__cq *q, uint32_t n_buckets)
 {
-    if (*k < CQ_SAMPLE) {
-        unsigned i = (*k)++;
-        while (i > 0 && s[(i - 1) / 2] < v) {
-            s[i] = s[(i - 1) / 2];
-            i = (i - 1) / 2;
-        }
-        s[i] = v;
-        return;
-    }
-    if (v >= s[0]) {
-        return;
-    }
-    unsigned i = 0;
-    for (;;) {
-        unsigned c = 2 * i + 1;
-        if (c >= CQ_SAMPLE) {
-            break;
-        }
-        if (c + 1 < CQ_SAMPLE && s[c + 1] > s[c]) {
-            c++;
-        }
-        if (s[c] <= v) {
-            break;
-        }
-        s[i] = s[c];
-        i = c;
-    }
-    s[i] = v;
-}
-
-/* Rebuild with n_buckets buckets and a freshly estimated width. */
-static int cq_rebuild(struct sim__cq *q, uint32_t n_buckets)
-{
+    struct sim_event **all = malloc(sizeof(*all) * (q->n ? q->n : 1));
     struct sim_event **nb = calloc(n_buckets, sizeof(*nb));
-    if (!nb) {
-        return -1; /* keep the old layout: still correct, only slower */
+    uint64_t *bm = calloc(n_buckets / 64, sizeof(*bm));
+    if (!all || !nb || !bm) {
+        free(all);
+        free(nb);
+        free(bm);
+        return -1; /* the old layout stays: correct, only slower */
     }
-    /* Gather every event into one singly linked chain through ->next. */
-    struct sim_event *chain = NULL;
-    uint64_t sample[CQ_SAMPLE];
-    unsigned k = 0;
-    uint64_t min_when = UINT64_MAX;
+    uint64_t k = 0;
+    for (struct sim_event *e = q->cur_head; e; e = e->next) {
+        all[k++] = e;
+    }
     for (uint32_t b = 0; b < q->n_buckets; b++) {
-        struct sim_event *head = q->bucket[b];
-        if (!head) {
-            continue;
+        for (struct sim_event *e = q->bucket[b]; e; e = e->next) {
+            all[k++] = e;
         }
-        struct sim_event *e = head;
-        do {
-            struct sim_event *nx = e->next;
-            sample_push(sample, &k, e->when);
-            if (e->when < min_when) {
-                min_when = e->when;
-            }
-            e->prev = chain; /* reuse prev as the chain link */
-            chain = e;
-            e = nx;
-        } while (e != head);
     }
-    qsort(sample, k, sizeof(sample[0]), cmp_u64);
+    for (uint32_t i = 0; i < q->far.n; i++) {
+        all[k++] = q->far.slot[i];
+    }
+    uint64_t min_when = UINT64_MAX;
+    for (uint64_t i = 0; i < k; i++) {
+        if (all[i]->when < min_when) {
+            min_when = all[i]->when;
+        }
+    }
     unsigned old_shift = q->shift;
     free(q->bucket);
+    free(q->bitmap);
     q->bucket = nb;
+    q->bitmap = bm;
     q->n_buckets = n_buckets;
     q->mask = n_buckets - 1;
-    q->shift = k >= 2 ? cq_estimate_shift(sample, k) : q->shift;
-    while (chain) {
-        struct sim_event *e = chain;
-        chain = e->prev;
-        cq_link(q, e);
+    q->shift = estimate_shift(all, k, q->shift);
+    q->cur_head = q->cur_tail = NULL;
+    q->n_in_buckets = 0;
+    q->far.n = 0;
+    q->cur_slot = k ? min_when >> q->shift : 0;
+    for (uint64_t i = 0; i < k; i++) {
+        sim__cq_place(q, all[i]);
     }
-    if (q->n) {
-        q->cur_slot = min_when >> q->shift;
-    } else {
-        q->cur_slot = 0;
-    }
-    q->n_resizes++;
-    q->walk_steps = q->skip_steps = q->window_ops = 0;
-    return q->shift == old_shift ? 0 : 1;
+    free(all);
+    q->n_rebuilds++;
+    q->ops = q->advances = q->moved = q->far_inserts = q->cur_steps = 0;
+    q->check_at = (uint64_t)CQ_CHECK_OPS << q->backoff;
+    return q->shift != old_shift;
 }
 
-/* Rebuild when recent operations show that the width no longer fits. */
-static void cq_adapt(struct sim__cq *q)
+static uint32_t buckets_for(uint64_t n)
 {
-    uint64_t window = (uint64_t)CQ_WINDOW_MIN << q->backoff;
-    if (++q->window_ops < window) {
-        return;
+    uint32_t nb = CQ_MIN_BUCKETS;
+    while (nb < n && nb < CQ_MAX_BUCKETS) {
+        nb <<= 1;
     }
-    bool bad = q->walk_steps > CQ_WALK_LIMIT * window ||
-               q->skip_steps > CQ_SKIP_LIMIT * window;
-    q->walk_steps = q->skip_steps = q->window_ops = 0;
-    if (bad && q->n >= 2 * CQ_SAMPLE) {
-        int changed = cq_rebuild(q, q->n_buckets);
-        /* Same width again: wait longer before the next try. */
+    return nb;
+}
+
+/* Every window of operations: does the width still fit? */
+void sim__cq_check_fit(struct sim__cq *q)
+{
+    bool wide = q->moved > CQ_MAX_PER_SLOT * (q->advances + 1);
+    bool narrow = q->far_inserts * 100 > CQ_MAX_FAR_PCT * q->ops;
+    bool slow = q->cur_steps > CQ_MAX_CUR_STEPS * q->ops;
+    q->ops = q->advances = q->moved = q->far_inserts = q->cur_steps = 0;
+    if ((wide || narrow || slow) && q->n >= 2 * CQ_SAMPLE) {
+        int changed = rebuild(q, buckets_for(q->n));
         if (changed == 0 && q->backoff < 16) {
             q->backoff++;
         } else if (changed > 0) {
             q->backoff = 0;
         }
     }
+    q->check_at = (uint64_t)CQ_CHECK_OPS << q->backoff;
 }
 
-int sim__cq_insert(struct sim__cq *q, struct sim_event *ev)
+void sim__cq_resize(struct sim__cq *q)
 {
-    uint64_t slot = ev->when >> q->shift;
-    if (q->n == 0 || slot < q->cur_slot) {
-        q->cur_slot = slot;
+    if (q->n > 2 * (uint64_t)q->n_buckets && q->n_buckets < CQ_MAX_BUCKETS) {
+        rebuild(q, q->n_buckets * 2);
+    } else if (q->n_buckets > CQ_MIN_BUCKETS && q->n < q->n_buckets / 8) {
+        rebuild(q, q->n_buckets / 2);
     }
-    q->walk_steps += cq_link(q, ev);
-    q->n++;
-    if (q->n > 2 * (uint64_t)q->n_buckets && q->n_buckets < (1u << 30)) {
-        cq_rebuild(q, q->n_buckets * 2);
-    } else {
-        cq_adapt(q);
+}
+
+/* ---- the queue contract ------------------------------------------------------------ */
+
+int sim__cq_init(struct sim__cq *q)
+{
+    memset(q, 0, sizeof(*q));
+    q->n_buckets = CQ_MIN_BUCKETS;
+    q->mask = q->n_buckets - 1;
+    q->shift = 10; /* 1.024 ns until the first estimate */
+    q->check_at = CQ_CHECK_OPS;
+    q->bucket = calloc(q->n_buckets, sizeof(*q->bucket));
+    q->bitmap = calloc(q->n_buckets / 64, sizeof(*q->bitmap));
+    if (!q->bucket || !q->bitmap || sim__heap_init(&q->far) < 0) {
+        free(q->bucket);
+        free(q->bitmap);
+        return -1;
     }
     return 0;
 }
 
-void sim__cq_remove(struct sim__cq *q, struct sim_event *ev)
+void sim__cq_fini(struct sim__cq *q)
 {
-    cq_unlink(q, ev);
-    q->n--;
-    if (q->n_buckets > CQ_MIN_BUCKETS && q->n < q->n_buckets / 4) {
-        cq_rebuild(q, q->n_buckets / 2);
+    free(q->bucket);
+    free(q->bitmap);
+    sim__heap_fini(&q->far);
+    q->bucket = NULL;
+    q->bitmap = NULL;
+    q->n = 0;
+}
+
+/* cur is empty and events remain: move the cursor to the next slot. */
+void sim__cq_advance(struct sim__cq *q)
+{
+    uint64_t next = UINT64_MAX;
+    uint64_t bucket_slot = UINT64_MAX;
+    if (q->n_in_buckets) {
+        bucket_slot = q->cur_slot + next_bucket_distance(q);
+        next = bucket_slot;
+    }
+    if (q->far.n) {
+        uint64_t f = q->far.slot[0]->when >> q->shift;
+        if (f < next) {
+            next = f;
+        }
+    }
+    q->cur_slot = next;
+    q->advances++;
+    if (bucket_slot == next) {
+        uint32_t b = (uint32_t)next & q->mask;
+        struct sim_event *e = q->bucket[b];
+        q->bucket[b] = NULL;
+        q->bitmap[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+        while (e) {
+            struct sim_event *nx = e->next;
+            q->n_in_buckets--;
+            q->moved++;
+            sim__cq_cur_insert(q, e);
+            e = nx;
+        }
+    }
+    /* The next slots' events will be sorted soon: fetch them now. */
+    for (uint32_t d = 1; d <= CQ_PREFETCH_SLOTS; d++) {
+        struct sim_event *e = q->bucket[(uint32_t)(next + d) & q->mask];
+        if (e) {
+            __builtin_prefetch(e, 1);
+        }
+    }
+    while (q->far.n && (q->far.slot[0]->when >> q->shift) <= next) {
+        struct sim_event *e = sim__heap_pop(&q->far);
+        q->moved++;
+        sim__cq_cur_insert(q, e);
     }
 }
 
-struct sim_event *sim__cq_peek(struct sim__cq *q)
-{
-    if (q->n == 0) {
-        return NULL;
-    }
-    for (uint32_t i = 0; i < q->n_buckets; i++) {
-        struct sim_event *head = q->bucket[q->cur_slot & q->mask];
-        if (head && (head->when >> q->shift) == q->cur_slot) {
-            q->skip_steps += i;
-            return head;
-        }
-        q->cur_slot++;
-    }
-    q->skip_steps += q->n_buckets;
-    /* A year of empty buckets: find the earliest head directly. */
-    struct sim_event *best = NULL;
-    for (uint32_t b = 0; b < q->n_buckets; b++) {
-        struct sim_event *head = q->bucket[b];
-        if (head && (!best || sim_event_before(head, best))) {
-            best = head;
-        }
-    }
-    q->cur_slot = best->when >> q->shift;
-    return best;
-}
-
-struct sim_event *sim__cq_pop(struct sim__cq *q)
-{
-    struct sim_event *ev = sim__cq_peek(q);
-    if (ev) {
-        sim__cq_remove(q, ev);
-        cq_adapt(q);
-    }
-    return ev;
-}

@@ -12,6 +12,7 @@
 #include "sim/error.h"
 #include "sim/event.h"
 #include "sim/queue_int.h"
+#include "sim/sim_int.h"
 
 /* ---- calendar queue -------------------------------------------------------- */
 
@@ -28,36 +29,37 @@ static int cq_create(struct sim *sim, struct sim_error *err)
 
 static void cq_destroy(struct sim *sim)
 {
-    struct sim__cq *q = sim_engine_state(sim);
+    struct sim__cq *q = sim->engine_state;
     sim__cq_fini(q);
     free(q);
 }
 
 static void cq_insert(struct sim *sim, struct sim_event *ev)
 {
-    sim__cq_insert(sim_engine_state(sim), ev);
+    sim__cq_insert(sim->engine_state, ev);
 }
 
 static void cq_remove(struct sim *sim, struct sim_event *ev)
 {
-    sim__cq_remove(sim_engine_state(sim), ev);
+    sim__cq_remove(sim->engine_state, ev);
 }
 
 static struct sim_event *cq_peek(struct sim *sim)
 {
-    return sim__cq_peek(sim_engine_state(sim));
+    return sim__cq_peek(sim->engine_state);
 }
 
 static void cq_run(struct sim *sim, sim_time_t t_end)
 {
-    struct sim__cq *q = sim_engine_state(sim);
+    struct sim__cq *q = sim->engine_state;
     for (;;) {
         struct sim_event *ev = sim__cq_peek(q);
-        if (!ev || ev->when > t_end || !sim_engine_may_fire(sim)) {
+        if (!ev || ev->when > t_end || !sim__may_fire(sim)) {
             return;
         }
         sim__cq_remove(q, ev);
-        sim_engine_fire(sim, ev);
+        sim__cq_tick(q);
+        sim__fire(sim, ev);
     }
 }
 
@@ -86,38 +88,38 @@ static int heap_create(struct sim *sim, struct sim_error *err)
 
 static void heap_destroy(struct sim *sim)
 {
-    struct sim__heap *h = sim_engine_state(sim);
+    struct sim__heap *h = sim->engine_state;
     sim__heap_fini(h);
     free(h);
 }
 
 static void heap_insert(struct sim *sim, struct sim_event *ev)
 {
-    if (sim__heap_insert(sim_engine_state(sim), ev) < 0) {
+    if (sim__heap_insert(sim->engine_state, ev) < 0) {
         sim_bug("out of memory growing the event heap");
     }
 }
 
 static void heap_remove(struct sim *sim, struct sim_event *ev)
 {
-    sim__heap_remove(sim_engine_state(sim), ev);
+    sim__heap_remove(sim->engine_state, ev);
 }
 
 static struct sim_event *heap_peek(struct sim *sim)
 {
-    return sim__heap_peek(sim_engine_state(sim));
+    return sim__heap_peek(sim->engine_state);
 }
 
 static void heap_run(struct sim *sim, sim_time_t t_end)
 {
-    struct sim__heap *h = sim_engine_state(sim);
+    struct sim__heap *h = sim->engine_state;
     for (;;) {
         struct sim_event *ev = sim__heap_peek(h);
-        if (!ev || ev->when > t_end || !sim_engine_may_fire(sim)) {
+        if (!ev || ev->when > t_end || !sim__may_fire(sim)) {
             return;
         }
         sim__heap_pop(h);
-        sim_engine_fire(sim, ev);
+        sim__fire(sim, ev);
     }
 }
 

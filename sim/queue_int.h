@@ -39,35 +39,205 @@ static inline struct sim_event *sim__heap_peek(const struct sim__heap *h)
 
 /* ---- calendar queue ------------------------------------------------------
  *
- * Brown's calendar queue (CACM 31(10), 1988) with power-of-two bucket count
- * and width. Each bucket is a circular doubly linked list sorted by
- * (when, seq); its head's prev is its tail. Inserts walk from the tail, so
- * events scheduled in time order (FIFO ties, the common case in a fabric)
- * insert in O(1). The bucket for time t is (t >> shift) & mask.
- * The width adapts: on resize it is set from the spacing of the earliest
- * events; and when inserts walk long lists or pops skip many empty buckets,
- * the queue re-estimates the width even if its size did not change.
+ * A calendar queue in the style of Brown (CACM 31(10), 1988) with the
+ * ladder queue's lazy sorting (Tang, Goh, Thng, ACM TOMACS 15(3), 2005):
+ *
+ *   cur      sorted list: every event whose slot is <= cur_slot
+ *   bucket   n_buckets unsorted lists; bucket (slot & mask) holds the events
+ *            of exactly one slot in the window (cur_slot, cur_slot + n_buckets)
+ *   far      a 4-ary heap for events beyond the window
+ *
+ * A slot is 2^shift ps. Inserting into the window is a push onto an unsorted
+ * list: no comparisons. Only when the cursor reaches a slot are its few
+ * events sorted into cur. A bitmap of non-empty buckets makes skipping empty
+ * slots cheap. The width and the bucket count adapt (see sim/calendar.c).
+ * ev->index tells where a pending event lives (CQ_IN_CUR, CQ_IN_BUCKET, or
+ * its heap slot), so cancel is O(1) (O(log n) in the far heap).
  */
+#define SIM__CQ_IN_CUR UINT32_MAX
+#define SIM__CQ_IN_BUCKET (UINT32_MAX - 1)
+
 struct sim__cq {
-    struct sim_event **bucket;  /* head of each bucket, or NULL */
+    struct sim_event **bucket;  /* unsorted lists (prev of a head is NULL) */
+    uint64_t *bitmap;           /* bit b set: bucket b is not empty */
     uint32_t n_buckets;         /* power of two */
     uint32_t mask;              /* n_buckets - 1 */
-    unsigned shift;             /* bucket width is 2^shift ps */
-    uint64_t cur_slot;          /* absolute slot (when >> shift) of the cursor */
-    uint64_t n;                 /* events held */
-    /* adaptivity */
-    uint64_t walk_steps;        /* list steps over the last window of inserts */
-    uint64_t skip_steps;        /* empty buckets skipped over the last window */
-    uint64_t window_ops;        /* operations in the current window */
-    unsigned backoff;           /* window = CQ_WINDOW_MIN << backoff */
-    uint64_t n_resizes;         /* statistics */
+    unsigned shift;             /* slot width is 2^shift ps */
+    uint64_t cur_slot;          /* cursor: no event outside cur has slot <= it */
+    struct sim_event *cur_head; /* sorted by (when, seq) */
+    struct sim_event *cur_tail;
+    uint64_t n_in_buckets;      /* events held in buckets */
+    struct sim__heap far;       /* events beyond the window */
+    uint64_t n;                 /* events held in all */
+    /* adaptivity: counts over the current window of operations */
+    uint64_t ops;               /* inserts + pops */
+    uint64_t advances;          /* cursor moves */
+    uint64_t moved;             /* events sorted into cur by those moves */
+    uint64_t far_inserts;       /* inserts beyond the window */
+    uint64_t cur_steps;         /* list steps of sorted inserts into cur */
+    unsigned backoff;           /* check window = base << backoff */
+    uint64_t check_at;          /* ops at which the fit is checked */
+    uint64_t n_rebuilds;        /* statistics */
 };
+
+/* ---- the sorted current list ------------------------------------------------ */
+
+static inline unsigned sim__cq_cur_insert(struct sim__cq *q, struct sim_event *ev)
+{
+    ev->index = SIM__CQ_IN_CUR;
+    struct sim_event *p = q->cur_tail;
+    unsigned steps = 0;
+    while (p && sim_event_before(ev, p)) {
+        p = p->prev;
+        steps++;
+    }
+    /* ev goes after p (or first if p is NULL) */
+    ev->prev = p;
+    ev->next = p ? p->next : q->cur_head;
+    if (ev->next) {
+        ev->next->prev = ev;
+    } else {
+        q->cur_tail = ev;
+    }
+    if (p) {
+        p->next = ev;
+    } else {
+        q->cur_head = ev;
+    }
+    return steps;
+}
+
+static inline void sim__cq_cur_unlink(struct sim__cq *q, struct sim_event *ev)
+{
+    if (ev->prev) {
+        ev->prev->next = ev->next;
+    } else {
+        q->cur_head = ev->next;
+    }
+    if (ev->next) {
+        ev->next->prev = ev->prev;
+    } else {
+        q->cur_tail = ev->prev;
+    }
+}
+
+/* ---- buckets ------------------------------------------------------------------- */
+
+static inline void sim__cq_bucket_push(struct sim__cq *q, struct sim_event *ev, uint32_t b)
+{
+    struct sim_event *head = q->bucket[b];
+    ev->index = SIM__CQ_IN_BUCKET;
+    ev->prev = NULL;
+    ev->next = head;
+    if (head) {
+        head->prev = ev;
+    } else {
+        q->bitmap[b >> 6] |= UINT64_C(1) << (b & 63);
+    }
+    q->bucket[b] = ev;
+    q->n_in_buckets++;
+}
+
+static inline void sim__cq_bucket_unlink(struct sim__cq *q, struct sim_event *ev)
+{
+    uint32_t b = (uint32_t)(ev->when >> q->shift) & q->mask;
+    if (ev->prev) {
+        ev->prev->next = ev->next;
+    } else {
+        q->bucket[b] = ev->next;
+        if (!ev->next) {
+            q->bitmap[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+        }
+    }
+    if (ev->next) {
+        ev->next->prev = ev->prev;
+    }
+    q->n_in_buckets--;
+}
+
+/* ---- placing an event ------------------------------------------------------- */
+
+static inline void sim__cq_place(struct sim__cq *q, struct sim_event *ev)
+{
+    uint64_t slot = ev->when >> q->shift;
+    if (slot <= q->cur_slot) {
+        q->cur_steps += sim__cq_cur_insert(q, ev);
+    } else if (slot - q->cur_slot < q->n_buckets) {
+        sim__cq_bucket_push(q, ev, (uint32_t)slot & q->mask);
+    } else {
+        q->far_inserts++;
+        sim__heap_insert(&q->far, ev); /* sets ev->index to its heap slot */
+    }
+}
+
+static inline void sim__cq_unplace(struct sim__cq *q, struct sim_event *ev)
+{
+    if (ev->index == SIM__CQ_IN_CUR) {
+        sim__cq_cur_unlink(q, ev);
+    } else if (ev->index == SIM__CQ_IN_BUCKET) {
+        sim__cq_bucket_unlink(q, ev);
+    } else {
+        sim__heap_remove(&q->far, ev);
+    }
+    ev->next = ev->prev = NULL;
+}
 
 int sim__cq_init(struct sim__cq *q);
 void sim__cq_fini(struct sim__cq *q);
-int sim__cq_insert(struct sim__cq *q, struct sim_event *ev);
-void sim__cq_remove(struct sim__cq *q, struct sim_event *ev);
-struct sim_event *sim__cq_peek(struct sim__cq *q);
-struct sim_event *sim__cq_pop(struct sim__cq *q);
+/* Out of line: move the cursor to the next slot (cur is empty, n > 0). */
+void sim__cq_advance(struct sim__cq *q);
+/* Out of line: grow or shrink the bucket array to fit n. */
+void sim__cq_resize(struct sim__cq *q);
+/* Out of line: re-estimate the width if the last window went badly. */
+void sim__cq_check_fit(struct sim__cq *q);
+
+static inline void sim__cq_tick(struct sim__cq *q)
+{
+    if (__builtin_expect(++q->ops >= q->check_at, 0)) {
+        sim__cq_check_fit(q);
+    }
+}
+
+static inline int sim__cq_insert(struct sim__cq *q, struct sim_event *ev)
+{
+    if (__builtin_expect(q->n == 0, 0)) {
+        q->cur_slot = ev->when >> q->shift;
+    }
+    sim__cq_place(q, ev);
+    q->n++;
+    if (__builtin_expect(q->n > 2 * (uint64_t)q->n_buckets, 0)) {
+        sim__cq_resize(q);
+    } else {
+        sim__cq_tick(q);
+    }
+    return 0;
+}
+
+static inline void sim__cq_remove(struct sim__cq *q, struct sim_event *ev)
+{
+    sim__cq_unplace(q, ev);
+    q->n--;
+    if (__builtin_expect(q->n < q->n_buckets / 8, 0)) {
+        sim__cq_resize(q);
+    }
+}
+
+static inline struct sim_event *sim__cq_peek(struct sim__cq *q)
+{
+    if (!q->cur_head && q->n) {
+        sim__cq_advance(q);
+    }
+    return q->cur_head;
+}
+
+static inline struct sim_event *sim__cq_pop(struct sim__cq *q)
+{
+    struct sim_event *ev = sim__cq_peek(q);
+    if (ev) {
+        sim__cq_remove(q, ev);
+        sim__cq_tick(q);
+    }
+    return ev;
+}
 
 #endif /* P2PSIM_SIM_QUEUE_INT_H */

@@ -39,9 +39,8 @@ static inline uint64_t rotl(uint64_t x, int k)
     return (x << k) | (x >> (64 - k));
 }
 
-uint64_t sim_rng_u64(struct sim *sim)
+static inline uint64_t xoshiro_next(uint64_t *s)
 {
-    uint64_t *s = sim->rng;
     uint64_t result = rotl(s[1] * 5, 7) * 9;
     uint64_t t = s[1] << 17;
     s[2] ^= s[0];
@@ -53,26 +52,39 @@ uint64_t sim_rng_u64(struct sim *sim)
     return result;
 }
 
+uint64_t sim_rng_u64(struct sim *sim)
+{
+    return xoshiro_next(sim->rng);
+}
+
+/* Lemire's multiply-shift with rejection: unbiased, no division mostly. */
+static inline uint64_t below(uint64_t *s, uint64_t n)
+{
+    __uint128_t m = (__uint128_t)xoshiro_next(s) * n;
+    uint64_t low = (uint64_t)m;
+    if (__builtin_expect(low < n, 0)) {
+        uint64_t threshold = (-n) % n;
+        while (low < threshold) {
+            m = (__uint128_t)xoshiro_next(s) * n;
+            low = (uint64_t)m;
+        }
+    }
+    return (uint64_t)(m >> 64);
+}
+
 uint64_t sim_rng_below(struct sim *sim, uint64_t n)
 {
     SIM_ASSERT(n > 0, "sim_rng_below: n must be positive");
-    /* Lemire's multiply-shift with rejection: unbiased. */
-    for (;;) {
-        __uint128_t m = (__uint128_t)sim_rng_u64(sim) * n;
-        uint64_t low = (uint64_t)m;
-        if (low >= n || low >= (-n) % n) {
-            return (uint64_t)(m >> 64);
-        }
-    }
+    return below(sim->rng, n);
 }
 
 uint64_t sim_rng_range(struct sim *sim, uint64_t lo, uint64_t hi)
 {
     SIM_ASSERT(lo <= hi, "sim_rng_range: lo > hi");
-    if (lo == 0 && hi == UINT64_MAX) {
-        return sim_rng_u64(sim);
+    if (__builtin_expect(lo == 0 && hi == UINT64_MAX, 0)) {
+        return xoshiro_next(sim->rng);
     }
-    return lo + sim_rng_below(sim, hi - lo + 1);
+    return lo + below(sim->rng, hi - lo + 1);
 }
 
 /* ---- lifecycle -------------------------------------------------------------- */
@@ -186,7 +198,7 @@ void sim_event_reschedule(struct sim *sim, struct sim_event *ev,
 
 /* ---- run control -------------------------------------------------------------- */
 
-bool sim_engine_may_fire(struct sim *sim)
+bool sim__may_fire_slow(struct sim *sim)
 {
     if (sim->stop || sim->cond_failed) {
         return false;
@@ -198,22 +210,31 @@ bool sim_engine_may_fire(struct sim *sim)
     return true;
 }
 
-void sim_engine_fire(struct sim *sim, struct sim_event *ev)
+bool sim_engine_may_fire(struct sim *sim)
 {
-    SIM_ASSERT(ev->when >= sim->now,
-               "time went backwards: event at %llu ps while now is %llu ps",
-               (unsigned long long)ev->when, (unsigned long long)sim->now);
-    sim->now = ev->when;
-    ev->state = SIM_EVENT_IDLE;
-    sim->n_pending--;
-    sim->n_fired++;
+    return sim__may_fire(sim);
+}
+
+void sim__time_went_backwards(const struct sim *sim,
+                              const struct sim_event *ev)
+{
+    sim_bug("time went backwards: event at %llu ps while now is %llu ps",
+            (unsigned long long)ev->when, (unsigned long long)sim->now);
+}
+
+void sim__trace_event_fire(struct sim *sim, const struct sim_event *ev)
+{
     if (sim->trace_mask & SIM_TRACE_BIT(SIM_TP_EVENT_FIRE)) {
         struct sim_trace_record r = {
             .point = SIM_TP_EVENT_FIRE, .when = ev->when, .a = ev->seq,
         };
         sim_trace_emit(sim, &r);
     }
-    ev->fn(sim, ev);
+}
+
+void sim_engine_fire(struct sim *sim, struct sim_event *ev)
+{
+    sim__fire(sim, ev);
 }
 
 static int run(struct sim *sim, sim_time_t t_end, sim_cond_fn *cond, void *arg)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/event.h"
 #include "sim/sim.h"
 #include "sim/trace.h"
 
@@ -44,6 +45,38 @@ struct sim {
     unsigned n_sinks;
     int log_level;
 };
+
+/* The bodies of sim_engine_may_fire() and sim_engine_fire(), inlined into
+ * the native engines' loops. */
+bool sim__may_fire_slow(struct sim *sim);
+
+static inline bool sim__may_fire(struct sim *sim)
+{
+    if (__builtin_expect(!sim->stop && !sim->cond, 1)) {
+        return true;
+    }
+    return sim__may_fire_slow(sim);
+}
+
+void sim__trace_event_fire(struct sim *sim, const struct sim_event *ev);
+void sim__time_went_backwards(const struct sim *sim,
+                              const struct sim_event *ev)
+    __attribute__((noreturn));
+
+static inline void sim__fire(struct sim *sim, struct sim_event *ev)
+{
+    if (__builtin_expect(ev->when < sim->now, 0)) {
+        sim__time_went_backwards(sim, ev);
+    }
+    sim->now = ev->when;
+    ev->state = SIM_EVENT_IDLE;
+    sim->n_pending--;
+    sim->n_fired++;
+    if (__builtin_expect(sim->trace_mask != 0, 0)) {
+        sim__trace_event_fire(sim, ev);
+    }
+    ev->fn(sim, ev);
+}
 
 /* Called by sim_destroy(). */
 void sim__components_destroy(struct sim *sim);

@@ -1,1 +1,30 @@
-# tests/: Check suites, one runner per layer.
+# tests/: Check suites, one runner per layer; each runner links only its
+# layer's libraries, so an upward call fails to link.
+if HAVE_CHECK
+check_PROGRAMS += tests/check_sim
+TESTS += tests/check_sim
+tests_check_sim_SOURCES = \
+	%reldir%/check_p2psim.h \
+	%reldir%/check_sim.c \
+	%reldir%/sim/check_event.c \
+	%reldir%/sim/check_port.c \
+	%reldir%/sim/check_props.c \
+	%reldir%/sim/check_queue.c \
+	%reldir%/sim/check_stats.c \
+	%reldir%/sim/check_tlp.c
+tests_check_sim_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_sim_LDADD = sim/libsim.la $(CHECK_LIBS)
+
+# The sim/ suites under valgrind: no leak, no invalid access.
+TESTS += tests/valgrind-sim.sh
+CLEANFILES += tests/valgrind-sim.sh
+tests/valgrind-sim.sh: Makefile
+	@mkdir -p tests
+	@printf '#!/bin/sh\nSAN_BUILD=%s exec $(SHELL) $(abs_top_srcdir)/tests/valgrind.sh ./tests/check_sim\n' \
+		"$(enable_sanitizers)" > $@
+	@chmod +x $@
+endif
+
+TESTS += tools/check-includes.sh
+TESTS_ENVIRONMENT = top_srcdir=$(top_srcdir); export top_srcdir;
+EXTRA_DIST += tests/valgrind.sh

@@ -1,0 +1,20 @@
+/*
+ * tests/check_p2psim.h - the Check suites, one per test file. Each layer
+ * has a runner (tests/check_<layer>.c) that links only that layer.
+ */
+#ifndef P2PSIM_TESTS_CHECK_P2PSIM_H
+#define P2PSIM_TESTS_CHECK_P2PSIM_H
+
+#undef NDEBUG
+#include <check.h>
+
+/* sim/ */
+Suite *make_event_suite(void);
+Suite *make_queue_suite(void);
+Suite *make_tlp_suite(void);
+Suite *make_port_suite(void);
+Suite *make_stats_suite(void);
+Suite *make_props_suite(void);
+Suite *make_engine_systemc_suite(void);
+
+#endif /* P2PSIM_TESTS_CHECK_P2PSIM_H */
