@@ -17,4 +17,14 @@ Suite *make_stats_suite(void);
 Suite *make_props_suite(void);
 Suite *make_engine_systemc_suite(void);
 
+/* models/ */
+Suite *make_pcie_link_suite(void);
+Suite *make_psw_suite(void);
+Suite *make_rc_suite(void);
+Suite *make_iommu_suite(void);
+Suite *make_hostmem_suite(void);
+Suite *make_sparse_suite(void);
+Suite *make_gpu_suite(void);
+Suite *make_fabric_suite(void);
+
 #endif /* P2PSIM_TESTS_CHECK_P2PSIM_H */

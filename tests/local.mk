@@ -15,6 +15,24 @@ tests_check_sim_SOURCES = \
 tests_check_sim_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_sim_LDADD = sim/libsim.la $(CHECK_LIBS)
 
+check_PROGRAMS += tests/check_models
+TESTS += tests/check_models
+tests_check_models_SOURCES = \
+	%reldir%/check_p2psim.h \
+	%reldir%/check_models.c \
+	%reldir%/models/harness.c \
+	%reldir%/models/harness.h \
+	%reldir%/models/check_fabric.c \
+	%reldir%/models/check_gpu.c \
+	%reldir%/models/check_hostmem.c \
+	%reldir%/models/check_iommu.c \
+	%reldir%/models/check_pcie_link.c \
+	%reldir%/models/check_psw.c \
+	%reldir%/models/check_rc.c \
+	%reldir%/models/check_sparse.c
+tests_check_models_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_models_LDADD = models/libmodels.la sim/libsim.la $(CHECK_LIBS)
+
 # The sim/ suites under valgrind: no leak, no invalid access.
 TESTS += tests/valgrind-sim.sh
 CLEANFILES += tests/valgrind-sim.sh

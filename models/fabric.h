@@ -1,0 +1,82 @@
+/*
+ * models/fabric.h - the builder: create components, set their parameters,
+ * connect ports with links, then finalize (enumerate bus numbers, place
+ * host memory and BARs in the address map, program every routing table,
+ * negotiate link speeds). Tests use it directly; the YAML loader
+ * (models/topology.c) drives the same calls.
+ *
+ *   struct fab *f = fab_create(sim, &err);
+ *   fab_add(f, "root-complex", "rc0", props("root-ports=2"), &err);
+ *   fab_add(f, "pcie-switch", "sw0", props("ports=2"), &err);
+ *   fab_connect(f, "rc0.rp0", "sw0.up", "pcie-link", props("gen=5"), &err);
+ *   ...
+ *   fab_finalize(f, &err);
+ *
+ * Address map made by fab_finalize (bus addresses):
+ *   [0, DRAM)            host memory of socket 0, then socket 1, ...
+ *   from FAB_MMIO_BASE   BARs in depth-first order under each root port,
+ *                        each naturally aligned, so every port's window is
+ *                        one contiguous range.
+ */
+#ifndef P2PSIM_MODELS_FABRIC_H
+#define P2PSIM_MODELS_FABRIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/time.h"
+
+struct sim;
+struct sim_component;
+struct sim_error;
+struct sim_link;
+struct sim_props;
+
+#define FAB_MMIO_BASE (UINT64_C(1) << 44) /* 16 TiB */
+
+struct fab;
+
+struct fab *fab_create(struct sim *sim, struct sim_error *err);
+/* Frees the builder's bookkeeping; components belong to the simulation. */
+void fab_destroy(struct fab *f);
+struct sim *fab_sim(const struct fab *f);
+
+/*
+ * fab_add - a component of kind ("root-complex", "pcie-switch", "gpu",
+ * "host-memory", ...) named name, configured from props (may be NULL).
+ * Unknown property keys are errors with a "did you mean" hint.
+ */
+struct sim_component *fab_add(struct fab *f, const char *kind,
+                              const char *name, const struct sim_props *props,
+                              struct sim_error *err);
+
+/*
+ * fab_connect - join ports a and b ("component.port") with a new link of
+ * kind ("pcie-link", "socket-link", "wire") configured from props.
+ */
+struct sim_link *fab_connect(struct fab *f, const char *a, const char *b,
+                             const char *link_kind,
+                             const struct sim_props *props,
+                             struct sim_error *err);
+
+/* Enumerate, place, route, negotiate. Once; then the machine can run. */
+int fab_finalize(struct fab *f, struct sim_error *err);
+
+/*
+ * fab_props_parse - props from "key=value key=value" (test and command-line
+ * convenience; values may not contain spaces). NULL on a malformed spec.
+ * The caller frees with fab_props_free.
+ */
+struct sim_props *fab_props_parse(const char *owner, const char *spec);
+void fab_props_free(struct sim_props *p);
+
+/* ---- queries (after finalize) ------------------------------------------------- */
+unsigned fab_n_gpus(const struct fab *f);
+struct sim_component *fab_gpu(const struct fab *f, unsigned i);
+struct sim_component *fab_find(const struct fab *f, const char *name);
+
+/* Largest payload and read request every hop between a and b supports. */
+unsigned fab_path_mps(const struct fab *f, const struct sim_component *a,
+                      const struct sim_component *b);
+
+#endif /* P2PSIM_MODELS_FABRIC_H */

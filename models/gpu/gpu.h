@@ -1,0 +1,125 @@
+/*
+ * models/gpu/gpu.h - a GPU endpoint (kind "gpu") on port "pcie": a BAR1
+ * window into its memory, sparse HBM that completes reads and writes with
+ * a latency and a bandwidth, and copy engines that move data over PCIe by
+ * pushing posted writes (MPS-sized) or pulling with reads (MRRS-sized,
+ * limited by outstanding tags), with a setup cost per operation.
+ *
+ * Properties:
+ *   memory          size    HBM size (required)
+ *   bar1            size    BAR1 aperture (required; power of two)
+ *   pcie-gen        1..6    (default 5)    pcie-width  x1..x16 (default x16)
+ *   copy-engines    1..64   (default 2)
+ *   tags            1..1024 outstanding reads per copy engine (default 256)
+ *   mps             size    max payload the GPU supports (default 256B)
+ *   mrrs            size    max read request (default 512B)
+ *   rcb             64 | 128 read completion boundary (default 64)
+ *   ce-setup        time    per-operation start cost (default 1us)
+ *   hbm-latency     time    access latency as a completer (default 300ns)
+ *   hbm-bandwidth   rate    (default 3TB/s)
+ *   bar1-page       size    granule of BAR1 mappings (default 64KiB)
+ *
+ * BAR1: the GPU's memory is reachable by peers only through BAR1 mappings
+ * (gpu_bar1_map), each consuming aperture; when it is exhausted the map
+ * fails cleanly (-SIM_ENOMEM) and callers fall back to staging.
+ */
+#ifndef P2PSIM_MODELS_GPU_GPU_H
+#define P2PSIM_MODELS_GPU_GPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/time.h"
+
+struct sim_component;
+struct mem_sparse;
+
+extern const struct sim_component_ops gpu_ops;
+
+/* ---- set up by the builder ---------------------------------------------------- */
+void gpu_set_pcie_id(struct sim_component *g, uint16_t id);
+uint16_t gpu_pcie_id(const struct sim_component *g);
+void gpu_set_bar1_base(struct sim_component *g, uint64_t bus_addr);
+uint64_t gpu_bar1_base(const struct sim_component *g);
+uint64_t gpu_bar1_size(const struct sim_component *g);
+uint64_t gpu_mem_size(const struct sim_component *g);
+unsigned gpu_pcie_max_gen(const struct sim_component *g);
+unsigned gpu_pcie_max_width(const struct sim_component *g);
+unsigned gpu_mps(const struct sim_component *g);
+unsigned gpu_mrrs(const struct sim_component *g);
+unsigned gpu_n_copy_engines(const struct sim_component *g);
+
+/* The HBM backing store (the API reads and writes it for host copies). */
+struct mem_sparse *gpu_hbm(struct sim_component *g);
+
+/* ---- BAR1 ------------------------------------------------------------------------ */
+
+/*
+ * gpu_bar1_map - expose [hbm_addr, hbm_addr + len) through BAR1; *bus_addr
+ * is where peers address it. Rounded to bar1-page. Returns 0, or
+ * -SIM_ENOMEM when the aperture has no room left (nothing is mapped).
+ */
+int gpu_bar1_map(struct sim_component *g, uint64_t hbm_addr, uint64_t len,
+                 uint64_t *bus_addr);
+int gpu_bar1_unmap(struct sim_component *g, uint64_t bus_addr);
+uint64_t gpu_bar1_used(const struct sim_component *g);
+
+/* ---- copy engines ------------------------------------------------------------- */
+
+enum gpu_dma_dir {
+    GPU_DMA_PUSH,               /* local HBM -> bus address (MWr) */
+    GPU_DMA_PULL,               /* bus address -> local HBM (MRd + CplD) */
+    GPU_DMA_LOCAL,              /* local HBM -> local HBM */
+};
+
+struct gpu_dma;
+typedef void gpu_dma_done_fn(struct gpu_dma *op);
+
+/*
+ * A copy-engine operation, owned by the caller until done() is called
+ * (the model keeps a pointer to it meanwhile).
+ */
+struct gpu_dma {
+    enum gpu_dma_dir dir;
+    unsigned ce;                /* copy engine index */
+    uint64_t local_addr;        /* HBM address on this GPU */
+    uint64_t remote_addr;       /* bus address (PUSH/PULL) or HBM (LOCAL) */
+    uint64_t len_bytes;
+    uint32_t mps;               /* payload per write; 0 = the GPU's */
+    uint32_t mrrs;              /* bytes per read; 0 = the GPU's */
+    uint8_t attr;               /* TLP attributes (TLP_ATTR_RO, ...) */
+    bool no_flush;              /* PUSH: skip the final flushing read */
+    gpu_dma_done_fn *done;
+    void *user;
+    /* results, filled by the model */
+    int status;                 /* 0, or -SIM_EIO on an error completion */
+    sim_time_t t_submit;        /* ps */
+    sim_time_t t_first;         /* first TLP issued */
+    sim_time_t t_last;          /* last data TLP issued (PUSH) or received */
+    sim_time_t t_done;          /* done() called */
+    uint64_t tlps;              /* TLPs this operation sent */
+    /* private to the model */
+    struct gpu_dma *next;
+    uint64_t issued_bytes;
+    uint64_t completed_bytes;
+    uint32_t outstanding;
+};
+
+/*
+ * gpu_dma_submit - queue op on its copy engine; done(op) is called when the
+ * data is in place (for PUSH: after the flushing zero-length read returns,
+ * since PCIe ordering makes it pass no earlier write; PCIe r6.0 §2.4.1).
+ * Returns 0 or -SIM_EINVAL (bad engine, range outside HBM, zero length).
+ */
+int gpu_dma_submit(struct sim_component *g, struct gpu_dma *op);
+
+struct gpu_counters {
+    uint64_t tlps_out, tlps_in;
+    uint64_t bytes_written_in;  /* payload landed in HBM from the bus */
+    uint64_t bytes_read_in;     /* payload served from HBM to the bus */
+    uint64_t bar1_misses;       /* requests to unmapped BAR1 pages */
+    uint64_t error_completions;
+};
+void gpu_get_counters(const struct sim_component *g, struct gpu_counters *out);
+
+#endif /* P2PSIM_MODELS_GPU_GPU_H */

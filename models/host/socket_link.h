@@ -1,0 +1,22 @@
+/*
+ * models/host/socket_link.h - an inter-socket link (kind "socket-link":
+ * QPI, UPI, xGMI, Infinity Fabric): full duplex, a rate and a latency per
+ * direction, charging each TLP header + payload bytes (the link's own
+ * packet format is not modelled: its efficiency is folded into the rate).
+ * A bounded transmit queue refuses TLPs when full, so back-pressure reaches
+ * the root complexes.
+ *
+ * Properties:
+ *   bandwidth  rate   per direction (required)
+ *   latency    time   one way (default 100ns)
+ *   queue      size   bytes queued per direction before refusing
+ *                     (default 16KiB)
+ */
+#ifndef P2PSIM_MODELS_HOST_SOCKET_LINK_H
+#define P2PSIM_MODELS_HOST_SOCKET_LINK_H
+
+#include "sim/port.h"
+
+extern const struct sim_link_ops socket_link_ops;
+
+#endif /* P2PSIM_MODELS_HOST_SOCKET_LINK_H */

@@ -1,0 +1,31 @@
+# models/: one folder per family, one file per model; depends on sim/ only
+# (and libyaml, in the topology loader alone).
+noinst_LTLIBRARIES += models/libmodels.la
+models_libmodels_la_SOURCES = \
+	%reldir%/gpu/bar1.c \
+	%reldir%/gpu/copy_engine.c \
+	%reldir%/gpu/gpu.c \
+	%reldir%/gpu/gpu.h \
+	%reldir%/gpu/gpu_int.h \
+	%reldir%/host/hostmem.c \
+	%reldir%/host/hostmem.h \
+	%reldir%/host/socket_link.c \
+	%reldir%/host/socket_link.h \
+	%reldir%/iommu/atc.c \
+	%reldir%/iommu/iommu.c \
+	%reldir%/iommu/iommu.h \
+	%reldir%/mem/sparse.c \
+	%reldir%/mem/sparse.h \
+	%reldir%/pcie/acs.c \
+	%reldir%/pcie/acs.h \
+	%reldir%/pcie/link.c \
+	%reldir%/pcie/link.h \
+	%reldir%/pcie/pcie.c \
+	%reldir%/pcie/pcie.h \
+	%reldir%/pcie/pcie_regs.h \
+	%reldir%/pcie/rc.c \
+	%reldir%/pcie/rc.h \
+	%reldir%/pcie/switch.c \
+	%reldir%/pcie/switch.h
+models_libmodels_la_LIBADD = sim/libsim.la
+EXTRA_DIST += models/.may_include

@@ -1,0 +1,35 @@
+/*
+ * models/mem/sparse.h - a sparse byte store for simulated memories (GPU HBM,
+ * host DRAM): pages are allocated on first write, so eight 141 GB GPUs cost
+ * nothing until touched. Reads of untouched bytes return zeros.
+ *
+ * Pages are 64 KiB, found through an open-addressing hash table keyed by
+ * page number (O(1) expected).
+ */
+#ifndef P2PSIM_MODELS_MEM_SPARSE_H
+#define P2PSIM_MODELS_MEM_SPARSE_H
+
+#include <stdint.h>
+
+struct mem_sparse;
+
+#define MEM_SPARSE_PAGE_BYTES (UINT64_C(64) << 10)
+
+/* An empty store of size_bytes; NULL on out of memory. */
+struct mem_sparse *mem_sparse_create(uint64_t size_bytes);
+void mem_sparse_destroy(struct mem_sparse *m);
+
+uint64_t mem_sparse_size(const struct mem_sparse *m);
+
+/* Returns 0, -SIM_ERANGE past the end, or -SIM_ENOMEM. */
+int mem_sparse_write(struct mem_sparse *m, uint64_t addr, const void *src,
+                     uint64_t len);
+int mem_sparse_read(const struct mem_sparse *m, uint64_t addr, void *dst,
+                    uint64_t len);
+int mem_sparse_fill(struct mem_sparse *m, uint64_t addr, uint8_t value,
+                    uint64_t len);
+
+/* Bytes of backing store allocated (pages touched x page size). */
+uint64_t mem_sparse_backed_bytes(const struct mem_sparse *m);
+
+#endif /* P2PSIM_MODELS_MEM_SPARSE_H */

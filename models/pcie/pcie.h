@@ -1,0 +1,117 @@
+/*
+ * models/pcie/pcie.h - PCIe facts shared by every PCIe model: generations,
+ * encodings and per-TLP wire overhead (one table, one source of truth),
+ * requester IDs, and the routing tables that the builder programs into
+ * switches and root complexes (models/fabric.c computes them; the models
+ * only look them up).
+ *
+ * Sources: ../shared/reference/pcie-nvlink.md §2.1 (rates, encodings), §2.2
+ * (framing, header, DLLP sizes), §2.3 (MPS, MRRS, RCB).
+ */
+#ifndef P2PSIM_MODELS_PCIE_PCIE_H
+#define P2PSIM_MODELS_PCIE_PCIE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/time.h"
+
+struct tlp;
+
+/* ---- generations and encodings --------------------------------------------- */
+
+enum pcie_encoding {
+    PCIE_ENC_8B10B,             /* Gen1, Gen2 */
+    PCIE_ENC_128B130B,          /* Gen3..Gen5 */
+    PCIE_ENC_FLIT,              /* Gen6: 256-byte flits, FEC + CRC */
+};
+
+struct pcie_gen_info {
+    unsigned gen;               /* 1..6 */
+    uint64_t mts_per_lane;      /* mega-transfers per second per lane */
+    enum pcie_encoding enc;
+    unsigned enc_num, enc_den;  /* payload fraction of the line: 8/10, 128/130, 242/256 */
+    unsigned framing_bytes;     /* per TLP: STP/seq/LCRC/END (non-flit) */
+};
+
+#define PCIE_GEN_MIN 1
+#define PCIE_GEN_MAX 6
+
+/* NULL if gen is out of range. */
+const struct pcie_gen_info *pcie_gen_info(unsigned gen);
+
+/* Bytes per second one direction carries at gen x width after encoding. */
+uint64_t pcie_link_bytes_per_s(unsigned gen, unsigned width_lanes);
+
+/* Bytes a TLP occupies on the link before encoding: header + payload +
+ * ECRC + framing (flit mode: header + payload + ECRC, the flit overhead
+ * being in the encoding fraction). */
+uint32_t pcie_tlp_wire_bytes(unsigned gen, const struct tlp *t);
+
+/* DLLP size on the wire (6 B + 2 B framing), PCIe r6.0 §3.5. */
+#define PCIE_DLLP_BYTES 8u
+
+/* Legal link widths. */
+bool pcie_width_is_valid(unsigned width_lanes);
+
+/*
+ * pcie_write_bound - the analytic rate (bytes/s of payload) of streaming
+ * posted writes of mps bytes at addr_64 (4DW header if true), with
+ * neither DLLPs nor SKP ordered sets: the figure tests compare against
+ * after subtracting the DLLP share they compute themselves.
+ */
+double pcie_write_bound(unsigned gen, unsigned width_lanes, unsigned mps,
+                        bool addr_64);
+
+/* ---- IDs ------------------------------------------------------------------- */
+
+static inline uint16_t pcie_id(unsigned bus, unsigned dev, unsigned fn)
+{
+    return (uint16_t)((bus & 0xff) << 8 | (dev & 0x1f) << 3 | (fn & 7));
+}
+static inline unsigned pcie_id_bus(uint16_t id) { return id >> 8; }
+
+/* ---- routing tables (programmed by the builder) -------------------------------
+ *
+ * Every routing model (switch, root complex) keeps one struct pcie_route per
+ * port, indexed by the sim_port's index. A downstream-facing port claims the
+ * buses [bus_sec, bus_sub] and the address windows below it; the port with
+ * is_default set (a switch's upstream port) takes what no other port claims.
+ */
+#define PCIE_MAX_WINDOWS 8
+
+struct pcie_window {
+    uint64_t base;              /* first byte */
+    uint64_t limit;             /* last byte (inclusive) */
+};
+
+struct pcie_route {
+    bool valid;                 /* programmed */
+    uint8_t bus_sec, bus_sub;   /* ID routing; empty if bus_sec > bus_sub */
+    unsigned n_windows;
+    struct pcie_window window[PCIE_MAX_WINDOWS];
+};
+
+/* True if addr falls in one of r's windows. */
+bool pcie_route_claims_addr(const struct pcie_route *r, uint64_t addr);
+/* True if bus is in [bus_sec, bus_sub]. */
+bool pcie_route_claims_bus(const struct pcie_route *r, unsigned bus);
+
+/*
+ * Index of the port among n whose route claims addr (or bus), skipping
+ * port `except`; -1 if none.
+ */
+int pcie_route_find_addr(const struct pcie_route *routes, unsigned n,
+                         uint64_t addr, int except);
+int pcie_route_find_bus(const struct pcie_route *routes, unsigned n,
+                        unsigned bus, int except);
+
+/* Add a window to r; returns 0 or -SIM_ERANGE when full. */
+int pcie_route_add_window(struct pcie_route *r, uint64_t base, uint64_t limit);
+
+/* ---- payload sizes ---------------------------------------------------------- */
+
+/* 128 << n: MPS and MRRS encodings (128..4096). */
+bool pcie_size_is_valid(unsigned bytes);
+
+#endif /* P2PSIM_MODELS_PCIE_PCIE_H */

@@ -1,0 +1,61 @@
+/*
+ * models/pcie/rc.h - a root complex (kind "root-complex"): the host bridge
+ * of one socket with root ports "rp0".."rpN-1", a port "mem" to the
+ * socket's host memory and peer ports "xs0".."xsK-1" to other sockets'
+ * root complexes (through socket links). Requests entering from a root
+ * port pass the IOMMU, then go to host memory, to another root port (the
+ * P2P policy decides), or across a socket link (the cross-socket policy
+ * decides).
+ *
+ * Properties:
+ *   root-ports      1..32                       (required)
+ *   socket-links    0..7                        (default 0)
+ *   latency         time   forwarding latency through the RC (default 150ns)
+ *   p2p             forward | writes-only | refuse   (default forward)
+ *   p2p-bandwidth   rate   shared rate of root-port-to-root-port traffic
+ *                          (default: unlimited)
+ *   p2p-latency     time   extra latency of a P2P hop (default 0ns)
+ *   xsocket-p2p     forward | writes-only | refuse   (default forward)
+ *   iommu           off | passthrough | translating  (default off)
+ *   iotlb-entries, iotlb-hit-latency, iotlb-miss-latency, iommu-page, ats
+ * A refused request gets an Unsupported Request completion (non-posted) or
+ * is dropped and recorded (posted), as PCIe r6.0 §2.3.1 says.
+ */
+#ifndef P2PSIM_MODELS_PCIE_RC_H
+#define P2PSIM_MODELS_PCIE_RC_H
+
+#include <stdint.h>
+
+#include "models/pcie/pcie.h"
+
+struct sim_component;
+struct iommu;
+
+extern const struct sim_component_ops rc_ops;
+
+enum rc_p2p_policy { RC_P2P_FORWARD, RC_P2P_WRITES_ONLY, RC_P2P_REFUSE };
+
+/*
+ * Routes by port index: rp<i> is port i, "mem" is port n_rp, xs<k> is
+ * port n_rp + 1 + k. The builder gives each root port its buses and
+ * windows, "mem" the socket's DRAM window, each xs port the windows and
+ * buses reached through it.
+ */
+struct pcie_route *rc_routes(struct sim_component *rc, unsigned *n_ports);
+unsigned rc_n_root_ports(const struct sim_component *rc);
+
+struct iommu *rc_iommu(struct sim_component *rc);
+enum rc_p2p_policy rc_p2p_policy(const struct sim_component *rc);
+enum rc_p2p_policy rc_xsocket_policy(const struct sim_component *rc);
+
+/* ACS control bits of root port rp (PCI_ACS_*). */
+int rc_set_acs(struct sim_component *rc, unsigned rp, uint16_t ctrl);
+uint16_t rc_acs(const struct sim_component *rc, unsigned rp);
+
+struct rc_counters {
+    uint64_t p2p_forwarded, p2p_refused, xsocket_forwarded, xsocket_refused;
+    uint64_t to_memory, unsupported, iommu_faults;
+};
+void rc_get_counters(const struct sim_component *rc, struct rc_counters *out);
+
+#endif /* P2PSIM_MODELS_PCIE_RC_H */

@@ -1,0 +1,41 @@
+/*
+ * models/pcie/switch.h - a PCIe switch (kind "pcie-switch"): one upstream
+ * port "up" and downstream ports "dp0".."dpN-1", address and ID routing from
+ * tables the builder programs, ACS on downstream ports, cut-through latency
+ * per hop, and per-egress-port queues that obey the PCIe ordering rules.
+ *
+ * Properties:
+ *   ports      1..64     downstream ports (required)
+ *   latency    time      cut-through latency per hop (default 100ns: PEX
+ *                        8747/8748 "100 ns max", pcie-nvlink.md §2.8)
+ *   queue      TLPs      egress queue depth per port before ingress
+ *                        credits stop being returned (default 64)
+ */
+#ifndef P2PSIM_MODELS_PCIE_SWITCH_H
+#define P2PSIM_MODELS_PCIE_SWITCH_H
+
+#include <stdint.h>
+
+#include "models/pcie/pcie.h"
+
+struct sim_component;
+
+extern const struct sim_component_ops psw_ops;
+
+/* Routes indexed by port index (port 0 is "up", port i+1 is "dp<i>"). */
+struct pcie_route *psw_routes(struct sim_component *sw, unsigned *n_ports);
+
+/*
+ * psw_set_acs - ACS control bits (PCI_ACS_*) of downstream port dp, and for
+ * Egress Control the vector of downstream ports it may not reach directly
+ * (bit j = dp<j>). Returns 0 or -SIM_EINVAL.
+ */
+int psw_set_acs(struct sim_component *sw, unsigned dp, uint16_t ctrl,
+                uint64_t egress_blocked);
+uint16_t psw_acs(const struct sim_component *sw, unsigned dp);
+
+/* The switch's own bus number (its upstream port's), for requester IDs of
+ * UR completions it generates. */
+void psw_set_bus(struct sim_component *sw, unsigned bus);
+
+#endif /* P2PSIM_MODELS_PCIE_SWITCH_H */
