@@ -1,0 +1,18 @@
+/*
+ * tests/check_sim_systemc.c - runner for the SystemC engine suite (built
+ * only with SystemC); links libsim and the SystemC engine.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+
+#include "tests/check_p2psim.h"
+
+int main(void)
+{
+    SRunner *sr = srunner_create(make_engine_systemc_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
