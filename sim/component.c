@@ -341,6 +341,7 @@ void sim_link_deliver(struct sim_link *l, unsigned to, struct tlp *t)
     SIM_ASSERT(in && in->owner->ops->receive,
                "link '%s' delivered to a port without a receiver", l->name);
     t->hops++;
+    l->sim->n_tlp_hops++;
     t->link = l;
     t->link_side = (uint8_t)to;
     t->holding = l->ops->release != NULL;

@@ -131,6 +131,7 @@ void sim_destroy(struct sim *sim)
 sim_time_t sim_now(const struct sim *sim) { return sim->now; }
 uint64_t sim_events_fired(const struct sim *sim) { return sim->n_fired; }
 uint64_t sim_events_pending(const struct sim *sim) { return sim->n_pending; }
+uint64_t sim_tlp_hops(const struct sim *sim) { return sim->n_tlp_hops; }
 const char *sim_engine_name(const struct sim *sim) { return sim->engine->name; }
 
 void *sim_engine_state(const struct sim *sim) { return sim->engine_state; }

@@ -64,6 +64,8 @@ void sim_stop(struct sim *sim);
 
 uint64_t sim_events_fired(const struct sim *sim);
 uint64_t sim_events_pending(const struct sim *sim);
+/* TLPs delivered across links so far (one per TLP per link crossed). */
+uint64_t sim_tlp_hops(const struct sim *sim);
 const char *sim_engine_name(const struct sim *sim);
 
 /* ---- randomness: one xoshiro256** stream per simulation ------------------- */

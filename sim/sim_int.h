@@ -39,6 +39,7 @@ struct sim {
     uint32_t n_link, cap_link;
     struct tlp_pool *tlp_pool;
     uint64_t next_tlp_id;
+    uint64_t n_tlp_hops;        /* TLPs delivered by links */
     /* tracing */
     uint64_t trace_mask;        /* union of the sinks' masks */
     struct sim_trace_sink sinks[SIM_TRACE_MAX_SINKS];
