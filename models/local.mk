@@ -2,6 +2,10 @@
 # (and libyaml, in the topology loader alone).
 noinst_LTLIBRARIES += models/libmodels.la
 models_libmodels_la_SOURCES = \
+	%reldir%/fabric.c \
+	%reldir%/fabric.h \
+	%reldir%/models.c \
+	%reldir%/models.h \
 	%reldir%/gpu/bar1.c \
 	%reldir%/gpu/copy_engine.c \
 	%reldir%/gpu/gpu.c \

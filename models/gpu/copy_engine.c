@@ -1,2 +1,506 @@
-/* placeholder: being written */
+/*
+ * models/gpu/copy_engine.c - the GPU's copy engines: DMA that moves data
+ * between local HBM and a bus address (a peer's BAR1, host memory) with
+ * posted writes (PUSH) or reads (PULL), or within HBM (LOCAL).
+ *
+ * Each engine runs a FIFO of struct gpu_dma operations, one at a time:
+ *
+ *   submit -> [queue] -> setup (ce-setup) -> issue ... -> done() (an event)
+ *
+ * PUSH cuts [local_addr, +len) into MWr TLPs of at most mps bytes that never
+ * cross a 4 KiB boundary of the destination (PCIe r6.0 §2.2.7), payload read
+ * from HBM when the TLP is cut, then sends a zero-length MRd to the last
+ * address. A read request may not pass a posted write (PCIe r6.0 §2.4.1),
+ * so that read's completion proves every write landed: it ends the
+ * operation (unless no_flush, which ends it when the last write leaves).
+ * A PUSH op's t_last is when its last write left the GPU; on an ideal wire
+ * that never refuses, that is when the first did.
+ *
+ * PULL cuts the source into MRd of at most mrrs bytes (again within 4 KiB)
+ * and keeps at most `tags` of them outstanding per engine. Completions may
+ * be split (at the completer's RCB and MPS): data land in HBM at arrival,
+ * bytes are counted per tag, and the tag is free once its read is whole.
+ * Its rate is therefore bounded by tags x mrrs / round trip, the
+ * mechanism behind ../shared/reference/pcie-nvlink.md §2.2 (10-bit tags).
+ *
+ * LOCAL copies within HBM after setup, for 2 x len at hbm-bandwidth (read
+ * and write) plus hbm-latency.
+ *
+ * Tags: the engines share the GPU's 10-bit tag space (1024; PCIe r6.0
+ * §2.2.6.2); each engine also stops at `tags` outstanding.
+ *
+ * Errors: an error completion (UR, CA, or a poisoned or malformed one) sets
+ * op->status = -SIM_EIO and counts error_completions; the engine then
+ * issues nothing more for that operation, waits for its outstanding reads,
+ * and finishes it early.
+ *
+ * Model: an engine's next operation starts its setup only when the current
+ * one is done (no overlap of setup with the tail of the previous operation,
+ * no pipelining of several operations per engine).
+ * Model: engines issue as fast as the port accepts: a TLP is cut only when
+ * the GPU's egress queue is empty, engines take turns (round-robin), and
+ * the link's refusals (-SIM_EAGAIN) pace them. There is no issue-rate limit
+ * of the engine itself.
+ * Model: no completion timeout (PCIe r6.0 §2.8): a read whose completion
+ * never comes keeps its operation open.
+ */
 #include <config.h>
+
+#include "models/gpu/gpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/gpu/gpu_int.h"
+#include "models/mem/sparse.h"
+#include "models/pcie/pcie.h"
+#include "sim/component.h"
+#include "sim/error.h"
+#include "sim/event.h"
+#include "sim/port.h"
+#include "sim/sim.h"
+#include "sim/tlp.h"
+
+/* Bounce buffer of a LOCAL copy, bytes. */
+#define CE_LOCAL_CHUNK_BYTES (UINT64_C(1) << 20)
+
+static void ce_event(struct sim *sim, struct sim_event *ev);
+
+int ce__init(struct gpu *g)
+{
+    g->ce = calloc(g->n_ce, sizeof(*g->ce));
+    if (!g->ce) {
+        return -SIM_ENOMEM;
+    }
+    for (unsigned i = 0; i < g->n_ce; i++) {
+        struct ce *ce = &g->ce[i];
+        ce->g = g;
+        ce->index = i;
+        ce->phase = CE_IDLE;
+        sim_event_init(&ce->ev, ce_event);
+    }
+    /* A stack whose top is tag 0. */
+    for (unsigned i = 0; i < GPU_TAGS_MAX; i++) {
+        g->free_tag[i] = (uint16_t)(GPU_TAGS_MAX - 1 - i);
+    }
+    g->n_free_tag = GPU_TAGS_MAX;
+    return 0;
+}
+
+void ce__fini(struct gpu *g)
+{
+    if (!g->ce) {
+        return;
+    }
+    for (unsigned i = 0; i < g->n_ce; i++) {
+        sim_event_cancel(g->c->sim, &g->ce[i].ev);
+    }
+    free(g->ce);
+    g->ce = NULL;
+}
+
+/* ---- cutting TLPs -------------------------------------------------------- */
+
+/* Bytes of the next request at addr: at most max, left, and the 4 KiB rule. */
+static uint32_t ce_chunk(uint64_t addr, uint64_t left, uint32_t max)
+{
+    uint64_t to_boundary = GPU_PCIE_BOUNDARY_BYTES -
+                           (addr & (GPU_PCIE_BOUNDARY_BYTES - 1));
+    uint64_t n = max;
+    if (n > left) {
+        n = left;
+    }
+    if (n > to_boundary) {
+        n = to_boundary;
+    }
+    return (uint32_t)n;
+}
+
+/*
+ * Byte enables of a request of len > 0 bytes at addr (PCIe r6.0 §2.2.5):
+ * First DW BE covers the first DW, Last DW BE the last, and is 0 when the
+ * request fits in one DW.
+ * Model: len_bytes stays byte-exact; the DW padding of an unaligned
+ * request is not charged on the wire.
+ */
+static void ce_set_byte_enables(struct tlp *t, uint64_t addr, uint32_t len)
+{
+    uint64_t end = addr + len;
+    uint8_t first = (uint8_t)((0xfu << (addr & 3)) & 0xfu);
+    uint8_t last = (uint8_t)(0xfu >> ((4 - (end & 3)) & 3));
+    if (addr >> 2 == (end - 1) >> 2) {
+        t->first_be = first & last;
+        t->last_be = 0;
+    } else {
+        t->first_be = first;
+        t->last_be = last;
+    }
+}
+
+static struct tlp *ce_new_request(struct gpu *g, const struct gpu_dma *op,
+                                  enum tlp_kind kind, uint64_t addr,
+                                  uint32_t len)
+{
+    struct tlp *t = tlp_alloc(g->c->sim, kind);
+    SIM_ASSERT(t, "gpu %s: out of TLPs", g->c->name);
+    t->requester_id = g->id;
+    t->attr = op->attr;
+    t->at = TLP_AT_UNTRANSLATED;
+    t->addr = addr;
+    t->len_bytes = len;
+    if (len) {
+        ce_set_byte_enables(t, addr, len);
+    } else {
+        t->first_be = 0;        /* zero-length read (PCIe r6.0 §2.2.5) */
+        t->last_be = 0;
+    }
+    return t;
+}
+
+/* The next MWr of a PUSH, payload read from HBM now. */
+static struct tlp *ce_new_write(struct gpu *g, struct gpu_dma *op)
+{
+    uint32_t mps = op->mps ? op->mps : g->mps;
+    uint64_t addr = op->remote_addr + op->issued_bytes;
+    uint32_t n = ce_chunk(addr, op->len_bytes - op->issued_bytes, mps);
+    struct tlp *t = ce_new_request(g, op, TLP_MWR, addr, n);
+    SIM_ASSERT(tlp_data_alloc(t, n) == 0, "gpu %s: out of memory",
+               g->c->name);
+    int rc = mem_sparse_read(g->hbm, op->local_addr + op->issued_bytes,
+                             t->data, n);
+    SIM_ASSERT(rc == 0, "gpu %s: HBM read failed (%s)", g->c->name,
+               sim_strerror(rc));
+    op->issued_bytes += n;
+    return t;
+}
+
+/* The next MRd of a PULL, or the flushing read of a PUSH; takes a tag. */
+static struct tlp *ce_new_read(struct ce *ce, struct gpu_dma *op, bool flush)
+{
+    struct gpu *g = ce->g;
+    uint16_t tag = g->free_tag[--g->n_free_tag];
+    struct ce_tag *e = &g->tag[tag];
+    uint64_t addr;
+    uint32_t n = 0;
+    if (flush) {
+        /* The DW holding the last byte written. */
+        addr = (op->remote_addr + op->len_bytes - 1) & ~UINT64_C(3);
+    } else {
+        uint32_t mrrs = op->mrrs ? op->mrrs : g->mrrs;
+        addr = op->remote_addr + op->issued_bytes;
+        n = ce_chunk(addr, op->len_bytes - op->issued_bytes, mrrs);
+    }
+    *e = (struct ce_tag){
+        .op = op, .ce = ce, .offset = op->issued_bytes, .len_bytes = n,
+        .flush = flush,
+    };
+    op->issued_bytes += n;
+    op->outstanding++;
+    struct tlp *t = ce_new_request(g, op, TLP_MRD, addr, n);
+    t->tag = tag;
+    return t;
+}
+
+static void ce_tag_release(struct gpu *g, uint16_t tag)
+{
+    struct ce_tag *e = &g->tag[tag];
+    e->op->outstanding--;
+    e->op = NULL;
+    g->free_tag[g->n_free_tag++] = tag;
+}
+
+/* Queue this engine's next TLP, if it has one and may send it now. */
+static bool ce_issue(struct ce *ce)
+{
+    struct gpu *g = ce->g;
+    struct gpu_dma *op = ce->head;
+    if (ce->phase != CE_ISSUE || ce->queued) {
+        return false;
+    }
+    struct tlp *t = NULL;
+    if (op->dir == GPU_DMA_PUSH) {
+        if (op->issued_bytes < op->len_bytes) {
+            t = ce_new_write(g, op);
+        } else if (!op->no_flush && !ce->flush_sent && g->n_free_tag) {
+            t = ce_new_read(ce, op, true);
+            ce->flush_sent = true;
+        }
+    } else if (!ce->stop && op->issued_bytes < op->len_bytes &&
+               op->outstanding < g->tags_per_ce && g->n_free_tag) {
+        t = ce_new_read(ce, op, false);
+    }
+    if (!t) {
+        return false;
+    }
+    ce->queued = true;
+    gpu__egress_push(g, t, op);
+    return true;
+}
+
+bool ce__produce(struct gpu *g)
+{
+    for (unsigned i = 0; i < g->n_ce; i++) {
+        unsigned k = (g->ce_rr + i) % g->n_ce;
+        if (ce_issue(&g->ce[k])) {
+            g->ce_rr = (k + 1) % g->n_ce;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- finishing operations ------------------------------------------------ */
+
+static void ce_start(struct ce *ce)
+{
+    ce->phase = CE_SETUP;
+    ce->t_start = sim_now(ce->g->c->sim);
+    sim_event_schedule(ce->g->c->sim, &ce->ev, ce->g->ce_setup_ps);
+}
+
+/* The head operation is over: done() runs from ev, never from a caller. */
+static void ce_finish(struct ce *ce)
+{
+    ce->phase = CE_DONE;
+    sim_event_schedule(ce->g->c->sim, &ce->ev, 0);
+}
+
+static void ce_check_done(struct ce *ce)
+{
+    struct gpu_dma *op = ce->head;
+    if (ce->phase != CE_ISSUE || ce->queued || op->outstanding) {
+        return;
+    }
+    bool all = op->issued_bytes == op->len_bytes;
+    if (op->dir == GPU_DMA_PUSH) {
+        if (!all || (!op->no_flush && !ce->flush_sent)) {
+            return;             /* more writes, or the flush, to send */
+        }
+    } else if (!all && !ce->stop) {
+        return;
+    }
+    ce_finish(ce);
+}
+
+static void ce_complete(struct ce *ce)
+{
+    struct sim *sim = ce->g->c->sim;
+    struct gpu_dma *op = ce->head;
+    sim_time_t now = sim_now(sim);
+    ce->head = op->next;
+    if (!ce->head) {
+        ce->tail = NULL;
+    }
+    op->next = NULL;
+    op->t_done = now;
+    ce->ops_done++;
+    ce->bytes_done += op->len_bytes;
+    ce->busy_ps += now - ce->t_start;
+    ce->queued = false;
+    ce->flush_sent = false;
+    ce->stop = false;
+    if (ce->head) {
+        ce_start(ce);
+    } else {
+        ce->phase = CE_IDLE;
+    }
+    if (op->done) {
+        op->done(op);           /* may resubmit or free op: last use */
+    }
+}
+
+/* ---- LOCAL copies -------------------------------------------------------- */
+
+/*
+ * Copy HBM [src, src + len) to [dst, dst + len) through a bounce buffer,
+ * backwards when dst overlaps the source from above (memmove semantics).
+ * Model: the data move at the end of the operation, in one event.
+ */
+static void ce_local_copy(struct gpu *g, uint64_t dst, uint64_t src,
+                          uint64_t len)
+{
+    uint64_t chunk = len < CE_LOCAL_CHUNK_BYTES ? len : CE_LOCAL_CHUNK_BYTES;
+    uint8_t *buf = malloc(chunk);
+    SIM_ASSERT(buf, "gpu %s: out of memory", g->c->name);
+    bool backwards = dst > src && dst < src + len;
+    for (uint64_t done = 0; done < len;) {
+        uint64_t n = len - done < chunk ? len - done : chunk;
+        uint64_t at = backwards ? len - done - n : done;
+        int rc = mem_sparse_read(g->hbm, src + at, buf, n);
+        if (rc == 0) {
+            rc = mem_sparse_write(g->hbm, dst + at, buf, n);
+        }
+        SIM_ASSERT(rc == 0, "gpu %s: HBM copy failed (%s)", g->c->name,
+                   sim_strerror(rc));
+        done += n;
+    }
+    free(buf);
+}
+
+static void ce_event(struct sim *sim, struct sim_event *ev)
+{
+    struct ce *ce = SIM_CONTAINER_OF(ev, struct ce, ev);
+    struct gpu *g = ce->g;
+    struct gpu_dma *op = ce->head;
+    switch (ce->phase) {
+    case CE_SETUP:
+        if (op->dir == GPU_DMA_LOCAL) {
+            /* Read and write both cross the one HBM serialiser. */
+            op->t_first = sim_now(sim);
+            ce->phase = CE_LOCAL;
+            sim_event_schedule_at(sim, &ce->ev,
+                                  gpu__hbm_reserve(g, 2 * op->len_bytes) +
+                                      g->hbm_latency_ps);
+        } else {
+            ce->phase = CE_ISSUE;
+            gpu__egress_pump(g);
+        }
+        break;
+    case CE_LOCAL:
+        ce_local_copy(g, op->remote_addr, op->local_addr, op->len_bytes);
+        op->t_last = sim_now(sim);
+        ce_complete(ce);
+        break;
+    case CE_DONE:
+        ce_complete(ce);
+        break;
+    default:
+        sim_bug("gpu %s: copy engine %u event in phase %d", g->c->name,
+                ce->index, (int)ce->phase);
+    }
+}
+
+/* ---- the TLP side -------------------------------------------------------- */
+
+void ce__sent(struct gpu *g, struct gpu_dma *op, enum tlp_kind kind)
+{
+    struct ce *ce = &g->ce[op->ce];
+    sim_time_t now = sim_now(g->c->sim);
+    ce->queued = false;
+    if (op->tlps++ == 0) {
+        op->t_first = now;
+    }
+    if (op->dir == GPU_DMA_PUSH && kind == TLP_MWR &&
+        op->issued_bytes == op->len_bytes) {
+        op->t_last = now;       /* the last data TLP left */
+    }
+    ce_check_done(ce);
+}
+
+static void ce_error(struct gpu *g, struct ce *ce, struct gpu_dma *op,
+                     const struct tlp *t, const char *why)
+{
+    g->cnt.error_completions++;
+    op->status = -SIM_EIO;
+    ce->stop = true;
+    gpu__trace(g, t, t->tag, t->cpl_status, why);
+}
+
+/*
+ * A completion for one of our reads: data land in HBM now. A read ends with
+ * its last byte, or with an error completion (which ends the request,
+ * PCIe r6.0 §2.3.2). byte_count is the bytes left of the read, this
+ * completion included (§2.2.9), which places the data.
+ */
+void ce__receive_completion(struct gpu *g, struct tlp *t)
+{
+    struct ce_tag *e = t->tag < GPU_TAGS_MAX ? &g->tag[t->tag] : NULL;
+    if (t->requester_id != g->id || !e || !e->op) {
+        g->unexpected_cpl++;
+        gpu__trace(g, t, t->tag, t->requester_id,
+                   "completion matches no outstanding read: dropped");
+        tlp_free(t);
+        return;
+    }
+    struct gpu_dma *op = e->op;
+    struct ce *ce = e->ce;
+    uint32_t n = tlp_payload_bytes(t);
+    bool whole = true;
+    if (t->cpl_status != TLP_CPL_SC || t->poisoned) {
+        ce_error(g, ce, op, t, "error completion: operation fails (EIO)");
+    } else if (!e->flush) {
+        uint32_t left = e->len_bytes - e->received;
+        if (n == 0 || t->byte_count > e->len_bytes || n > t->byte_count ||
+            t->byte_count > left) {
+            ce_error(g, ce, op, t, "malformed completion: operation fails");
+        } else {
+            uint64_t at = e->offset + (e->len_bytes - t->byte_count);
+            if (t->data) {
+                int rc = mem_sparse_write(g->hbm, op->local_addr + at,
+                                          t->data, n);
+                SIM_ASSERT(rc == 0, "gpu %s: HBM write failed (%s)",
+                           g->c->name, sim_strerror(rc));
+            }
+            e->received += n;
+            op->completed_bytes += n;
+            whole = e->received == e->len_bytes;
+        }
+    }
+    if (op->dir == GPU_DMA_PULL) {
+        op->t_last = sim_now(g->c->sim);
+    }
+    if (whole) {
+        ce_tag_release(g, t->tag);
+    }
+    tlp_free(t);
+    ce_check_done(ce);
+    gpu__egress_pump(g);
+}
+
+/* ---- submission (gpu.h) -------------------------------------------------- */
+
+static bool ce_in_hbm(const struct gpu *g, uint64_t addr, uint64_t len)
+{
+    return addr < g->mem_bytes && len <= g->mem_bytes - addr;
+}
+
+static bool ce_op_is_valid(const struct gpu *g, const struct gpu_dma *op)
+{
+    if (op->ce >= g->n_ce || op->len_bytes == 0 ||
+        !ce_in_hbm(g, op->local_addr, op->len_bytes)) {
+        return false;
+    }
+    switch (op->dir) {
+    case GPU_DMA_LOCAL:
+        return ce_in_hbm(g, op->remote_addr, op->len_bytes);
+    case GPU_DMA_PUSH:
+    case GPU_DMA_PULL:
+        return op->remote_addr <= UINT64_MAX - (op->len_bytes - 1) &&
+               (op->mps == 0 || pcie_size_is_valid(op->mps)) &&
+               (op->mrrs == 0 || pcie_size_is_valid(op->mrrs));
+    default:
+        return false;
+    }
+}
+
+int gpu_dma_submit(struct sim_component *c, struct gpu_dma *op)
+{
+    struct gpu *g = gpu__from(c);
+    if (!op || !ce_op_is_valid(g, op)) {
+        return -SIM_EINVAL;
+    }
+    if (op->dir != GPU_DMA_LOCAL && !sim_port_is_connected(g->port)) {
+        return -SIM_ENOTCONN;
+    }
+    op->status = 0;
+    op->t_submit = sim_now(c->sim);
+    op->t_first = 0;
+    op->t_last = 0;
+    op->t_done = 0;
+    op->tlps = 0;
+    op->next = NULL;
+    op->issued_bytes = 0;
+    op->completed_bytes = 0;
+    op->outstanding = 0;
+    struct ce *ce = &g->ce[op->ce];
+    if (ce->tail) {
+        ce->tail->next = op;
+    } else {
+        ce->head = op;
+    }
+    ce->tail = op;
+    if (ce->phase == CE_IDLE) {
+        ce_start(ce);
+    }
+    return 0;
+}

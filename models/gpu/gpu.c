@@ -1,2 +1,874 @@
-/* placeholder: being written */
+/*
+ * models/gpu/gpu.c - a GPU as a PCIe endpoint (kind "gpu"): its BAR1
+ * window as a completer, its HBM, and the one egress queue through which
+ * everything it sends leaves on port "pcie".
+ *
+ * What is modelled:
+ *  - Memory writes (MWr) to BAR1 are translated through the BAR1 mappings
+ *    (bar1.c) and land in the sparse HBM store when they are delivered.
+ *  - Memory reads (MRd) to BAR1 sample HBM at arrival, wait for the HBM
+ *    serialiser and access latency, and are answered with CplDs split at
+ *    the Read Completion Boundary, each at most MPS bytes (PCIe r6.0
+ *    §2.3.1.1; ../shared/reference/pcie-nvlink.md §2.3).
+ *  - AtomicOps (FetchAdd, Swap, CAS; 32 and 64 bit) execute on HBM and
+ *    return the old value in a CplD (PCIe r6.0 §6.15; reference §2.5).
+ *  - Requests to unmapped BAR1 pages: writes are dropped and counted
+ *    (bar1_misses), non-posted requests get an Unsupported Request
+ *    completion (PCIe r6.0 §2.3.1).
+ *  - Completions for the copy engines' reads go to copy_engine.c by tag.
+ *
+ * What is not: BAR0 registers and BAR3, config space (the builder sets the
+ * ID and BAR1 base by hand), ECC, the L2 cache, NVLink.
+ *
+ * Life of a read from a peer:
+ *
+ *   port "pcie" --MRd--> gpu_receive --> bar1 lookup --(miss)--> UR Cpl -+
+ *                                           | hit                        |
+ *                                           v                            v
+ *                      HBM sampled now, CplDs built, held in hbm_pipe   egress
+ *                      until max(now, hbm_busy_until) + len/bw + latency  FIFO
+ *                                           '-------------------------->  |
+ *                                                               sim_port_send
+ *
+ * Model: the HBM is one serialiser shared by BAR1 reads, AtomicOps and
+ * LOCAL copies (hbm-bandwidth), plus a fixed access latency (hbm-latency);
+ * no banks, no channels, no refresh. Inbound writes are not charged to it
+ * (they land at delivery; their bytes are counted, bytes_written_in), so
+ * the link, not HBM, limits writes into a GPU, as on real hardware where
+ * HBM is some 50x faster than a PCIe link.
+ * Model: a request is consumed at delivery: its receive buffer (the link's
+ * credits) is released at once, and the GPU's completion buffering is
+ * unbounded.
+ */
 #include <config.h>
+
+#include "models/gpu/gpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/gpu/gpu_int.h"
+#include "models/mem/sparse.h"
+#include "models/pcie/pcie.h"
+#include "sim/component.h"
+#include "sim/error.h"
+#include "sim/port.h"
+#include "sim/props.h"
+#include "sim/sim.h"
+#include "sim/stats.h"
+#include "sim/tlp.h"
+#include "sim/trace.h"
+#include "sim/units.h"
+
+/* Defaults (models/gpu/gpu.h lists the properties). */
+#define GPU_DEF_GEN 5u
+#define GPU_DEF_WIDTH 16u
+#define GPU_DEF_N_CE 2u
+#define GPU_MAX_N_CE 64u
+#define GPU_DEF_TAGS 256u
+#define GPU_DEF_MPS 256u
+#define GPU_DEF_MRRS 512u
+#define GPU_DEF_RCB 64u
+#define GPU_DEF_CE_SETUP SIM_US(1)
+#define GPU_DEF_HBM_LATENCY SIM_NS(300)
+#define GPU_DEF_HBM_BW UINT64_C(3000000000000) /* 3 TB/s */
+#define GPU_DEF_BAR1_PAGE (UINT64_C(64) << 10)
+
+/* Largest read a completer serves: MRRS tops out at 4096 B (PCIe r6.0
+ * §7.5.3.4; reference §2.3). */
+#define GPU_MAX_READ_BYTES 4096u
+
+struct gpu *gpu__from(const struct sim_component *c)
+{
+    return sim_component_state(c);
+}
+
+/* ---- FIFO rings ---------------------------------------------------------- */
+
+static int ring_push(struct gpu_ring *r, struct gpu_slot s)
+{
+    if (r->count == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        struct gpu_slot *n = malloc(cap * sizeof(*n));
+        if (!n) {
+            return -SIM_ENOMEM;
+        }
+        for (size_t i = 0; i < r->count; i++) {
+            n[i] = r->slot[(r->head + i) & (r->cap - 1)];
+        }
+        free(r->slot);
+        r->slot = n;
+        r->cap = cap;
+        r->head = 0;
+    }
+    r->slot[(r->head + r->count) & (r->cap - 1)] = s;
+    r->count++;
+    return 0;
+}
+
+static struct gpu_slot *ring_front(struct gpu_ring *r)
+{
+    return r->count ? &r->slot[r->head] : NULL;
+}
+
+static void ring_pop(struct gpu_ring *r)
+{
+    r->head = (r->head + 1) & (r->cap - 1);
+    r->count--;
+}
+
+/* Free every TLP left in r, and r itself. */
+static void ring_fini(struct gpu_ring *r)
+{
+    while (r->count) {
+        tlp_free(ring_front(r)->t);
+        ring_pop(r);
+    }
+    free(r->slot);
+    memset(r, 0, sizeof(*r));
+}
+
+/* ---- traces -------------------------------------------------------------- */
+
+void gpu__trace(struct gpu *g, const struct tlp *t, uint64_t a, uint64_t b,
+                const char *msg)
+{
+    struct sim *sim = g->c->sim;
+    if (!sim_trace_wanted(sim, SIM_TP_MODEL)) {
+        return;
+    }
+    struct sim_trace_record r = {
+        .point = SIM_TP_MODEL, .component = g->c->name, .port = "pcie",
+        .tlp = t, .a = a, .b = b, .msg = msg,
+    };
+    sim_trace_emit(sim, &r);
+}
+
+/* ---- egress: one FIFO for everything the GPU sends ----------------------- */
+
+void gpu__egress_push(struct gpu *g, struct tlp *t, struct gpu_dma *op)
+{
+    int rc = ring_push(&g->egress, (struct gpu_slot){ .t = t, .op = op });
+    SIM_ASSERT(rc == 0, "gpu %s: out of memory queueing a TLP", g->c->name);
+    if (g->egress.count > g->egress_max) {
+        g->egress_max = g->egress.count;
+    }
+}
+
+/*
+ * Send the queue's head while the link accepts; when the queue is empty,
+ * ask the copy engines for their next TLP. So at most one engine TLP waits
+ * in the queue, and an engine cuts a TLP (and reads its payload from HBM)
+ * only when the port can take it: back-pressure reaches the engines with
+ * no buffering of its own.
+ */
+void gpu__egress_pump(struct gpu *g)
+{
+    if (g->pumping) {
+        return;                 /* the outer loop will see the new work */
+    }
+    g->pumping = true;
+    for (;;) {
+        if (g->egress.count == 0 && !ce__produce(g)) {
+            break;
+        }
+        struct gpu_slot *s = ring_front(&g->egress);
+        struct tlp *t = s->t;
+        struct gpu_dma *op = s->op;
+        enum tlp_kind kind = t->kind;   /* t is the link's once sent */
+        int rc = sim_port_send(g->port, t);
+        if (rc == -SIM_EAGAIN) {
+            g->egress_stalls++;  /* ready() resumes the pump */
+            break;
+        }
+        ring_pop(&g->egress);
+        if (rc < 0) {
+            /* Not connected: nothing can leave. Count it as a drop. */
+            gpu__trace(g, t, (uint64_t)-rc, 0, "egress: port not connected");
+            sim_log(g->c->sim, SIM_LOG_WARN, g->c->name,
+                    "port 'pcie' is not connected; %s dropped",
+                    tlp_kind_name(t->kind));
+            tlp_free(t);
+            continue;
+        }
+        g->cnt.tlps_out++;
+        if (op) {
+            ce__sent(g, op, kind);
+        }
+    }
+    g->pumping = false;
+}
+
+static void gpu_ready(struct sim_component *c, struct sim_port *out)
+{
+    gpu__egress_pump(gpu__from(c));
+}
+
+/* ---- HBM ----------------------------------------------------------------- */
+
+sim_time_t gpu__hbm_reserve(struct gpu *g, uint64_t len_bytes)
+{
+    sim_time_t now = sim_now(g->c->sim);
+    sim_time_t start = g->hbm_busy_until > now ? g->hbm_busy_until : now;
+    sim_time_t busy = sim_time_for_bytes(len_bytes, g->hbm_bytes_per_s);
+    g->hbm_busy_until = sim_time_add(start, busy);
+    g->hbm_busy_ps = sim_time_add(g->hbm_busy_ps, busy);
+    return g->hbm_busy_until;
+}
+
+/* Completions whose HBM access is over move to the egress queue. */
+static void gpu_hbm_due(struct sim *sim, struct sim_event *ev)
+{
+    struct gpu *g = SIM_CONTAINER_OF(ev, struct gpu, hbm_ev);
+    sim_time_t now = sim_now(sim);
+    struct gpu_slot *s;
+    while ((s = ring_front(&g->hbm_pipe)) && s->when <= now) {
+        gpu__egress_push(g, s->t, NULL);
+        ring_pop(&g->hbm_pipe);
+    }
+    if (s) {
+        sim_event_schedule_at(sim, &g->hbm_ev, s->when);
+    }
+    gpu__egress_pump(g);
+}
+
+/*
+ * Hold cpl until when. Every access adds the same latency to a monotonic
+ * busy_until, so `when` never decreases and the pipe stays a FIFO.
+ */
+static void gpu_hbm_pipe_push(struct gpu *g, struct tlp *cpl, sim_time_t when)
+{
+    int rc = ring_push(&g->hbm_pipe, (struct gpu_slot){ .t = cpl,
+                                                         .when = when });
+    SIM_ASSERT(rc == 0, "gpu %s: out of memory queueing a completion",
+               g->c->name);
+    if (!sim_event_is_pending(&g->hbm_ev)) {
+        sim_event_schedule_at(g->c->sim, &g->hbm_ev, when);
+    }
+}
+
+/*
+ * Read or write len bytes at BAR1 offset off, crossing mappings as
+ * needed (write if src, read into dst otherwise). The caller has checked
+ * with gpu_bar1_is_mapped.
+ */
+static void gpu_bar1_access(struct gpu *g, uint64_t off, void *dst,
+                            const void *src, uint64_t len)
+{
+    uint64_t done = 0;
+    while (done < len) {
+        uint64_t hbm, contig;
+        bool ok = bar1__translate(&g->bar1, off + done, &hbm, &contig);
+        SIM_ASSERT(ok, "gpu %s: BAR1 access to an unmapped page", g->c->name);
+        uint64_t n = contig < len - done ? contig : len - done;
+        int rc;
+        if (src) {
+            rc = mem_sparse_write(g->hbm, hbm, (const uint8_t *)src + done, n);
+        } else {
+            rc = mem_sparse_read(g->hbm, hbm, (uint8_t *)dst + done, n);
+        }
+        SIM_ASSERT(rc == 0, "gpu %s: HBM access failed (%s)", g->c->name,
+                   sim_strerror(rc));
+        done += n;
+    }
+}
+
+/*
+ * True if the request [addr, addr + len) lies in BAR1 and every byte of it
+ * is mapped; *off is its aperture offset. *in_window tells a miss in the
+ * window from an address outside it.
+ */
+static bool gpu_bar1_is_mapped(const struct gpu *g, uint64_t addr,
+                               uint64_t len, uint64_t *off, bool *in_window)
+{
+    *in_window = addr >= g->bar1_base && addr - g->bar1_base < g->bar1_bytes;
+    if (!*in_window) {
+        return false;
+    }
+    *off = addr - g->bar1_base;
+    if (len > g->bar1_bytes - *off) {
+        return false;
+    }
+    uint64_t done = 0;
+    do {
+        uint64_t hbm, contig;
+        if (!bar1__translate(&g->bar1, *off + done, &hbm, &contig)) {
+            return false;
+        }
+        done += contig;
+    } while (done < len);
+    return true;
+}
+
+/* ---- the completer ------------------------------------------------------- */
+
+/* A completion without data (UR or CA) for req, sent without HBM delay. */
+static void gpu_complete_error(struct gpu *g, const struct tlp *req,
+                               uint8_t status)
+{
+    struct tlp *cpl = tlp_new_completion(g->c->sim, req, status, 0);
+    SIM_ASSERT(cpl, "gpu %s: out of TLPs", g->c->name);
+    cpl->completer_id = g->id;
+    cpl->byte_count = req->len_bytes;
+    gpu__egress_push(g, cpl, NULL);
+}
+
+static void gpu_miss(struct gpu *g, const struct tlp *t, bool in_window)
+{
+    if (in_window) {
+        g->cnt.bar1_misses++;
+        gpu__trace(g, t, t->addr, t->kind,
+                   tlp_is_posted(t) ? "BAR1 miss: write to an unmapped page "
+                                      "dropped"
+                                    : "BAR1 miss: request to an unmapped page "
+                                      "gets UR");
+    } else {
+        g->unclaimed++;
+        gpu__trace(g, t, t->addr, t->kind,
+                   "request outside BAR1 (BAR0/BAR3 are not modelled)");
+    }
+}
+
+/* MWr: lands in HBM now. Consumes t. */
+static void gpu_write(struct gpu *g, struct tlp *t)
+{
+    uint64_t off;
+    bool in_window;
+    if (!gpu_bar1_is_mapped(g, t->addr, t->len_bytes, &off, &in_window)) {
+        gpu_miss(g, t, in_window);
+    } else if (t->poisoned) {
+        /* PCIe r6.0 §2.7.2.2: poisoned write data must not be used. */
+        g->poisoned_in++;
+        gpu__trace(g, t, t->addr, 0, "poisoned write dropped");
+    } else {
+        if (t->data) {
+            gpu_bar1_access(g, off, NULL, t->data, t->len_bytes);
+        }
+        g->cnt.bytes_written_in += t->len_bytes;
+    }
+    tlp_free(t);
+}
+
+/*
+ * gpu_split_completions - answer a read of [addr, addr + len) whose data
+ * is at buf: CplDs of at most mps bytes; every one but the last ends on an
+ * RCB boundary (PCIe r6.0 §2.3.1.1). Each carries byte_count (bytes left,
+ * itself included) and lower_addr. They enter the HBM pipe at `when`.
+ */
+static void gpu_split_completions(struct gpu *g, const struct tlp *req,
+                                  const uint8_t *buf, uint32_t len,
+                                  sim_time_t when)
+{
+    uint64_t a = req->addr;
+    uint64_t end = req->addr + len;
+    while (a < end) {
+        uint64_t stop = a + g->mps;
+        if (stop >= end) {
+            stop = end;
+        } else {
+            stop &= ~(uint64_t)(g->rcb - 1);     /* > a, since mps >= rcb */
+        }
+        uint32_t n = (uint32_t)(stop - a);
+        struct tlp *cpl = tlp_new_completion(g->c->sim, req, TLP_CPL_SC, n);
+        SIM_ASSERT(cpl && tlp_data_alloc(cpl, n) == 0,
+                   "gpu %s: out of memory building a completion", g->c->name);
+        memcpy(cpl->data, buf + (a - req->addr), n);
+        cpl->completer_id = g->id;
+        cpl->byte_count = (uint32_t)(end - a);
+        cpl->lower_addr = (uint16_t)(a & 0x7f);
+        gpu_hbm_pipe_push(g, cpl, when);
+        a = stop;
+    }
+}
+
+/*
+ * MRd: sample HBM now, complete after the HBM serialiser and latency.
+ * Model: sampling at arrival orders the read after every write that
+ * arrived before it (PCIe r6.0 §2.4.1: a read must not pass a posted
+ * write) and before every later one.
+ */
+static void gpu_read(struct gpu *g, struct tlp *t)
+{
+    uint64_t off;
+    bool in_window;
+    uint32_t len = t->len_bytes;
+    if (len > GPU_MAX_READ_BYTES) {
+        /* Malformed (longer than any MRRS); Model: answered UR. */
+        g->unsupported++;
+        gpu__trace(g, t, t->addr, len, "read longer than 4 KiB: UR");
+        gpu_complete_error(g, t, TLP_CPL_UR);
+    } else if (!gpu_bar1_is_mapped(g, t->addr, len ? len : 1, &off,
+                                   &in_window)) {
+        gpu_miss(g, t, in_window);
+        gpu_complete_error(g, t, TLP_CPL_UR);
+    } else if (len == 0) {
+        /*
+         * A zero-length read (First DW BE 0000b), the flush that ends a
+         * stream of writes: the completion carries 1 DW and Byte Count 1
+         * (PCIe r6.0 §2.2.5, §2.2.9). It still waits for HBM.
+         */
+        uint8_t dw[4] = { 0 };
+        sim_time_t when = gpu__hbm_reserve(g, 4) + g->hbm_latency_ps;
+        struct tlp *cpl = tlp_new_completion(g->c->sim, t, TLP_CPL_SC, 4);
+        SIM_ASSERT(cpl && tlp_data_alloc(cpl, 4) == 0,
+                   "gpu %s: out of memory building a completion", g->c->name);
+        memcpy(cpl->data, dw, 4);
+        cpl->completer_id = g->id;
+        cpl->byte_count = 1;
+        gpu_hbm_pipe_push(g, cpl, when);
+    } else {
+        uint8_t buf[GPU_MAX_READ_BYTES];
+        gpu_bar1_access(g, off, buf, NULL, len);
+        sim_time_t when = gpu__hbm_reserve(g, len) + g->hbm_latency_ps;
+        gpu_split_completions(g, t, buf, len, when);
+        g->cnt.bytes_read_in += len;
+    }
+    tlp_free(t);
+}
+
+static uint64_t get_le(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) {
+        v |= (uint64_t)p[i] << (8 * i);
+    }
+    return v;
+}
+
+static void put_le(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        p[i] = (uint8_t)(v >> (8 * i));
+    }
+}
+
+/*
+ * AtomicOps (PCIe r6.0 §2.2.7, §6.15): FetchAdd and Swap carry one operand
+ * of 4 or 8 bytes; CAS carries compare then swap (8 or 16 bytes). The
+ * completer returns the original value.
+ * Model: operands are little-endian, as the GPU's memory is. 128-bit CAS
+ * and misaligned operands (a Malformed TLP in the spec) get UR. The update
+ * is atomic because it happens in one event at delivery; the completion
+ * waits for the HBM serialiser, charged the operand twice (read and
+ * write), and the access latency.
+ */
+static void gpu_atomic(struct gpu *g, struct tlp *t)
+{
+    unsigned size = t->kind == TLP_CAS ? t->len_bytes / 2 : t->len_bytes;
+    uint64_t off;
+    bool in_window;
+    if ((size != 4 && size != 8) || (t->addr & (size - 1)) != 0) {
+        g->unsupported++;
+        gpu__trace(g, t, t->addr, t->len_bytes,
+                   "AtomicOp of an unsupported size or alignment: UR");
+        gpu_complete_error(g, t, TLP_CPL_UR);
+        tlp_free(t);
+        return;
+    }
+    if (!gpu_bar1_is_mapped(g, t->addr, size, &off, &in_window)) {
+        gpu_miss(g, t, in_window);
+        gpu_complete_error(g, t, TLP_CPL_UR);
+        tlp_free(t);
+        return;
+    }
+    uint8_t old[8];
+    gpu_bar1_access(g, off, old, NULL, size);
+    if (t->data) {
+        uint64_t v = get_le(old, size);
+        uint64_t a = get_le(t->data, size);
+        uint64_t mask = size == 8 ? UINT64_MAX : UINT32_MAX;
+        uint64_t nv = v;
+        if (t->kind == TLP_FETCHADD) {
+            nv = (v + a) & mask;
+        } else if (t->kind == TLP_SWAP) {
+            nv = a;
+        } else if (v == a) {
+            nv = get_le(t->data + size, size);
+        }
+        uint8_t buf[8];
+        put_le(buf, nv, size);
+        gpu_bar1_access(g, off, NULL, buf, size);
+    }
+    g->atomics++;
+    sim_time_t when = gpu__hbm_reserve(g, 2 * (uint64_t)size) +
+                      g->hbm_latency_ps;
+    struct tlp *cpl = tlp_new_completion(g->c->sim, t, TLP_CPL_SC, size);
+    SIM_ASSERT(cpl && tlp_data_alloc(cpl, size) == 0,
+               "gpu %s: out of memory building a completion", g->c->name);
+    memcpy(cpl->data, old, size);
+    cpl->completer_id = g->id;
+    cpl->byte_count = size;
+    cpl->lower_addr = (uint16_t)(t->addr & 0x7f);
+    gpu_hbm_pipe_push(g, cpl, when);
+    tlp_free(t);
+}
+
+static void gpu_receive(struct sim_component *c, struct sim_port *in,
+                        struct tlp *t)
+{
+    struct gpu *g = gpu__from(c);
+    g->cnt.tlps_in++;
+    switch (t->kind) {
+    case TLP_MWR:
+        gpu_write(g, t);
+        break;
+    case TLP_MRD:
+        gpu_read(g, t);
+        break;
+    case TLP_FETCHADD:
+    case TLP_SWAP:
+    case TLP_CAS:
+        gpu_atomic(g, t);
+        break;
+    case TLP_CPL:
+    case TLP_CPLD:
+        ce__receive_completion(g, t);  /* pumps the egress itself */
+        return;
+    default:
+        /* Messages, ATS: Model: not handled by the GPU. */
+        g->unsupported++;
+        gpu__trace(g, t, t->kind, 0, "TLP kind not handled by the GPU");
+        if (tlp_is_request(t) && !tlp_is_posted(t)) {
+            gpu_complete_error(g, t, TLP_CPL_UR);
+        }
+        tlp_free(t);
+        break;
+    }
+    gpu__egress_pump(g);
+}
+
+/* ---- configuration ------------------------------------------------------- */
+
+static bool is_pow2(uint64_t v)
+{
+    return v != 0 && (v & (v - 1)) == 0;
+}
+
+/* A byte count written with or without a unit ("256B" or "256"). */
+static int get_bytes(const struct sim_props *p, const char *key,
+                     uint64_t *out, struct sim_error *err)
+{
+    const char *s = NULL;
+    int rc = sim_props_get_str(p, key, &s, 0, err);
+    if (rc < 0 || !s) {
+        return rc;
+    }
+    char why[192];
+    if (sim_parse_u64(s, out, why, sizeof(why)) == 0 ||
+        sim_parse_size(s, out, why, sizeof(why)) == 0) {
+        return 0;
+    }
+    return sim_props_error(p, key, SIM_ESYNTAX, err, "%s: %s: %s", p->owner,
+                           key, why);
+}
+
+static int gpu_configure_pcie(struct gpu *g, const struct sim_props *p,
+                              struct sim_error *err)
+{
+    uint64_t v = GPU_DEF_GEN;
+    int rc = sim_props_get_u64(p, "pcie-gen", &v, PCIE_GEN_MIN, PCIE_GEN_MAX,
+                               0, err);
+    if (rc < 0) {
+        return rc;
+    }
+    g->pcie_gen = (unsigned)v;
+    const char *w = NULL;
+    rc = sim_props_get_str(p, "pcie-width", &w, 0, err);
+    if (rc < 0) {
+        return rc;
+    }
+    g->pcie_width = GPU_DEF_WIDTH;
+    if (w) {
+        char why[192];
+        const char *num = (w[0] == 'x' || w[0] == 'X') ? w + 1 : w;
+        if (sim_parse_u64(num, &v, why, sizeof(why)) < 0 || v > 64 ||
+            !pcie_width_is_valid((unsigned)v)) {
+            return sim_props_error(p, "pcie-width", SIM_EINVAL, err,
+                                   "%s: pcie-width: '%s' is not a link "
+                                   "width (x1, x2, x4, x8 or x16)",
+                                   p->owner, w);
+        }
+        g->pcie_width = (unsigned)v;
+    }
+    v = GPU_DEF_MPS;
+    if ((rc = get_bytes(p, "mps", &v, err)) < 0) {
+        return rc;
+    }
+    if (v > UINT32_MAX || !pcie_size_is_valid((unsigned)v)) {
+        return sim_props_error(p, "mps", SIM_EINVAL, err,
+                               "%s: mps: %llu B is not a payload size "
+                               "(128, 256, 512, 1024, 2048 or 4096 B)",
+                               p->owner, (unsigned long long)v);
+    }
+    g->mps = (unsigned)v;
+    v = GPU_DEF_MRRS;
+    if ((rc = get_bytes(p, "mrrs", &v, err)) < 0) {
+        return rc;
+    }
+    if (v > UINT32_MAX || !pcie_size_is_valid((unsigned)v)) {
+        return sim_props_error(p, "mrrs", SIM_EINVAL, err,
+                               "%s: mrrs: %llu B is not a read request size "
+                               "(128, 256, 512, 1024, 2048 or 4096 B)",
+                               p->owner, (unsigned long long)v);
+    }
+    g->mrrs = (unsigned)v;
+    v = GPU_DEF_RCB;
+    if ((rc = get_bytes(p, "rcb", &v, err)) < 0) {
+        return rc;
+    }
+    if (v != 64 && v != 128) {
+        return sim_props_error(p, "rcb", SIM_EINVAL, err,
+                               "%s: rcb: %llu B is not a read completion "
+                               "boundary (64 or 128 B)",
+                               p->owner, (unsigned long long)v);
+    }
+    g->rcb = (unsigned)v;
+    return 0;
+}
+
+static int gpu_configure_memory(struct gpu *g, const struct sim_props *p,
+                                struct sim_error *err)
+{
+    int rc = sim_props_get_size(p, "memory", &g->mem_bytes, SIM_PROP_REQUIRED,
+                                err);
+    if (rc < 0) {
+        return rc;
+    }
+    if (g->mem_bytes == 0) {
+        return sim_props_error(p, "memory", SIM_EINVAL, err,
+                               "%s: memory: must be more than 0 B", p->owner);
+    }
+    rc = sim_props_get_size(p, "bar1", &g->bar1_bytes, SIM_PROP_REQUIRED, err);
+    if (rc < 0) {
+        return rc;
+    }
+    if (!is_pow2(g->bar1_bytes)) {
+        return sim_props_error(p, "bar1", SIM_EINVAL, err,
+                               "%s: bar1: %llu B is not a power of two (a "
+                               "BAR's size always is; e.g. 256MiB, 32GiB, "
+                               "256GiB)",
+                               p->owner, (unsigned long long)g->bar1_bytes);
+    }
+    g->bar1_page = GPU_DEF_BAR1_PAGE;
+    rc = sim_props_get_size(p, "bar1-page", &g->bar1_page, 0, err);
+    if (rc < 0) {
+        return rc;
+    }
+    if (!is_pow2(g->bar1_page) || g->bar1_page < GPU_PCIE_BOUNDARY_BYTES ||
+        g->bar1_page > g->bar1_bytes) {
+        return sim_props_error(p, "bar1-page", SIM_EINVAL, err,
+                               "%s: bar1-page: %llu B must be a power of two "
+                               "from 4KiB up to bar1 (%llu B)",
+                               p->owner, (unsigned long long)g->bar1_page,
+                               (unsigned long long)g->bar1_bytes);
+    }
+    g->hbm_latency_ps = GPU_DEF_HBM_LATENCY;
+    rc = sim_props_get_time(p, "hbm-latency", &g->hbm_latency_ps, 0, err);
+    if (rc < 0) {
+        return rc;
+    }
+    g->hbm_bytes_per_s = GPU_DEF_HBM_BW;
+    rc = sim_props_get_rate(p, "hbm-bandwidth", &g->hbm_bytes_per_s, 0, err);
+    if (rc < 0) {
+        return rc;
+    }
+    if (g->hbm_bytes_per_s == 0) {
+        return sim_props_error(p, "hbm-bandwidth", SIM_EINVAL, err,
+                               "%s: hbm-bandwidth: must be more than 0 B/s",
+                               p->owner);
+    }
+    return 0;
+}
+
+static int gpu_configure_engines(struct gpu *g, const struct sim_props *p,
+                                 struct sim_error *err)
+{
+    uint64_t v = GPU_DEF_N_CE;
+    int rc = sim_props_get_u64(p, "copy-engines", &v, 1, GPU_MAX_N_CE, 0, err);
+    if (rc < 0) {
+        return rc;
+    }
+    g->n_ce = (unsigned)v;
+    v = GPU_DEF_TAGS;
+    rc = sim_props_get_u64(p, "tags", &v, 1, GPU_TAGS_MAX, 0, err);
+    if (rc < 0) {
+        return rc;
+    }
+    g->tags_per_ce = (unsigned)v;
+    g->ce_setup_ps = GPU_DEF_CE_SETUP;
+    return sim_props_get_time(p, "ce-setup", &g->ce_setup_ps, 0, err);
+}
+
+static int gpu_configure(struct sim_component *c, const struct sim_props *p,
+                         struct sim_error *err)
+{
+    struct gpu *g = gpu__from(c);
+    g->c = c;
+    sim_event_init(&g->hbm_ev, gpu_hbm_due);
+    if (!p) {
+        return sim_error_set(err, SIM_ENOENT,
+                             "gpu '%s' needs 'memory' and 'bar1'", c->name);
+    }
+    int rc = gpu_configure_memory(g, p, err);
+    if (rc == 0) {
+        rc = gpu_configure_pcie(g, p, err);
+    }
+    if (rc == 0) {
+        rc = gpu_configure_engines(g, p, err);
+    }
+    if (rc < 0) {
+        return rc;
+    }
+    g->port = sim_port_add(c, "pcie", SIM_PORT_UPSTREAM);
+    if (!g->port) {
+        return sim_error_set(err, SIM_ENOMEM, "gpu '%s': cannot add port "
+                             "'pcie'", c->name);
+    }
+    if (bar1__init(&g->bar1, g->bar1_bytes, g->bar1_page) < 0) {
+        return sim_error_set(err, SIM_EINVAL, "gpu '%s': bad BAR1 geometry",
+                             c->name);
+    }
+    g->hbm = mem_sparse_create(g->mem_bytes);
+    if (!g->hbm || ce__init(g) < 0) {
+        return sim_error_set(err, SIM_ENOMEM, "gpu '%s': out of memory",
+                             c->name);
+    }
+    return 0;
+}
+
+static void gpu_destroy(struct sim_component *c)
+{
+    struct gpu *g = gpu__from(c);
+    if (!g->c) {
+        return;                 /* never configured */
+    }
+    sim_event_cancel(c->sim, &g->hbm_ev);
+    ring_fini(&g->egress);
+    ring_fini(&g->hbm_pipe);
+    ce__fini(g);
+    bar1__fini(&g->bar1);
+    mem_sparse_destroy(g->hbm);
+    g->hbm = NULL;
+}
+
+/* ---- report -------------------------------------------------------------- */
+
+static void gpu_stat(struct sim_stats *out, const char *gpu, const char *name,
+                 uint64_t v)
+{
+    char key[256];
+    snprintf(key, sizeof(key), "%s.%s", gpu, name);
+    sim_stats_add(out, key, v);
+}
+
+static void gpu_report(const struct sim_component *c, struct sim_stats *out)
+{
+    const struct gpu *g = gpu__from(c);
+    const char *n = c->name;
+    gpu_stat(out, n, "tlps_out", g->cnt.tlps_out);
+    gpu_stat(out, n, "tlps_in", g->cnt.tlps_in);
+    gpu_stat(out, n, "bytes_written_in", g->cnt.bytes_written_in);
+    gpu_stat(out, n, "bytes_read_in", g->cnt.bytes_read_in);
+    gpu_stat(out, n, "bar1_misses", g->cnt.bar1_misses);
+    gpu_stat(out, n, "error_completions", g->cnt.error_completions);
+    gpu_stat(out, n, "unclaimed", g->unclaimed);
+    gpu_stat(out, n, "unsupported", g->unsupported);
+    gpu_stat(out, n, "unexpected_cpl", g->unexpected_cpl);
+    gpu_stat(out, n, "poisoned_in", g->poisoned_in);
+    gpu_stat(out, n, "atomics", g->atomics);
+    gpu_stat(out, n, "egress_stalls", g->egress_stalls);
+    gpu_stat(out, n, "egress_max", g->egress_max);
+    gpu_stat(out, n, "hbm_busy_ps", g->hbm_busy_ps);
+    gpu_stat(out, n, "hbm_backed_bytes", mem_sparse_backed_bytes(g->hbm));
+    gpu_stat(out, n, "bar1_used", g->bar1.used);
+    gpu_stat(out, n, "bar1_mappings", g->bar1.n_map);
+    for (unsigned i = 0; i < g->n_ce; i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "ce%u.ops", i);
+        gpu_stat(out, n, name, g->ce[i].ops_done);
+        snprintf(name, sizeof(name), "ce%u.bytes", i);
+        gpu_stat(out, n, name, g->ce[i].bytes_done);
+        snprintf(name, sizeof(name), "ce%u.busy_ps", i);
+        gpu_stat(out, n, name, g->ce[i].busy_ps);
+    }
+}
+
+/* ---- accessors (gpu.h) --------------------------------------------------- */
+
+void gpu_set_pcie_id(struct sim_component *c, uint16_t id)
+{
+    gpu__from(c)->id = id;
+}
+
+uint16_t gpu_pcie_id(const struct sim_component *c)
+{
+    return gpu__from(c)->id;
+}
+
+void gpu_set_bar1_base(struct sim_component *c, uint64_t bus_addr)
+{
+    gpu__from(c)->bar1_base = bus_addr;
+}
+
+uint64_t gpu_bar1_base(const struct sim_component *c)
+{
+    return gpu__from(c)->bar1_base;
+}
+
+uint64_t gpu_bar1_size(const struct sim_component *c)
+{
+    return gpu__from(c)->bar1_bytes;
+}
+
+uint64_t gpu_mem_size(const struct sim_component *c)
+{
+    return gpu__from(c)->mem_bytes;
+}
+
+unsigned gpu_pcie_max_gen(const struct sim_component *c)
+{
+    return gpu__from(c)->pcie_gen;
+}
+
+unsigned gpu_pcie_max_width(const struct sim_component *c)
+{
+    return gpu__from(c)->pcie_width;
+}
+
+unsigned gpu_mps(const struct sim_component *c)
+{
+    return gpu__from(c)->mps;
+}
+
+unsigned gpu_mrrs(const struct sim_component *c)
+{
+    return gpu__from(c)->mrrs;
+}
+
+unsigned gpu_n_copy_engines(const struct sim_component *c)
+{
+    return gpu__from(c)->n_ce;
+}
+
+struct mem_sparse *gpu_hbm(struct sim_component *c)
+{
+    return gpu__from(c)->hbm;
+}
+
+void gpu_get_counters(const struct sim_component *c, struct gpu_counters *out)
+{
+    *out = gpu__from(c)->cnt;
+}
+
+/* ---- registration -------------------------------------------------------- */
+
+const struct sim_component_ops gpu_ops = {
+    .kind = "gpu",
+    .state_size = sizeof(struct gpu),
+    .configure = gpu_configure,
+    .receive = gpu_receive,
+    .ready = gpu_ready,
+    .report = gpu_report,
+    .destroy = gpu_destroy,
+};

@@ -57,7 +57,9 @@ struct mem_sparse *gpu_hbm(struct sim_component *g);
 /*
  * gpu_bar1_map - expose [hbm_addr, hbm_addr + len) through BAR1; *bus_addr
  * is where peers address it. Rounded to bar1-page. Returns 0, or
- * -SIM_ENOMEM when the aperture has no room left (nothing is mapped).
+ * -SIM_ENOMEM when the aperture has no room left (nothing is mapped), or
+ * -SIM_EINVAL for len 0 or a range outside HBM. gpu_bar1_unmap takes any
+ * bus address inside a mapping; -SIM_ENOENT if none holds it.
  */
 int gpu_bar1_map(struct sim_component *g, uint64_t hbm_addr, uint64_t len,
                  uint64_t *bus_addr);
@@ -109,7 +111,8 @@ struct gpu_dma {
  * gpu_dma_submit - queue op on its copy engine; done(op) is called when the
  * data is in place (for PUSH: after the flushing zero-length read returns,
  * since PCIe ordering makes it pass no earlier write; PCIe r6.0 §2.4.1).
- * Returns 0 or -SIM_EINVAL (bad engine, range outside HBM, zero length).
+ * Returns 0 or -SIM_EINVAL (bad engine, range outside HBM, zero length),
+ * or -SIM_ENOTCONN (PUSH/PULL while port "pcie" is not connected).
  */
 int gpu_dma_submit(struct sim_component *g, struct gpu_dma *op);
 

@@ -1,1 +1,198 @@
-/* placeholder */
+/*
+ * models/gpu/gpu_int.h - private state of the GPU model, shared by gpu.c
+ * (the endpoint: configuration, the receive path, the egress queue),
+ * bar1.c (the BAR1 aperture allocator) and copy_engine.c (the copy
+ * engines), and read by tests/models/check_gpu.c. Nothing outside
+ * models/gpu/ and its test includes it.
+ *
+ * One TLP path out: everything the GPU sends (completions it answers,
+ * writes and reads its copy engines issue) passes through one FIFO egress
+ * queue in gpu.c, so PCIe ordering holds trivially (no TLP passes another;
+ * PCIe r6.0 §2.4.1 allows that).
+ */
+#ifndef P2PSIM_MODELS_GPU_GPU_INT_H
+#define P2PSIM_MODELS_GPU_GPU_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/gpu/gpu.h"
+#include "sim/event.h"
+#include "sim/time.h"
+#include "sim/tlp.h"
+
+struct sim_component;
+struct sim_port;
+
+/* The 10-bit Tag field: 1024 outstanding non-posted requests per
+ * requester (PCIe r6.0 §2.2.6.2, 10-Bit Tag Requester). */
+#define GPU_TAGS_MAX 1024u
+
+/* A memory request must not cross a 4 KiB boundary (PCIe r6.0 §2.2.7). */
+#define GPU_PCIE_BOUNDARY_BYTES 4096u
+
+/* ---- BAR1 (bar1.c) ------------------------------------------------------- */
+
+/* One mapping: aperture pages [off, off + len) show HBM from hbm_addr. */
+struct bar1_mapping {
+    uint64_t off;               /* aperture offset of its first page, bytes */
+    uint64_t len;               /* bytes, a whole number of pages, > 0 */
+    uint64_t hbm_addr;          /* HBM address behind off (page-aligned) */
+};
+
+/*
+ * The aperture: a sorted array of disjoint mappings. The gaps between
+ * them are the free list, so allocation is first fit over the gaps (O(n))
+ * and translation a binary search (O(log n)). A page table of aperture /
+ * page entries would be O(1) but costs 4 Mi entries for a 256 GiB BAR1
+ * with 64 KiB pages.
+ */
+struct bar1 {
+    uint64_t size;              /* aperture bytes, power of two */
+    uint64_t page;              /* granule, bytes, power of two */
+    struct bar1_mapping *map;   /* n_map entries sorted by off */
+    size_t n_map, cap_map;
+    uint64_t used;              /* bytes mapped (sum of len) */
+};
+
+int bar1__init(struct bar1 *b, uint64_t size, uint64_t page);
+void bar1__fini(struct bar1 *b);
+/*
+ * bar1__alloc - map HBM [hbm_addr, hbm_addr + len) rounded out to whole
+ * pages into the first gap that fits; *off is the aperture offset of
+ * hbm_addr itself. Returns 0 or -SIM_ENOMEM (nothing is mapped).
+ */
+int bar1__alloc(struct bar1 *b, uint64_t hbm_addr, uint64_t len,
+                uint64_t *off);
+/* Unmap the mapping containing off; 0 or -SIM_ENOENT. */
+int bar1__free(struct bar1 *b, uint64_t off);
+/*
+ * bar1__translate - the HBM address behind aperture offset off, and how
+ * many bytes from there stay inside the same mapping. False if unmapped.
+ */
+bool bar1__translate(const struct bar1 *b, uint64_t off, uint64_t *hbm_addr,
+                     uint64_t *contig_bytes);
+
+/* ---- copy engines (copy_engine.c) ---------------------------------------- */
+
+enum ce_phase {
+    CE_IDLE,                    /* no operation queued */
+    CE_SETUP,                   /* paying ce-setup for the head operation */
+    CE_ISSUE,                   /* PUSH/PULL: issuing and awaiting TLPs */
+    CE_LOCAL,                   /* LOCAL: the HBM copy is in progress */
+    CE_DONE,                    /* finished; done() runs from ev at once */
+};
+
+struct ce {
+    struct gpu *g;
+    unsigned index;             /* 0 .. n_ce - 1 */
+    struct gpu_dma *head;       /* FIFO of operations; head is active */
+    struct gpu_dma *tail;
+    enum ce_phase phase;
+    struct sim_event ev;        /* end of setup, of a LOCAL copy, done */
+    bool queued;                /* one of its TLPs waits in the egress queue */
+    bool flush_sent;            /* PUSH: the flushing read is out */
+    bool stop;                  /* an error completion: issue no more */
+    /* statistics */
+    uint64_t ops_done;
+    uint64_t bytes_done;        /* len_bytes of finished operations */
+    sim_time_t busy_ps;         /* t_done - start of setup, summed */
+    sim_time_t t_start;         /* start of the head operation's setup */
+};
+
+/* What an outstanding read (tag) belongs to. op == NULL: the tag is free. */
+struct ce_tag {
+    struct gpu_dma *op;
+    struct ce *ce;
+    uint64_t offset;            /* offset in the op of the read's first byte */
+    uint32_t len_bytes;         /* bytes requested; 0 for a flushing read */
+    uint32_t received;          /* bytes of completion data arrived */
+    bool flush;                 /* the zero-length read ending a PUSH */
+};
+
+int ce__init(struct gpu *g);
+void ce__fini(struct gpu *g);
+/* Append one TLP from some engine (round-robin) to the egress queue. */
+bool ce__produce(struct gpu *g);
+/* The port accepted a TLP of this kind that belongs to op. */
+void ce__sent(struct gpu *g, struct gpu_dma *op, enum tlp_kind kind);
+/* A completion arrived for this requester; consumes t. */
+void ce__receive_completion(struct gpu *g, struct tlp *t);
+
+/* ---- the GPU (gpu.c) ----------------------------------------------------- */
+
+/* A queued TLP: in the egress queue (op: the copy operation it serves, or
+ * NULL), or in the HBM pipeline (when: the time it may leave). */
+struct gpu_slot {
+    struct tlp *t;
+    struct gpu_dma *op;
+    sim_time_t when;            /* ps */
+};
+
+/* A growable FIFO ring of slots. */
+struct gpu_ring {
+    struct gpu_slot *slot;
+    size_t head, count, cap;    /* cap is 0 or a power of two */
+};
+
+struct gpu {
+    /* configuration (set once by configure) */
+    struct sim_component *c;
+    uint64_t mem_bytes;         /* HBM size */
+    uint64_t bar1_bytes;        /* aperture, power of two */
+    uint64_t bar1_page;         /* mapping granule, power of two >= 4 KiB */
+    unsigned pcie_gen;          /* 1..6 */
+    unsigned pcie_width;        /* lanes */
+    unsigned n_ce;              /* 1..64 */
+    unsigned tags_per_ce;       /* 1..1024 */
+    unsigned mps;               /* bytes, 128..4096, power of two */
+    unsigned mrrs;              /* bytes, 128..4096, power of two */
+    unsigned rcb;               /* 64 or 128 bytes */
+    sim_time_t ce_setup_ps;
+    sim_time_t hbm_latency_ps;
+    uint64_t hbm_bytes_per_s;   /* > 0 */
+    /* architectural state */
+    uint16_t id;                /* requester / completer ID */
+    uint64_t bar1_base;         /* bus address of the aperture */
+    struct bar1 bar1;
+    struct mem_sparse *hbm;
+    /* modelling state */
+    struct sim_port *port;      /* "pcie" */
+    struct gpu_ring egress;     /* TLPs waiting for the port, FIFO */
+    struct gpu_ring hbm_pipe;   /* completions waiting for HBM, by when */
+    struct sim_event hbm_ev;    /* fires when hbm_pipe's head is due */
+    sim_time_t hbm_busy_until;  /* the HBM serialiser is busy until, ps */
+    bool pumping;               /* inside gpu__egress_pump (no reentry) */
+    struct ce *ce;              /* n_ce engines */
+    unsigned ce_rr;             /* round-robin start among engines */
+    struct ce_tag tag[GPU_TAGS_MAX];
+    uint16_t free_tag[GPU_TAGS_MAX]; /* stack of free tags */
+    unsigned n_free_tag;
+    /* statistics */
+    struct gpu_counters cnt;
+    uint64_t unclaimed;         /* requests outside BAR1 */
+    uint64_t unsupported;       /* TLP kinds the model does not complete */
+    uint64_t unexpected_cpl;    /* completions matching no outstanding tag */
+    uint64_t poisoned_in;       /* poisoned writes dropped */
+    uint64_t atomics;           /* AtomicOps executed */
+    uint64_t egress_stalls;     /* refusals by the link */
+    uint64_t egress_max;        /* deepest egress queue seen */
+    sim_time_t hbm_busy_ps;     /* time the HBM serialiser was busy */
+};
+
+struct gpu *gpu__from(const struct sim_component *c);
+/* Append t (owned by the queue from now on) to the egress queue. */
+void gpu__egress_push(struct gpu *g, struct tlp *t, struct gpu_dma *op);
+/* Send what the port takes: queued TLPs first, then engines' TLPs. */
+void gpu__egress_pump(struct gpu *g);
+/*
+ * gpu__hbm_reserve - claim the HBM serialiser for len_bytes from now;
+ * returns when the transfer ends (the access latency is not included).
+ */
+sim_time_t gpu__hbm_reserve(struct gpu *g, uint64_t len_bytes);
+/* A SIM_TP_MODEL trace record (a, b and msg as the caller documents). */
+void gpu__trace(struct gpu *g, const struct tlp *t, uint64_t a, uint64_t b,
+                const char *msg);
+
+#endif /* P2PSIM_MODELS_GPU_GPU_INT_H */

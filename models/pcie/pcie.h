@@ -48,6 +48,13 @@ uint64_t pcie_link_bytes_per_s(unsigned gen, unsigned width_lanes);
  * being in the encoding fraction). */
 uint32_t pcie_tlp_wire_bytes(unsigned gen, const struct tlp *t);
 
+/*
+ * Data credits a TLP consumes: one per 16 bytes (4 DW) of the payload as
+ * the Length field counts it, rounded up; 0 for TLPs without data
+ * (PCIe r6.0 §2.6.1). Every TLP also takes one header credit of its class.
+ */
+uint32_t pcie_tlp_data_credits(const struct tlp *t);
+
 /* DLLP size on the wire (6 B + 2 B framing), PCIe r6.0 §3.5. */
 #define PCIE_DLLP_BYTES 8u
 

@@ -1,2 +1,962 @@
-/* placeholder: being written */
+/*
+ * models/pcie/rc.c - the root complex of one socket (kind "root-complex"):
+ * root ports, the port to the socket's DRAM, socket-link ports, the
+ * IOMMU, and the policies that decide peer-to-peer traffic between root
+ * ports and across sockets.
+ *
+ *        "rp0"   "rp1" ... "rp<N-1>"        root ports (DOWNSTREAM, 0..N-1)
+ *          |       |          |
+ *     +----+-------+----------+--------------------------+
+ *     |  ACS SV/TB -> IOMMU -> route by address or ID    |
+ *     |     -> P2P policy + P2P path (rate, latency)     |
+ *     |  latency per hop; egress queue per port          |
+ *     +----+-----------------------+---------------------+
+ *          |                       |
+ *        "mem"  (port N)         "xs0" ... "xs<K-1>"    (PEER, N+1..N+K)
+ *          |                       |
+ *      host DRAM              other sockets' root complexes
+ *
+ * Life of a TLP. A link delivers it to rc_receive() on an ingress port.
+ * The RC decides at once what happens to it (rc_decide) and when it may
+ * leave: `latency` after delivery, plus the IOMMU's cost, plus, on the
+ * P2P path, the wait for the P2P serialiser and `p2p-latency`. It waits in
+ * its own embedded event (one event per hop), joins the egress port's
+ * queue and is offered to the link with sim_port_send(); a refused TLP
+ * stays queued and the link's ready() restarts the queue.
+ *
+ * Requests from a root port:
+ *  1. ACS on the root port: SV (the requester's bus must be below the
+ *     port) and TB (no AT = translated requests) block the request.
+ *  2. ATS Translation Requests are answered here (PCIe r6.0 §10.2.2): a
+ *     Translation Completion with SC if `ats` is on and the IOMMU allows
+ *     the page, else UR, after the IOTLB hit or miss latency.
+ *  3. The IOMMU checks (mode != off) every request whose AT is not
+ *     "translated" (translated ones pass when `ats` is on). A refusal is a
+ *     fault: recorded by the IOMMU, traced ("iommu fault"), and the
+ *     request is answered with UR (non-posted) or dropped (posted).
+ *  4. Route by address (rc_routes): "mem" -> host memory; a root port's
+ *     window -> the P2P policy (forward, writes-only: MWr only, refuse);
+ *     an xs port's window -> across the socket link; nothing -> UR/drop.
+ * Requests from an xs port (another socket's traffic): route by address;
+ * a request for one of our root ports is cross-socket P2P and the
+ * cross-socket policy decides here, where the target is known.
+ * Model: the cross-socket policy is applied by the socket that owns the
+ * target root port, not the sending one, because only the target's
+ * socket knows whether the address is a device (peer-to-peer) or DRAM;
+ * DMA to the other socket's DRAM always works, as on every real
+ * multi-socket machine (the staged fallback of a refused P2P copy relies
+ * on it). The sending socket's IOMMU has already checked the request,
+ * so the receiving one does not check it again (the IOMMU translates
+ * at the requester's root complex). Both sockets of a machine carry the
+ * same CPU and so, in practice, the same policy.
+ * Requests from "mem" (the host side) are routed by address with no check.
+ * ID-routed TLPs (completions: requester ID; ATS invalidations: the
+ * destination ID in completer_id, as in switch.c) go to the port whose
+ * buses claim them; a completion from one root port to a root port uses
+ * the P2P path too. Completions nobody claims are dropped and counted
+ * (PCIe r6.0 §2.3.2, unexpected completion); messages and ATS
+ * invalidations addressed to the RC itself are consumed.
+ *
+ * The P2P path. Root-port-to-root-port traffic (requests and their
+ * completions, including a request sent back down its own root port
+ * after a switch's ACS redirect) shares one serialiser of `p2p-bandwidth`
+ * bytes/s, charged header + payload bytes, then waits `p2p-latency`. This
+ * is the mechanism behind "P2P through this CPU is slow" (reference §2.9,
+ * user story 1): the figure comes from the configured rate, not from a
+ * per-transfer penalty.
+ *
+ * ACS on root ports: SV and TB are enforced (above). RR, CR, UF, EC and
+ * DT are stored (rc_set_acs) for the builder and for `p2psim explain`,
+ * and change nothing here: in this model every root-port-to-root-port TLP
+ * already goes through the RC, its IOMMU and its P2P policy, which is
+ * where RR would redirect it (reference §2.6).
+ *
+ * Ordering (PCIe r6.0 §2.4.1, reference §2.4). TLPs from one ingress port
+ * leave the decision stage in arrival order: a TLP's due time is never
+ * earlier than that of the TLP received before it on the same port, so an
+ * IOTLB miss, or a P2P write waiting for the P2P serialiser, holds back
+ * what follows it (Model: stricter than the spec, which lets some TLPs
+ * pass; legal). In an egress queue a TLP may pass an older one only where
+ * the table in rc_may_pass() allows it; ID-based ordering is not used.
+ *
+ * Back-pressure. A delivered TLP holds its ingress link's receive buffer
+ * (credits) until the RC sends it on or frees it (sim/port.h), including
+ * while it waits in an egress queue: a congested egress port stops the
+ * root ports that feed it as their credits run out. Over links without
+ * credits (the ideal wire) the queues are unbounded.
+ *
+ * Not modelled: configuration space (the builder programs routes and ACS
+ * through rc.h), the RC's own requests (MSI, CPU MMIO), AtomicOp routing
+ * capability checks, virtual channels, Unclaimed Request Redirect, and
+ * the IOMMU's address translation (identity, iommu.h).
+ * Model: the RC completes UR and Translation Completions as 00:00.0.
+ *
+ * Costs: routing is a linear scan of the ports' windows (at most 40
+ * ports); each TLP costs one event for its hop. Egress queues are rings:
+ * sending the head is O(1); with a refused head a pass is O(n^2) in the
+ * queue length (bounded by the credits of the ingress links).
+ */
 #include <config.h>
+
+#include "models/pcie/rc.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/iommu/iommu.h"
+#include "models/pcie/pcie_regs.h"
+#include "sim/component.h"
+#include "sim/error.h"
+#include "sim/event.h"
+#include "sim/port.h"
+#include "sim/props.h"
+#include "sim/sim.h"
+#include "sim/stats.h"
+#include "sim/tlp.h"
+#include "sim/trace.h"
+
+/* ---- constants ----------------------------------------------------------- */
+
+#define RC_MAX_ROOT_PORTS 32u
+#define RC_MAX_SOCKET_LINKS 7u
+#define RC_DEFAULT_LATENCY SIM_NS(150)
+/*
+ * IOTLB defaults. A hit is taken to be pipelined with the RC's forwarding
+ * (it adds nothing); a miss walks a 4-level second-stage table (VT-d r4.0
+ * §3.6), one DRAM access per level at host-memory's default 100 ns, with
+ * no paging-structure cache: 400 ns, the uncached worst case. These are
+ * derived figures, not measurements: set them from a measured machine.
+ */
+#define RC_DEFAULT_IOTLB_HIT SIM_NS(0)
+#define RC_DEFAULT_IOTLB_MISS SIM_NS(400)
+#define RC_DEFAULT_IOTLB_ENTRIES 512u
+#define RC_DEFAULT_IOMMU_PAGE 4096u
+#define RC_ACS_BITS 0x007fu             /* SV..DT (pcie_regs.h) */
+#define RC_ID 0x0000u                   /* completer ID: 00:00.0 */
+
+/* t->route_hint while the RC owns t: an egress port index, or one of: */
+#define RC_HINT_UR UINT32_MAX           /* answer with an UR completion */
+#define RC_HINT_ATS_SC (UINT32_MAX - 1) /* answer a TREQ with SC */
+
+enum rc_port_kind { RC_PORT_RP, RC_PORT_MEM, RC_PORT_XS };
+
+/* Per-port counters: X(field, what it counts). */
+#define RC_PORT_COUNTERS(X)                                                   \
+    X(tlps_in, "TLPs received on the port")                                   \
+    X(bytes_in, "payload bytes received on the port")                         \
+    X(tlps_out, "TLPs sent out of the port")                                  \
+    X(bytes_out, "payload bytes sent out of the port")
+
+/* ---- state --------------------------------------------------------------- */
+
+struct rc_port_counters {
+#define RC_COUNTER_FIELD(f, doc) uint64_t f;
+    RC_PORT_COUNTERS(RC_COUNTER_FIELD)
+#undef RC_COUNTER_FIELD
+};
+
+/* TLPs waiting for an egress link, oldest first; a ring. */
+struct rc_queue {
+    struct tlp **slot;
+    uint32_t head, count;
+    uint32_t cap;               /* 0 or a power of two */
+};
+
+struct rc_port {
+    struct sim_port *port;      /* the core's port; index = our index */
+    enum rc_port_kind kind;
+    /* architectural state (root ports only) */
+    uint16_t acs_ctrl;          /* ACS Control, PCI_ACS_* */
+    /* modelling state */
+    sim_time_t last_due;        /* due time of the newest TLP from here */
+    struct rc_queue q;          /* egress queue */
+    uint8_t refused;            /* bit per tlp_fc_class refused since the
+                                   last ready() */
+    bool pumping, repump;       /* re-entry guard of rc_egress_pump() */
+    struct rc_port_counters n;
+};
+
+struct rc {
+    struct sim_component *comp;
+    /* configuration */
+    unsigned n_rp, n_xs, n_ports;   /* n_ports = n_rp + 1 + n_xs */
+    sim_time_t latency_ps;          /* per hop, delivery to due */
+    enum rc_p2p_policy p2p, xsocket;
+    uint64_t p2p_rate;              /* bytes/s; 0 = unlimited */
+    sim_time_t p2p_latency_ps;      /* extra per P2P hop */
+    bool ats;                       /* Translation Requests served */
+    /* architectural state */
+    struct pcie_route *route;       /* n_ports, programmed by the builder */
+    struct iommu *mmu;
+    /* modelling state */
+    struct rc_port *port;           /* n_ports */
+    sim_time_t p2p_busy_until;      /* P2P serialiser free at, ps */
+    /* statistics */
+    struct rc_counters cnt;
+    uint64_t ats_requests, messages, acs_blocked;
+};
+
+static struct rc *rc_from(const struct sim_component *c)
+{
+    SIM_ASSERT(c && c->ops == &rc_ops, "%s is not a root-complex",
+               c ? c->name : "(null)");
+    return sim_component_state(c);
+}
+
+/* ---- the egress ring ----------------------------------------------------- */
+
+static struct tlp *q_at(const struct rc_queue *q, uint32_t i)
+{
+    return q->slot[(q->head + i) & (q->cap - 1)];
+}
+
+static int q_push(struct rc_queue *q, struct tlp *t)
+{
+    if (q->count == q->cap) {
+        uint32_t cap = q->cap ? q->cap * 2 : 16;
+        struct tlp **s = malloc(cap * sizeof(*s));
+        if (!s) {
+            return -SIM_ENOMEM;
+        }
+        for (uint32_t i = 0; i < q->count; i++) {
+            s[i] = q_at(q, i);
+        }
+        free(q->slot);
+        q->slot = s;
+        q->head = 0;
+        q->cap = cap;
+    }
+    q->slot[(q->head + q->count++) & (q->cap - 1)] = t;
+    return 0;
+}
+
+/* Remove entry i, keeping the others in order. O(count - i). */
+static void q_remove(struct rc_queue *q, uint32_t i)
+{
+    uint32_t mask = q->cap - 1;
+    if (i == 0) {
+        q->head = (q->head + 1) & mask;
+    } else {
+        for (uint32_t k = i; k + 1 < q->count; k++) {
+            q->slot[(q->head + k) & mask] = q->slot[(q->head + k + 1) & mask];
+        }
+    }
+    q->count--;
+}
+
+/* ---- pure decisions ------------------------------------------------------ */
+
+static bool is_completion(const struct tlp *t)
+{
+    return t->kind == TLP_CPL || t->kind == TLP_CPLD ||
+           t->kind == TLP_ATS_TCPL;
+}
+
+static bool is_non_posted_request(const struct tlp *t)
+{
+    return !is_completion(t) && !tlp_is_posted(t);
+}
+
+/* Where an ID-routed TLP goes (as switch.c: completions by Requester ID,
+ * ATS invalidations by the destination ID carried in completer_id). */
+static uint16_t dest_id(const struct tlp *t)
+{
+    return is_completion(t) ? t->requester_id : t->completer_id;
+}
+
+/*
+ * rc_may_pass - may later, queued after earlier, leave before it?
+ * PCIe r6.0 §2.4.1 (reference §2.4); where the spec permits but does not
+ * require passing, order is kept:
+ *
+ *   later \ earlier   Posted        Non-Posted   Completion
+ *   Posted            RO only       yes          yes
+ *   Non-Posted        no            no           no
+ *   Completion        RO only       yes          no
+ *
+ * Different Traffic Classes are unordered.
+ */
+static bool rc_may_pass(const struct tlp *later, const struct tlp *earlier)
+{
+    enum tlp_fc_class lc = tlp_kind_fc_class(later->kind);
+    if (later->tc != earlier->tc) {
+        return true;
+    }
+    switch (tlp_kind_fc_class(earlier->kind)) {
+    case TLP_FC_P:
+        return (later->attr & TLP_ATTR_RO) && lc != TLP_FC_NP;
+    case TLP_FC_NP:
+        return lc != TLP_FC_NP;
+    case TLP_FC_CPL:
+    case TLP_FC_COUNT:
+        break;
+    }
+    return lc == TLP_FC_P;
+}
+
+static bool rc_may_pass_all(const struct rc_queue *q, uint32_t i)
+{
+    const struct tlp *t = q_at(q, i);
+    for (uint32_t j = 0; j < i; j++) {
+        if (!rc_may_pass(t, q_at(q, j))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Does policy let request t through? writes-only passes MWr only. */
+static bool rc_policy_allows(enum rc_p2p_policy pol, const struct tlp *t)
+{
+    switch (pol) {
+    case RC_P2P_FORWARD:
+        return true;
+    case RC_P2P_WRITES_ONLY:
+        return t->kind == TLP_MWR;
+    case RC_P2P_REFUSE:
+        break;
+    }
+    return false;
+}
+
+/* Bytes of memory a request touches (a CAS carries two operands). */
+static uint32_t rc_target_bytes(const struct tlp *t)
+{
+    return t->kind == TLP_CAS ? t->len_bytes / 2 : t->len_bytes;
+}
+
+/* ---- traces -------------------------------------------------------------- */
+
+static void rc_trace(const struct rc *rc, enum sim_trace_point p,
+                     const struct sim_port *port, const struct tlp *t,
+                     uint64_t a, uint64_t b, const char *msg)
+{
+    struct sim *sim = rc->comp->sim;
+    if (!sim_trace_wanted(sim, p)) {
+        return;
+    }
+    struct sim_trace_record r = {
+        .point = p, .component = rc->comp->name,
+        .port = port ? port->name : NULL, .tlp = t, .a = a, .b = b,
+        .msg = msg,
+    };
+    sim_trace_emit(sim, &r);
+}
+
+/* ---- the decision -------------------------------------------------------- */
+
+/* What the RC does with a TLP it received, and when. */
+struct rc_decision {
+    uint32_t hint;              /* egress index, RC_HINT_*, or... */
+    bool drop;                  /* ...discard now (posted, or completion) */
+    sim_time_t due_ps;          /* when it leaves the decision stage */
+    const char *why;            /* for the trace of a refusal */
+};
+
+static void refuse(struct rc_decision *d, const struct tlp *t,
+                   const char *why)
+{
+    d->why = why;
+    if (is_non_posted_request(t)) {
+        d->hint = RC_HINT_UR;
+    } else {
+        d->drop = true;
+    }
+}
+
+/* The P2P path: wait for the serialiser, then p2p-latency. */
+static sim_time_t rc_p2p_charge(struct rc *rc, sim_time_t t0,
+                                const struct tlp *t)
+{
+    sim_time_t start = rc->p2p_busy_until > t0 ? rc->p2p_busy_until : t0;
+    uint64_t bytes = tlp_header_bytes(t) + tlp_payload_bytes(t);
+    rc->p2p_busy_until = sim_time_add(start,
+                                      sim_time_for_bytes(bytes, rc->p2p_rate));
+    return sim_time_add(rc->p2p_busy_until, rc->p2p_latency_ps);
+}
+
+/* Steps 1-3 for a request from root port in: false if refused. */
+static bool rc_check_request(struct rc *rc, unsigned in, struct tlp *t,
+                             struct rc_decision *d)
+{
+    struct rc_port *ip = &rc->port[in];
+    struct sim *sim = rc->comp->sim;
+    if ((ip->acs_ctrl & PCI_ACS_SV) &&
+        !pcie_route_claims_bus(&rc->route[in], pcie_id_bus(t->requester_id))) {
+        rc->acs_blocked++;
+        refuse(d, t, "acs source validation");
+        return false;
+    }
+    if ((ip->acs_ctrl & PCI_ACS_TB) && t->at == TLP_AT_TRANSLATED) {
+        rc->acs_blocked++;
+        refuse(d, t, "acs translation blocking");
+        return false;
+    }
+    bool translated = t->at == TLP_AT_TRANSLATED && rc->ats;
+    if (t->kind == TLP_ATS_TREQ || translated ||
+        iommu_mode(rc->mmu) == IOMMU_OFF) {
+        return true;
+    }
+    sim_time_t cost = 0;
+    bool write = t->kind != TLP_MRD;
+    if (!iommu_translate(rc->mmu, sim_now(sim), t->requester_id, t->addr,
+                         rc_target_bytes(t), write, &cost)) {
+        rc->cnt.iommu_faults++;
+        rc_trace(rc, SIM_TP_MODEL, ip->port, t, t->addr, t->requester_id,
+                 "iommu fault");
+        d->due_ps = sim_time_add(d->due_ps, cost);
+        refuse(d, t, "iommu fault");
+        return false;
+    }
+    d->due_ps = sim_time_add(d->due_ps, cost);
+    return true;
+}
+
+/*
+ * An ATS Translation Request: SC if ATS is on and the IOMMU allows the
+ * page (a refusal is recorded as a fault, as for a DMA), else UR.
+ */
+static void rc_decide_treq(struct rc *rc, unsigned in, struct tlp *t,
+                           struct rc_decision *d)
+{
+    sim_time_t cost = 0;
+    rc->ats_requests++;
+    d->hint = RC_HINT_UR;
+    if (rc->port[in].kind != RC_PORT_RP || !rc->ats) {
+        d->why = "translation request without ATS";
+        return;
+    }
+    if (iommu_translate(rc->mmu, sim_now(rc->comp->sim), t->requester_id,
+                        t->addr, t->len_bytes, false, &cost)) {
+        d->hint = RC_HINT_ATS_SC;
+    } else {
+        rc->cnt.iommu_faults++;
+        rc_trace(rc, SIM_TP_MODEL, rc->port[in].port, t, t->addr,
+                 t->requester_id, "iommu fault");
+        d->why = "translation request refused";
+    }
+    d->due_ps = sim_time_add(d->due_ps, cost);
+}
+
+/* An address-routed request received on port in. */
+static void rc_decide_request(struct rc *rc, unsigned in, struct tlp *t,
+                              struct rc_decision *d)
+{
+    enum rc_port_kind ik = rc->port[in].kind;
+    if (ik == RC_PORT_RP && !rc_check_request(rc, in, t, d)) {
+        return;
+    }
+    if (t->kind == TLP_ATS_TREQ) {
+        rc_decide_treq(rc, in, t, d);
+        return;
+    }
+    int e = pcie_route_find_addr(rc->route, rc->n_ports, t->addr, -1);
+    if (e < 0 || !sim_port_is_connected(rc->port[e].port) ||
+        (e == (int)in && ik != RC_PORT_RP)) {
+        rc->cnt.unsupported++;
+        refuse(d, t, "unsupported request: nobody claims the address");
+        return;
+    }
+    enum rc_port_kind ek = rc->port[e].kind;
+    if (ek == RC_PORT_MEM) {
+        rc->cnt.to_memory++;
+    } else if (ek == RC_PORT_RP && ik == RC_PORT_RP) {
+        if (!rc_policy_allows(rc->p2p, t)) {
+            rc->cnt.p2p_refused++;
+            refuse(d, t, "p2p refused by the root complex");
+            return;
+        }
+        rc->cnt.p2p_forwarded++;
+        d->due_ps = rc_p2p_charge(rc, d->due_ps, t);
+    } else if (ek == RC_PORT_RP && ik == RC_PORT_XS) {
+        if (!rc_policy_allows(rc->xsocket, t)) {
+            rc->cnt.xsocket_refused++;
+            refuse(d, t, "cross-socket p2p refused");
+            return;
+        }
+        rc->cnt.xsocket_forwarded++;
+    }
+    d->hint = (uint32_t)e;
+}
+
+/* An ID-routed TLP (completion or ATS invalidation) received on port in. */
+static void rc_decide_by_id(struct rc *rc, unsigned in, struct tlp *t,
+                            struct rc_decision *d)
+{
+    int e = pcie_route_find_bus(rc->route, rc->n_ports,
+                                pcie_id_bus(dest_id(t)), -1);
+    if (e < 0 || !sim_port_is_connected(rc->port[e].port)) {
+        if (is_completion(t)) {
+            rc->cnt.unsupported++;
+            d->why = "unexpected completion";
+        } else {
+            rc->messages++;     /* an invalidation addressed to us */
+        }
+        d->drop = true;
+        return;
+    }
+    if (rc->port[in].kind == RC_PORT_RP && rc->port[e].kind == RC_PORT_RP) {
+        d->due_ps = rc_p2p_charge(rc, d->due_ps, t);
+    }
+    d->hint = (uint32_t)e;
+}
+
+/*
+ * rc_decide - where t, received on port in, goes and when it may leave.
+ * Updates the IOMMU, the P2P serialiser and the counters.
+ */
+static struct rc_decision rc_decide(struct rc *rc, unsigned in, struct tlp *t)
+{
+    struct rc_decision d = {
+        .hint = RC_HINT_UR, .drop = false,
+        .due_ps = sim_time_add(sim_now(rc->comp->sim), rc->latency_ps),
+        .why = NULL,
+    };
+    switch (tlp_kind_routing(t->kind)) {
+    case TLP_ROUTE_ADDR:
+        rc_decide_request(rc, in, t, &d);
+        break;
+    case TLP_ROUTE_ID:
+        rc_decide_by_id(rc, in, t, &d);
+        break;
+    case TLP_ROUTE_IMPLICIT:
+        /* Model: messages end at the RC (no broadcast, no MSI handling). */
+        rc->messages++;
+        d.drop = true;
+        break;
+    }
+    return d;
+}
+
+/* ---- the TLP path -------------------------------------------------------- */
+
+static void rc_egress_pump(struct rc *rc, struct rc_port *p);
+
+/*
+ * Offer what the ordering rules allow, oldest first. A refused TLP marks
+ * its class refused until ready(); TLPs behind it are tried only if they
+ * may pass everything still queued before them.
+ */
+static void rc_egress_pump_once(struct rc *rc, struct rc_port *p)
+{
+    struct rc_queue *q = &p->q;
+    uint32_t i = 0;
+    while (i < q->count && p->refused != (1u << TLP_FC_COUNT) - 1) {
+        struct tlp *t = q_at(q, i);
+        unsigned cls = tlp_kind_fc_class(t->kind);
+        if ((p->refused & (1u << cls)) || !rc_may_pass_all(q, i)) {
+            i++;
+            continue;
+        }
+        uint32_t bytes = tlp_payload_bytes(t);
+        int rc2 = sim_port_send(p->port, t);
+        if (rc2 == -SIM_EAGAIN) {
+            p->refused |= (uint8_t)(1u << cls);
+            i++;
+            continue;
+        }
+        q_remove(q, i);
+        if (rc2 == 0) {
+            p->n.tlps_out++;
+            p->n.bytes_out += bytes;
+        } else {
+            /* "not connected", which rc_decide rules out */
+            SIM_NEVER(rc2 != 0);
+            rc->cnt.unsupported++;
+            tlp_free(t);
+        }
+    }
+}
+
+static void rc_egress_pump(struct rc *rc, struct rc_port *p)
+{
+    if (p->pumping) {
+        p->repump = true;       /* a link called back while we sent */
+        return;
+    }
+    p->pumping = true;
+    do {
+        p->repump = false;
+        rc_egress_pump_once(rc, p);
+    } while (p->repump);
+    p->pumping = false;
+}
+
+static void rc_enqueue(struct rc *rc, unsigned e, struct tlp *t)
+{
+    struct rc_port *p = &rc->port[e];
+    if (q_push(&p->q, t) < 0) {
+        sim_log(rc->comp->sim, SIM_LOG_ERROR, rc->comp->name,
+                "out of memory queueing a TLP for %s; dropped",
+                p->port->name);
+        tlp_free(t);
+        return;
+    }
+    rc_egress_pump(rc, p);
+}
+
+/* Replace request req, received on port in, with a completion back out of
+ * in: UR, or (ATS) a Translation Completion with SC. */
+static void rc_complete(struct rc *rc, unsigned in, struct tlp *req,
+                        uint8_t status)
+{
+    /*
+     * Model: a successful Translation Completion carries one 8-byte entry
+     * (PCIe r6.0 §10.2.3) for its timing; its bytes are not filled, the
+     * translation being identity (iommu.h).
+     */
+    uint32_t len = status == TLP_CPL_SC ? 8 : 0;
+    struct tlp *cpl = tlp_new_completion(rc->comp->sim, req, status, len);
+    tlp_free(req);
+    if (SIM_NEVER(cpl == NULL)) {
+        return;
+    }
+    cpl->completer_id = RC_ID;
+    rc_enqueue(rc, in, cpl);
+}
+
+/* The TLP's time has come: it joins its egress queue (or is answered). */
+static void rc_forward_due(struct sim *sim, struct sim_event *ev)
+{
+    struct tlp *t = SIM_CONTAINER_OF(ev, struct tlp, ev);
+    /* Still the ingress link's: the port it was delivered to is ours. */
+    struct sim_port *in = t->link->end[t->link_side];
+    struct rc *rc = rc_from(in->owner);
+    switch (t->route_hint) {
+    case RC_HINT_UR:
+        rc_complete(rc, in->index, t, TLP_CPL_UR);
+        break;
+    case RC_HINT_ATS_SC:
+        rc_complete(rc, in->index, t, TLP_CPL_SC);
+        break;
+    default:
+        rc_enqueue(rc, t->route_hint, t);
+        break;
+    }
+}
+
+static void rc_receive(struct sim_component *c, struct sim_port *in,
+                       struct tlp *t)
+{
+    struct rc *rc = rc_from(c);
+    struct rc_port *ip = &rc->port[in->index];
+    ip->n.tlps_in++;
+    ip->n.bytes_in += tlp_payload_bytes(t);
+
+    struct rc_decision d = rc_decide(rc, in->index, t);
+    if (d.drop) {
+        rc_trace(rc, SIM_TP_TLP_DROP, in, t, t->addr, t->requester_id,
+                 d.why ? d.why : "consumed by the root complex");
+        tlp_free(t);
+        return;
+    }
+    if (d.why && sim_trace_wanted(c->sim, SIM_TP_MODEL)) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "%s: UR completion", d.why);
+        rc_trace(rc, SIM_TP_MODEL, in, t, t->addr, t->requester_id, msg);
+    }
+    /* TLPs from one port leave the decision stage in arrival order. */
+    if (d.due_ps < ip->last_due) {
+        d.due_ps = ip->last_due;
+    }
+    ip->last_due = d.due_ps;
+    t->route_hint = d.hint;
+    sim_event_init(&t->ev, rc_forward_due);
+    sim_event_schedule_at(c->sim, &t->ev, d.due_ps);
+}
+
+static void rc_ready(struct sim_component *c, struct sim_port *out)
+{
+    struct rc *rc = rc_from(c);
+    struct rc_port *p = &rc->port[out->index];
+    p->refused = 0;
+    rc_egress_pump(rc, p);
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+static const char *const rc_policy_names[] = { "forward", "writes-only",
+                                               "refuse", NULL };
+static const char *const rc_iommu_names[] = { "off", "passthrough",
+                                              "translating", NULL };
+
+static int rc_configure_iommu(struct rc *rc, const struct sim_props *props,
+                              struct sim_error *err)
+{
+    struct iommu_params ip = {
+        .mode = IOMMU_OFF, .iotlb_entries = RC_DEFAULT_IOTLB_ENTRIES,
+        .page_bytes = RC_DEFAULT_IOMMU_PAGE, .hit_ps = RC_DEFAULT_IOTLB_HIT,
+        .miss_ps = RC_DEFAULT_IOTLB_MISS,
+    };
+    int mode = IOMMU_OFF;
+    uint64_t entries = ip.iotlb_entries;
+    int rc2 = sim_props_get_enum(props, "iommu", rc_iommu_names, &mode, 0,
+                                 err);
+    if (rc2 == 0) {
+        rc2 = sim_props_get_u64(props, "iotlb-entries", &entries, 1,
+                                UINT64_C(1) << 20, 0, err);
+    }
+    if (rc2 == 0) {
+        rc2 = sim_props_get_time(props, "iotlb-hit-latency", &ip.hit_ps, 0,
+                                 err);
+    }
+    if (rc2 == 0) {
+        rc2 = sim_props_get_time(props, "iotlb-miss-latency", &ip.miss_ps, 0,
+                                 err);
+    }
+    if (rc2 == 0) {
+        rc2 = sim_props_get_size(props, "iommu-page", &ip.page_bytes, 0, err);
+    }
+    if (rc2 == 0 && (ip.page_bytes < 4096 ||
+                     (ip.page_bytes & (ip.page_bytes - 1)) != 0)) {
+        rc2 = sim_props_error(props, "iommu-page", SIM_ERANGE, err,
+                              "root complex '%s': iommu-page must be a power "
+                              "of two of at least 4KiB", rc->comp->name);
+    }
+    if (rc2 == 0) {
+        rc2 = sim_props_get_bool(props, "ats", &rc->ats, 0, err);
+    }
+    if (rc2 < 0) {
+        return rc2;
+    }
+    ip.mode = (enum iommu_mode)mode;
+    ip.iotlb_entries = (unsigned)entries;
+    ip.ats = rc->ats;
+    rc->mmu = iommu_create(&ip);
+    if (!rc->mmu) {
+        return sim_error_set(err, SIM_ENOMEM,
+                             "root complex '%s': out of memory (IOMMU)",
+                             rc->comp->name);
+    }
+    return 0;
+}
+
+static int rc_configure_ports(struct rc *rc, struct sim_error *err)
+{
+    struct sim_component *c = rc->comp;
+    rc->route = calloc(rc->n_ports, sizeof(*rc->route));
+    rc->port = calloc(rc->n_ports, sizeof(*rc->port));
+    if (!rc->route || !rc->port) {
+        return sim_error_set(err, SIM_ENOMEM, "root complex '%s': out of "
+                                              "memory", c->name);
+    }
+    for (unsigned i = 0; i < rc->n_ports; i++) {
+        char name[16];
+        enum sim_port_role role = SIM_PORT_DOWNSTREAM;
+        struct rc_port *p = &rc->port[i];
+        if (i < rc->n_rp) {
+            snprintf(name, sizeof(name), "rp%u", i);
+            p->kind = RC_PORT_RP;
+        } else if (i == rc->n_rp) {
+            snprintf(name, sizeof(name), "mem");
+            p->kind = RC_PORT_MEM;
+        } else {
+            snprintf(name, sizeof(name), "xs%u", i - rc->n_rp - 1);
+            p->kind = RC_PORT_XS;
+            role = SIM_PORT_PEER;
+        }
+        p->port = sim_port_add(c, name, role);
+        if (!p->port) {
+            return sim_error_set(err, SIM_EEXIST,
+                                 "root complex '%s': cannot add port '%s' "
+                                 "(added already? configure runs once)",
+                                 c->name, name);
+        }
+        SIM_ASSERT(p->port->index == i,
+                   "root complex '%s': port %s has index %u, expected %u",
+                   c->name, name, p->port->index, i);
+        /* an empty bus range until the builder programs it */
+        rc->route[i].bus_sec = 1;
+    }
+    return 0;
+}
+
+static int rc_configure(struct sim_component *c, const struct sim_props *props,
+                        struct sim_error *err)
+{
+    struct rc *rc = sim_component_state(c);
+    uint64_t n_rp = 0, n_xs = 0;
+    int p2p = RC_P2P_FORWARD, xsocket = RC_P2P_FORWARD;
+    rc->comp = c;
+    rc->latency_ps = RC_DEFAULT_LATENCY;
+    if (!props) {
+        return sim_error_set(err, SIM_ENOENT,
+                             "root complex '%s' needs 'root-ports' (1 to %u)",
+                             c->name, RC_MAX_ROOT_PORTS);
+    }
+    int rc2 = sim_props_get_u64(props, "root-ports", &n_rp, 1,
+                                RC_MAX_ROOT_PORTS, SIM_PROP_REQUIRED, err);
+    if (rc2 == 0) {
+        rc2 = sim_props_get_u64(props, "socket-links", &n_xs, 0,
+                                RC_MAX_SOCKET_LINKS, 0, err);
+    }
+    if (rc2 == 0) {
+        rc2 = sim_props_get_time(props, "latency", &rc->latency_ps, 0, err);
+    }
+    if (rc2 == 0) {
+        rc2 = sim_props_get_enum(props, "p2p", rc_policy_names, &p2p, 0, err);
+    }
+    if (rc2 == 0) {
+        rc2 = sim_props_get_rate(props, "p2p-bandwidth", &rc->p2p_rate, 0,
+                                 err);
+    }
+    if (rc2 == 0) {
+        rc2 = sim_props_get_time(props, "p2p-latency", &rc->p2p_latency_ps, 0,
+                                 err);
+    }
+    if (rc2 == 0) {
+        rc2 = sim_props_get_enum(props, "xsocket-p2p", rc_policy_names,
+                                 &xsocket, 0, err);
+    }
+    if (rc2 == 0) {
+        rc2 = rc_configure_iommu(rc, props, err);
+    }
+    if (rc2 < 0) {
+        return rc2;
+    }
+    rc->p2p = (enum rc_p2p_policy)p2p;
+    rc->xsocket = (enum rc_p2p_policy)xsocket;
+    rc->n_rp = (unsigned)n_rp;
+    rc->n_xs = (unsigned)n_xs;
+    rc->n_ports = rc->n_rp + 1 + rc->n_xs;
+    return rc_configure_ports(rc, err);
+}
+
+/*
+ * Model: routes, ACS control and IOMMU mappings are programmed by the
+ * builder (standing in for firmware and the OS), so reset keeps them; it
+ * clears the statistics.
+ */
+static void rc_reset(struct sim_component *c)
+{
+    struct rc *rc = rc_from(c);
+    for (unsigned i = 0; i < rc->n_ports; i++) {
+        memset(&rc->port[i].n, 0, sizeof(rc->port[i].n));
+    }
+    memset(&rc->cnt, 0, sizeof(rc->cnt));
+    rc->ats_requests = rc->messages = rc->acs_blocked = 0;
+}
+
+static void rc_report(const struct sim_component *c, struct sim_stats *out)
+{
+    const struct rc *rc = rc_from(c);
+    struct iommu_counters ic;
+    iommu_get_counters(rc->mmu, &ic);
+    const struct {
+        const char *name;
+        uint64_t v;
+    } row[] = {
+        { "p2p_forwarded", rc->cnt.p2p_forwarded },
+        { "p2p_refused", rc->cnt.p2p_refused },
+        { "xsocket_forwarded", rc->cnt.xsocket_forwarded },
+        { "xsocket_refused", rc->cnt.xsocket_refused },
+        { "to_memory", rc->cnt.to_memory },
+        { "unsupported", rc->cnt.unsupported },
+        { "iommu_faults", rc->cnt.iommu_faults },
+        { "acs_blocked", rc->acs_blocked },
+        { "ats_requests", rc->ats_requests },
+        { "messages", rc->messages },
+        { "iommu.translations", ic.translations },
+        { "iommu.hits", ic.hits },
+        { "iommu.misses", ic.misses },
+    };
+    char name[256];
+    for (unsigned i = 0; i < sizeof(row) / sizeof(row[0]); i++) {
+        snprintf(name, sizeof(name), "%s.%s", c->name, row[i].name);
+        sim_stats_add(out, name, row[i].v);
+    }
+    for (unsigned i = 0; i < rc->n_ports; i++) {
+        const struct rc_port *p = &rc->port[i];
+#define RC_COUNTER_REPORT(f, doc)                                             \
+        snprintf(name, sizeof(name), "%s.%s." #f, c->name, p->port->name);    \
+        sim_stats_add(out, name, p->n.f);
+        RC_PORT_COUNTERS(RC_COUNTER_REPORT)
+#undef RC_COUNTER_REPORT
+    }
+}
+
+/*
+ * Queued TLPs are not freed here: the core destroys links before
+ * components, so their receive buffers cannot be released, and the TLP
+ * pool frees every TLP afterwards.
+ */
+static void rc_destroy(struct sim_component *c)
+{
+    struct rc *rc = rc_from(c);
+    for (unsigned i = 0; rc->port && i < rc->n_ports; i++) {
+        free(rc->port[i].q.slot);
+    }
+    free(rc->port);
+    free(rc->route);
+    iommu_destroy(rc->mmu);
+    rc->port = NULL;
+    rc->route = NULL;
+    rc->mmu = NULL;
+}
+
+/* ---- queries and programming (rc.h) -------------------------------------- */
+
+struct pcie_route *rc_routes(struct sim_component *c, unsigned *n_ports)
+{
+    struct rc *rc = rc_from(c);
+    if (n_ports) {
+        *n_ports = rc->n_ports;
+    }
+    return rc->route;
+}
+
+unsigned rc_n_root_ports(const struct sim_component *c)
+{
+    return rc_from(c)->n_rp;
+}
+
+struct iommu *rc_iommu(struct sim_component *c)
+{
+    return rc_from(c)->mmu;
+}
+
+enum rc_p2p_policy rc_p2p_policy(const struct sim_component *c)
+{
+    return rc_from(c)->p2p;
+}
+
+enum rc_p2p_policy rc_xsocket_policy(const struct sim_component *c)
+{
+    return rc_from(c)->xsocket;
+}
+
+int rc_set_acs(struct sim_component *c, unsigned rp, uint16_t ctrl)
+{
+    struct rc *rc = rc_from(c);
+    if (rp >= rc->n_rp || (ctrl & ~RC_ACS_BITS)) {
+        return -SIM_EINVAL;
+    }
+    rc->port[rp].acs_ctrl = ctrl;
+    return 0;
+}
+
+uint16_t rc_acs(const struct sim_component *c, unsigned rp)
+{
+    const struct rc *rc = rc_from(c);
+    return rp < rc->n_rp ? rc->port[rp].acs_ctrl : 0;
+}
+
+void rc_get_counters(const struct sim_component *c, struct rc_counters *out)
+{
+    *out = rc_from(c)->cnt;
+}
+
+/* ---- registration -------------------------------------------------------- */
+
+const struct sim_component_ops rc_ops = {
+    .kind = "root-complex",
+    .state_size = sizeof(struct rc),
+    .configure = rc_configure,
+    .reset = rc_reset,
+    .receive = rc_receive,
+    .ready = rc_ready,
+    .report = rc_report,
+    .destroy = rc_destroy,
+};

@@ -18,6 +18,9 @@
  *   xsocket-p2p     forward | writes-only | refuse   (default forward)
  *   iommu           off | passthrough | translating  (default off)
  *   iotlb-entries, iotlb-hit-latency, iotlb-miss-latency, iommu-page, ats
+ * The cross-socket policy is applied by the socket that owns the target
+ * (only it can tell its devices from its DRAM), so DMA to another socket's
+ * memory is never refused by it; the sender's IOMMU still checks.
  * A refused request gets an Unsupported Request completion (non-posted) or
  * is dropped and recorded (posted), as PCIe r6.0 §2.3.1 says.
  */
