@@ -10,6 +10,7 @@ models_libmodels_la_SOURCES = \
 	%reldir%/gpu/copy_engine.c \
 	%reldir%/gpu/gpu.c \
 	%reldir%/gpu/gpu.h \
+	%reldir%/gpu/gpu_info.c \
 	%reldir%/gpu/gpu_int.h \
 	%reldir%/host/hostmem.c \
 	%reldir%/host/hostmem.h \
@@ -22,6 +23,8 @@ models_libmodels_la_SOURCES = \
 	%reldir%/mem/sparse.h \
 	%reldir%/pcie/acs.c \
 	%reldir%/pcie/acs.h \
+	%reldir%/pcie/egress.c \
+	%reldir%/pcie/egress.h \
 	%reldir%/pcie/link.c \
 	%reldir%/pcie/link.h \
 	%reldir%/pcie/pcie.c \
@@ -30,6 +33,23 @@ models_libmodels_la_SOURCES = \
 	%reldir%/pcie/rc.c \
 	%reldir%/pcie/rc.h \
 	%reldir%/pcie/switch.c \
-	%reldir%/pcie/switch.h
-models_libmodels_la_LIBADD = sim/libsim.la
+	%reldir%/pcie/switch.h \
+	%reldir%/topology.c \
+	%reldir%/topology.h
+nodist_models_libmodels_la_SOURCES = %reldir%/topology_data.c
+models_libmodels_la_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
+models_libmodels_la_LIBADD = sim/libsim.la $(YAML_LIBS)
+
+# The machine files and the GPU catalog, built into the library so that
+# p2psim works without them installed; the default machine is one of them.
+TOPO_DEFAULT = pcie-8gpu-2socket.yaml
+topo_files = $(sort $(wildcard $(srcdir)/topologies/*.yaml) \
+	$(wildcard $(srcdir)/topologies/gpus/*.yaml))
+topo_names = $(patsubst $(srcdir)/topologies/%,%,$(topo_files))
+%reldir%/topology_data.c: $(topo_files) $(srcdir)/tools/embed-data.sh Makefile
+	$(AM_V_GEN)mkdir -p models && $(SHELL) $(srcdir)/tools/embed-data.sh \
+		$(srcdir) $(TOPO_DEFAULT) $(topo_names) > $@.tmp && mv $@.tmp $@
+BUILT_SOURCES = %reldir%/topology_data.c
+CLEANFILES += %reldir%/topology_data.c
+EXTRA_DIST += $(topo_files) topologies/SCHEMA.md tools/embed-data.sh
 EXTRA_DIST += models/.may_include

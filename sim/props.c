@@ -112,6 +112,11 @@ static void note_asked(const struct sim_props *cp, const char *key)
     }
 }
 
+void sim_props_expect(const struct sim_props *p, const char *key)
+{
+    note_asked(p, key);
+}
+
 int sim_props_error(const struct sim_props *p, const char *key, int code,
                     struct sim_error *err, const char *fmt, ...)
 {

@@ -87,6 +87,12 @@ int sim_props_get_enum(const struct sim_props *p, const char *key,
                        struct sim_error *err);
 
 /*
+ * sim_props_expect - record key as a valid key (for "did you mean" hints)
+ * without reading it: for keys a caller consumes itself.
+ */
+void sim_props_expect(const struct sim_props *p, const char *key);
+
+/*
  * sim_props_check_unused - -SIM_ENOENT with "unknown key 'X' in <owner>
  * (did you mean 'Y'?)" at the key, for the first key no getter read.
  */

@@ -19,7 +19,8 @@
     X(make_hostmem_suite)                                                     \
     X(make_sparse_suite)                                                      \
     X(make_gpu_suite)                                                         \
-    X(make_fabric_suite)
+    X(make_fabric_suite)                                                      \
+    X(make_topology_suite)
 
 #define WEAK(fn) Suite *fn(void) __attribute__((weak));
 SUITES(WEAK)

@@ -26,5 +26,6 @@ Suite *make_hostmem_suite(void);
 Suite *make_sparse_suite(void);
 Suite *make_gpu_suite(void);
 Suite *make_fabric_suite(void);
+Suite *make_topology_suite(void);
 
 #endif /* P2PSIM_TESTS_CHECK_P2PSIM_H */

@@ -29,8 +29,11 @@ tests_check_models_SOURCES = \
 	%reldir%/models/check_pcie_link.c \
 	%reldir%/models/check_psw.c \
 	%reldir%/models/check_rc.c \
-	%reldir%/models/check_sparse.c
-tests_check_models_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+	%reldir%/models/check_sparse.c \
+	%reldir%/models/check_topology.c
+tests_check_models_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
+	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
+EXTRA_DIST += tests/topologies
 tests_check_models_LDADD = models/libmodels.la sim/libsim.la $(CHECK_LIBS)
 
 # The sim/ suites under valgrind: no leak, no invalid access.

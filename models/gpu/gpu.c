@@ -529,7 +529,7 @@ static void gpu_receive(struct sim_component *c, struct sim_port *in,
         /* Messages, ATS: Model: not handled by the GPU. */
         g->unsupported++;
         gpu__trace(g, t, t->kind, 0, "TLP kind not handled by the GPU");
-        if (tlp_is_request(t) && !tlp_is_posted(t)) {
+        if (pcie_tlp_is_np_request(t)) {
             gpu_complete_error(g, t, TLP_CPL_UR);
         }
         tlp_free(t);
@@ -716,6 +716,9 @@ static int gpu_configure(struct sim_component *c, const struct sim_props *p,
     }
     if (rc == 0) {
         rc = gpu_configure_engines(g, p, err);
+    }
+    if (rc == 0) {
+        rc = gpu_info_configure(&g->info, c->name, p, err);
     }
     if (rc < 0) {
         return rc;

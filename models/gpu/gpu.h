@@ -32,9 +32,42 @@
 #include "sim/time.h"
 
 struct sim_component;
+struct sim_error;
+struct sim_props;
 struct mem_sparse;
 
 extern const struct sim_component_ops gpu_ops;
+
+/* ---- what the product is (catalog values, for the API and explain) ------------
+ * Properties: name, class (datacenter | workstation | geforce),
+ * architecture, compute-capability ("9.0"), sms, sm-clock, memory-clock,
+ * memory-bus-width, l2-cache, nvlink-links, nvlink-generation,
+ * nvlink-link-rate, atomics-pcie, atomics-nvlink, p2p (allowed | blocked),
+ * p2p-unlocked. All optional.
+ */
+enum gpu_class { GPU_CLASS_DATACENTER, GPU_CLASS_WORKSTATION, GPU_CLASS_GEFORCE };
+
+struct gpu_info {
+    char name[64];              /* catalog name, e.g. "H200-SXM" */
+    enum gpu_class class_;
+    char architecture[32];
+    unsigned cc_major, cc_minor;/* compute capability */
+    unsigned sms;
+    uint64_t sm_clock_hz;
+    uint64_t mem_clock_hz;
+    unsigned mem_bus_width;     /* bits */
+    uint64_t l2_bytes;
+    unsigned nvlink_links;      /* 0: none */
+    unsigned nvlink_gen;
+    uint64_t nvlink_link_rate;  /* bytes/s per direction per link; 0 = by gen */
+    bool atomics_pcie, atomics_nvlink;
+    bool p2p_blocked;           /* the product blocks P2P (GeForce) */
+    bool p2p_unlocked;          /* ...and the machine lifted the block */
+};
+
+int gpu_info_configure(struct gpu_info *info, const char *name,
+                       const struct sim_props *p, struct sim_error *err);
+const struct gpu_info *gpu_get_info(const struct sim_component *g);
 
 /* ---- set up by the builder ---------------------------------------------------- */
 void gpu_set_pcie_id(struct sim_component *g, uint16_t id);

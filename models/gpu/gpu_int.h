@@ -152,6 +152,7 @@ struct gpu {
     sim_time_t ce_setup_ps;
     sim_time_t hbm_latency_ps;
     uint64_t hbm_bytes_per_s;   /* > 0 */
+    struct gpu_info info;       /* what the product is (catalog) */
     /* architectural state */
     uint16_t id;                /* requester / completer ID */
     uint64_t bar1_base;         /* bus address of the aperture */

@@ -1,0 +1,118 @@
+/*
+ * models/gpu/gpu_info.c - what a GPU product is: the catalog values that
+ * do not drive the PCIe model but that the API reports (device properties)
+ * and that decide P2P (the GeForce product block).
+ */
+#include <config.h>
+
+#include "models/gpu/gpu.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "models/gpu/gpu_int.h"
+#include "sim/component.h"
+#include "sim/error.h"
+#include "sim/props.h"
+#include "sim/units.h"
+
+static const char *const class_names[] = { "datacenter", "workstation",
+                                           "geforce", NULL };
+static const char *const p2p_names[] = { "allowed", "blocked", NULL };
+
+static int get_text(const struct sim_props *p, const char *key, char *out,
+                    size_t n, struct sim_error *err)
+{
+    const char *v = NULL;
+    int rc = sim_props_get_str(p, key, &v, 0, err);
+    if (rc == 0 && v) {
+        snprintf(out, n, "%s", v);
+    }
+    return rc;
+}
+
+static int get_cc(struct gpu_info *info, const struct sim_props *p,
+                  struct sim_error *err)
+{
+    const char *v = NULL;
+    int rc = sim_props_get_str(p, "compute-capability", &v, 0, err);
+    if (rc < 0 || !v) {
+        return rc;
+    }
+    unsigned major, minor;
+    char extra;
+    if (sscanf(v, "%u.%u%c", &major, &minor, &extra) != 2 || major > 20 ||
+        minor > 9) {
+        return sim_props_error(p, "compute-capability", SIM_EINVAL, err,
+                               "%s: compute-capability: '%s' is not a "
+                               "version such as \"9.0\"", p->owner, v);
+    }
+    info->cc_major = major;
+    info->cc_minor = minor;
+    return 0;
+}
+
+int gpu_info_configure(struct gpu_info *info, const char *name,
+                       const struct sim_props *p, struct sim_error *err)
+{
+    memset(info, 0, sizeof(*info));
+    snprintf(info->name, sizeof(info->name), "%s", name);
+    info->cc_major = 9;
+    info->sms = 132;
+    info->sm_clock_hz = UINT64_C(1980000000);
+    info->mem_clock_hz = UINT64_C(2619000000);
+    info->mem_bus_width = 5120;
+    info->l2_bytes = UINT64_C(50) << 20;
+    info->atomics_pcie = true;
+    int cls = GPU_CLASS_DATACENTER, p2p = 0;
+    uint64_t v;
+    int rc = 0;
+    rc = rc ? rc : get_text(p, "name", info->name, sizeof(info->name), err);
+    rc = rc ? rc : sim_props_get_enum(p, "class", class_names, &cls, 0, err);
+    rc = rc ? rc : get_text(p, "architecture", info->architecture,
+                            sizeof(info->architecture), err);
+    rc = rc ? rc : get_cc(info, p, err);
+    v = info->sms;
+    rc = rc ? rc : sim_props_get_u64(p, "sms", &v, 1, 4096, 0, err);
+    info->sms = (unsigned)v;
+    rc = rc ? rc : sim_props_get_freq(p, "sm-clock", &info->sm_clock_hz, 0, err);
+    rc = rc ? rc : sim_props_get_freq(p, "memory-clock", &info->mem_clock_hz, 0,
+                                      err);
+    v = info->mem_bus_width;
+    rc = rc ? rc : sim_props_get_u64(p, "memory-bus-width", &v, 8, 65536, 0,
+                                     err);
+    info->mem_bus_width = (unsigned)v;
+    rc = rc ? rc : sim_props_get_size(p, "l2-cache", &info->l2_bytes, 0, err);
+    v = 0;
+    rc = rc ? rc : sim_props_get_u64(p, "nvlink-links", &v, 0, 64, 0, err);
+    info->nvlink_links = (unsigned)v;
+    v = 0;
+    rc = rc ? rc : sim_props_get_u64(p, "nvlink-generation", &v, 0, 5, 0, err);
+    info->nvlink_gen = (unsigned)v;
+    rc = rc ? rc : sim_props_get_rate(p, "nvlink-link-rate",
+                                      &info->nvlink_link_rate, 0, err);
+    rc = rc ? rc : sim_props_get_bool(p, "atomics-pcie", &info->atomics_pcie, 0,
+                                      err);
+    rc = rc ? rc : sim_props_get_bool(p, "atomics-nvlink",
+                                      &info->atomics_nvlink, 0, err);
+    rc = rc ? rc : sim_props_get_enum(p, "p2p", p2p_names, &p2p, 0, err);
+    rc = rc ? rc : sim_props_get_bool(p, "p2p-unlocked", &info->p2p_unlocked, 0,
+                                      err);
+    if (rc < 0) {
+        return rc;
+    }
+    info->class_ = (enum gpu_class)cls;
+    info->p2p_blocked = p2p == 1;
+    if (info->nvlink_links && !info->nvlink_gen) {
+        return sim_props_error(p, "nvlink-links", SIM_EINVAL, err,
+                               "%s: nvlink-links needs nvlink-generation",
+                               p->owner);
+    }
+    return 0;
+}
+
+const struct gpu_info *gpu_get_info(const struct sim_component *g)
+{
+    SIM_ASSERT(g && g->ops == &gpu_ops, "gpu_get_info on a non-GPU");
+    return &((const struct gpu *)sim_component_state(g))->info;
+}

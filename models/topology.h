@@ -1,0 +1,71 @@
+/*
+ * models/topology.h - machine files (topologies/SCHEMA.md) to built
+ * machines. The only file of models/ that sees libyaml.
+ *
+ * A machine either loads completely (every reference resolved, every
+ * component configured, the fabric finalized) or not at all: on error the
+ * result is NULL and err holds "file:line:column" and a message that says
+ * how to fix it. Nothing is left half-built.
+ */
+#ifndef P2PSIM_MODELS_TOPOLOGY_H
+#define P2PSIM_MODELS_TOPOLOGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fab;
+struct sim;
+struct sim_engine_ops;
+struct sim_error;
+
+struct topo_options {
+    const struct sim_engine_ops *engine; /* NULL: the native engine */
+    uint64_t seed;
+    /* Where GPU catalog entries are looked for first (NAME.yaml); NULL:
+     * the machine file's folder's gpus/, then the built-in catalog. */
+    const char *gpu_dir;
+};
+
+struct topo_nvlink {
+    char a[64], b[64];          /* GPU or NVSwitch ids */
+    unsigned links;             /* bonded links */
+};
+
+struct topo_machine {
+    struct sim *sim;            /* owns every component */
+    struct fab *fab;
+    char name[64];
+    char *description;          /* may be NULL */
+    const char *file;           /* the machine file's name (interned) */
+    unsigned n_sockets;
+    struct topo_nvlink *nvlink; /* parsed, validated; not yet simulated */
+    unsigned n_nvlinks;
+    unsigned n_nvswitches;
+    int fabric_manager;         /* -1 unset, 0 stopped, 1 running */
+};
+
+/* Load a machine file. NULL and err on any error. */
+struct topo_machine *topo_load_file(const char *path,
+                                    const struct topo_options *opt,
+                                    struct sim_error *err);
+/* Load from text; name is what error locations show. */
+struct topo_machine *topo_load_string(const char *name, const char *text,
+                                      size_t len,
+                                      const struct topo_options *opt,
+                                      struct sim_error *err);
+/* The built-in default machine. */
+struct topo_machine *topo_load_default(const struct topo_options *opt,
+                                       struct sim_error *err);
+void topo_machine_destroy(struct topo_machine *m);
+
+/* ---- the data built into the binary (models/topology_data.c, generated) -- */
+struct topo_embedded {
+    const char *path;           /* "h200-x1.yaml", "gpus/H200-SXM.yaml" */
+    const char *text;
+};
+extern const struct topo_embedded topo_embedded[]; /* NULL-terminated */
+extern const char topo_default_machine[];           /* a path in the table */
+
+const char *topo_embedded_find(const char *path);
+
+#endif /* P2PSIM_MODELS_TOPOLOGY_H */

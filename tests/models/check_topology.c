@@ -1,0 +1,190 @@
+/*
+ * tests/models/check_topology.c - the machine-file loader: a valid file
+ * builds a routable machine; every file of the broken corpus
+ * (tests/topologies/broken/) fails with the message and the line:column
+ * written in its first line ("# expect: LINE:COL: text"); every machine
+ * of the library (topologies/) loads.
+ */
+#include <config.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/fabric.h"
+#include "models/gpu/gpu.h"
+#include "models/pcie/pcie.h"
+#include "models/pcie/pcie_regs.h"
+#include "models/pcie/switch.h"
+#include "models/topology.h"
+#include "sim/component.h"
+#include "sim/error.h"
+#include "tests/check_p2psim.h"
+
+#ifndef P2PSIM_SRCDIR
+#define P2PSIM_SRCDIR "."
+#endif
+
+static const struct topo_options test_opt = {
+    .gpu_dir = P2PSIM_SRCDIR "/tests/topologies/gpus",
+};
+
+START_TEST(test_topology_loads_base)
+{
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct topo_machine *m = topo_load_file(
+        P2PSIM_SRCDIR "/tests/topologies/base.yaml", &test_opt, &err);
+    ck_assert_msg(m != NULL, "%s:%u:%u: %s", err.file, err.line, err.column,
+                  err.msg);
+    ck_assert_str_eq(m->name, "base");
+    ck_assert_uint_eq(fab_n_gpus(m->fab), 2);
+    struct sim_component *g0 = fab_find(m->fab, "gpu0");
+    ck_assert_ptr_nonnull(g0);
+    ck_assert_str_eq(gpu_get_info(g0)->name, "TEST-GPU");
+    ck_assert_uint_eq(gpu_pcie_max_width(g0), 8);
+    ck_assert_uint_eq(gpu_bar1_size(g0), UINT64_C(16) << 30);
+    /* routed: the switch claims both GPUs' BAR1 windows */
+    unsigned n;
+    struct pcie_route *r = psw_routes(fab_find(m->fab, "sw0"), &n);
+    ck_assert(pcie_route_claims_addr(&r[1], gpu_bar1_base(g0)));
+    ck_assert(fab_find(m->fab, "cpu0-mem") != NULL);
+    topo_machine_destroy(m);
+}
+END_TEST
+
+START_TEST(test_topology_overrides_and_acs)
+{
+    static const char text[] =
+        "p2psim-machine: 1\n"
+        "name: t\n"
+        "defaults:\n"
+        "  switch: { latency: 150ns }\n"
+        "sockets:\n"
+        "  - id: s\n"
+        "    root-ports:\n"
+        "      - { id: rpA, acs: [SV, RR] }\n"
+        "      - { id: rpB }\n"
+        "switches:\n"
+        "  - { id: sw, parent: s.rpB, ports: 3, acs: { dp2: [RR, CR] } }\n"
+        "gpus:\n"
+        "  - { id: g0, model: TEST-GPU, parent: sw.dp2, set: { bar1: 1GiB } }\n"
+        "  - { id: g1, model: TEST-GPU, parent: s }\n";
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct topo_machine *m = topo_load_string("t.yaml", text, sizeof(text) - 1,
+                                              &test_opt, &err);
+    ck_assert_msg(m != NULL, "%u:%u: %s", err.line, err.column, err.msg);
+    struct sim_component *sw = fab_find(m->fab, "sw");
+    ck_assert_uint_eq(psw_acs(sw, 2), PCI_ACS_RR | PCI_ACS_CR);
+    ck_assert_uint_eq(psw_acs(sw, 0), 0);
+    ck_assert_uint_eq(gpu_bar1_size(fab_find(m->fab, "g0")), UINT64_C(1) << 30);
+    /* g1 took the first free root port (rpA) since sw named rpB */
+    struct sim_port *p = sim_port_find(fab_find(m->fab, "s"), "rp0");
+    ck_assert_str_eq(sim_port_peer(p)->owner->name, "g1");
+    topo_machine_destroy(m);
+}
+END_TEST
+
+/* Read "# expect: L:C: text" from the first line. */
+static int read_expect(const char *path, unsigned *line, unsigned *col,
+                       char *text, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        return -1;
+    }
+    char buf[512];
+    int rc = -1;
+    if (fgets(buf, sizeof(buf), f) &&
+        sscanf(buf, "# expect: %u:%u: %[^\n]", line, col, text) == 3) {
+        rc = 0;
+    }
+    (void)n;
+    fclose(f);
+    return rc;
+}
+
+START_TEST(test_topology_broken_corpus)
+{
+    const char *dir = P2PSIM_SRCDIR "/tests/topologies/broken";
+    DIR *dp = opendir(dir);
+    ck_assert_msg(dp != NULL, "cannot open %s", dir);
+    struct dirent *de;
+    unsigned n_files = 0;
+    while ((de = readdir(dp))) {
+        if (!strstr(de->d_name, ".yaml")) {
+            continue;
+        }
+        char path[1024], text[400];
+        unsigned line = 0, col = 0;
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        ck_assert_msg(read_expect(path, &line, &col, text, sizeof(text)) == 0,
+                      "%s: first line must be '# expect: L:C: text'",
+                      de->d_name);
+        struct sim_error err;
+        sim_error_clear(&err);
+        struct topo_machine *m = topo_load_file(path, &test_opt, &err);
+        ck_assert_msg(m == NULL, "%s loaded, but should fail with '%s'",
+                      de->d_name, text);
+        ck_assert_msg(strstr(err.msg, text) != NULL,
+                      "%s: got '%s', expected '%s'", de->d_name, err.msg,
+                      text);
+        ck_assert_msg(err.line == line && err.column == col,
+                      "%s: error at %u:%u, expected %u:%u (%s)", de->d_name,
+                      err.line, err.column, line, col, err.msg);
+        ck_assert_ptr_nonnull(err.file);
+        n_files++;
+    }
+    closedir(dp);
+    ck_assert_uint_ge(n_files, 30);
+}
+END_TEST
+
+START_TEST(test_topology_library_loads)
+{
+    const char *dir = P2PSIM_SRCDIR "/topologies";
+    DIR *dp = opendir(dir);
+    ck_assert_ptr_nonnull(dp);
+    struct dirent *de;
+    unsigned n_files = 0;
+    while ((de = readdir(dp))) {
+        size_t len = strlen(de->d_name);
+        if (len < 6 || strcmp(de->d_name + len - 5, ".yaml") != 0) {
+            continue;
+        }
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        struct sim_error err;
+        sim_error_clear(&err);
+        struct topo_machine *m = topo_load_file(path, NULL, &err);
+        ck_assert_msg(m != NULL, "%s:%u:%u: %s", err.file, err.line,
+                      err.column, err.msg);
+        ck_assert_uint_gt(fab_n_gpus(m->fab), 0);
+        topo_machine_destroy(m);
+        n_files++;
+    }
+    closedir(dp);
+    ck_assert_uint_ge(n_files, 9);
+    /* the built-in default too */
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct topo_machine *m = topo_load_default(NULL, &err);
+    ck_assert_msg(m != NULL, "default: %s", err.msg);
+    topo_machine_destroy(m);
+}
+END_TEST
+
+Suite *make_topology_suite(void)
+{
+    Suite *s = suite_create("topology");
+    TCase *tc = tcase_create("Loader");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_topology_loads_base);
+    tcase_add_test(tc, test_topology_overrides_and_acs);
+    tcase_add_test(tc, test_topology_broken_corpus);
+    tcase_add_test(tc, test_topology_library_loads);
+    suite_add_tcase(s, tc);
+    return s;
+}
