@@ -5,6 +5,8 @@ models_libmodels_la_SOURCES = \
 	%reldir%/fabric.c \
 	%reldir%/fabric.h \
 	%reldir%/models.c \
+	%reldir%/path.c \
+	%reldir%/path.h \
 	%reldir%/models.h \
 	%reldir%/gpu/bar1.c \
 	%reldir%/gpu/copy_engine.c \

@@ -1055,7 +1055,37 @@ static int set_num(struct sim_props *p, const char *key, unsigned v)
     return sim_props_set(p, key, buf, NULL, NULL);
 }
 
-static int build_socket(struct loader *L, struct fab *f, struct ent *s)
+/* host-bridges: one | per-port, numa: socket | per-port (loader keys). */
+static int socket_shape(struct loader *L, yaml_node_t *rcn,
+                        struct topo_socket *ts)
+{
+    static const struct { const char *key, *a, *b; } k[] = {
+        { "host-bridges", "one", "per-port" },
+        { "numa", "socket", "per-port" },
+    };
+    for (int i = 0; i < 2; i++) {
+        yaml_node_t *v = get(&L->doc, rcn, k[i].key);
+        if (!v) {
+            continue;
+        }
+        const char *s = scalar(v);
+        if (!s || (strcmp(s, k[i].a) && strcmp(s, k[i].b))) {
+            return err_at(&L->doc, v, L->err, SIM_EINVAL,
+                          "%s is '%s' or '%s', not '%s'", k[i].key, k[i].a,
+                          k[i].b, s ? s : "?");
+        }
+        bool per_port = strcmp(s, "per-port") == 0;
+        if (i == 0) {
+            ts->bridge_per_port = per_port;
+        } else {
+            ts->numa_per_port = per_port;
+        }
+    }
+    return 0;
+}
+
+static int build_socket(struct loader *L, struct fab *f, struct ent *s,
+                        struct topo_socket *ts)
 {
     struct ydoc *d = &L->doc;
     char owner[128];
@@ -1064,11 +1094,19 @@ static int build_socket(struct loader *L, struct fab *f, struct ent *s)
     if (!p) {
         return sim_error_set(L->err, SIM_ENOMEM, "out of memory");
     }
-    int rc = add_props(d, get(d, L->defaults, "root-complex"), p, NULL,
+    static const char *const shape_keys[] = { "host-bridges", "numa", NULL };
+    snprintf(ts->id, sizeof(ts->id), "%s", s->id);
+    int rc = add_props(d, get(d, L->defaults, "root-complex"), p, shape_keys,
                        "defaults.root-complex", L->err);
     if (rc == 0) {
-        rc = add_props(d, get(d, s->n, "root-complex"), p, NULL,
+        rc = socket_shape(L, get(d, L->defaults, "root-complex"), ts);
+    }
+    if (rc == 0) {
+        rc = add_props(d, get(d, s->n, "root-complex"), p, shape_keys,
                        "root-complex", L->err);
+    }
+    if (rc == 0) {
+        rc = socket_shape(L, get(d, s->n, "root-complex"), ts);
     }
     if (rc == 0) {
         set_num(p, "root-ports", s->n_ports);
@@ -1080,6 +1118,7 @@ static int build_socket(struct loader *L, struct fab *f, struct ent *s)
         return rc;
     }
     struct sim_component *rcc = fab_find(f, s->id);
+    ts->rc = rcc;
     for (unsigned i = 0; i < s->n_ports; i++) {
         if (s->acs[i]) {
             rc_set_acs(rcc, i, s->acs[i]);
@@ -1340,6 +1379,8 @@ static int check_nvlinks(struct loader *L, struct topo_machine *m)
         struct topo_nvlink *nv = &m->nvlink[m->n_nvlinks++];
         snprintf(nv->a, sizeof(nv->a), "%s", L->ent[s[0]].id);
         snprintf(nv->b, sizeof(nv->b), "%s", L->ent[s[1]].id);
+        nv->a_nvswitch = L->ent[s[0]].kind == ENT_NVSWITCH;
+        nv->b_nvswitch = L->ent[s[1]].kind == ENT_NVSWITCH;
         nv->links = (unsigned)links;
     }
     return 0;
@@ -1472,10 +1513,15 @@ static int pass_build(struct loader *L, struct topo_machine *m)
     if (!m->fab) {
         return -SIM_ENOMEM;
     }
+    m->socket = calloc(m->n_sockets ? m->n_sockets : 1, sizeof(*m->socket));
+    if (!m->socket) {
+        return sim_error_set(L->err, SIM_ENOMEM, "out of memory");
+    }
     int rc = 0;
+    unsigned k = 0;
     for (unsigned i = 0; i < L->n_ent && rc == 0; i++) {
         if (L->ent[i].kind == ENT_SOCKET) {
-            rc = build_socket(L, m->fab, &L->ent[i]);
+            rc = build_socket(L, m->fab, &L->ent[i], &m->socket[k++]);
         }
     }
     for (unsigned i = 0; i < L->n_ent && rc == 0; i++) {
@@ -1599,5 +1645,6 @@ void topo_machine_destroy(struct topo_machine *m)
     sim_destroy(m->sim);
     free(m->description);
     free(m->nvlink);
+    free(m->socket);
     free(m);
 }

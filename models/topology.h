@@ -10,11 +10,13 @@
 #ifndef P2PSIM_MODELS_TOPOLOGY_H
 #define P2PSIM_MODELS_TOPOLOGY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct fab;
 struct sim;
+struct sim_component;
 struct sim_engine_ops;
 struct sim_error;
 
@@ -28,7 +30,21 @@ struct topo_options {
 
 struct topo_nvlink {
     char a[64], b[64];          /* GPU or NVSwitch ids */
+    bool a_nvswitch, b_nvswitch;/* which ends are NVSwitches */
     unsigned links;             /* bonded links */
+};
+
+/*
+ * What a socket's PCIe looks like to software (nvidia-smi's NODE and SYS):
+ * root-complex keys host-bridges (one | per-port; AMD EPYC: per-port) and
+ * numa (socket | per-port; EPYC with NPS4 puts root ports in their own
+ * NUMA nodes).
+ */
+struct topo_socket {
+    char id[64];
+    const struct sim_component *rc;
+    bool bridge_per_port;
+    bool numa_per_port;
 };
 
 struct topo_machine {
@@ -38,6 +54,7 @@ struct topo_machine {
     char *description;          /* may be NULL */
     const char *file;           /* the machine file's name (interned) */
     unsigned n_sockets;
+    struct topo_socket *socket;     /* n_sockets */
     struct topo_nvlink *nvlink; /* parsed, validated; not yet simulated */
     unsigned n_nvlinks;
     unsigned n_nvswitches;

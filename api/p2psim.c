@@ -1,0 +1,221 @@
+/*
+ * api/p2psim.c - libp2psim: machines and questions about them.
+ */
+#include <config.h>
+
+#include "api/p2psim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/fabric.h"
+#include "models/gpu/gpu.h"
+#include "models/pcie/link.h"
+#include "models/topology.h"
+#include "sim/component.h"
+#include "sim/engine.h"
+#include "sim/error.h"
+#include "sim/port.h"
+#include "sim/sim.h"
+#ifdef HAVE_SYSTEMC
+#include "sim/systemc/engine_systemc.h"
+#endif
+
+struct p2psim {
+    struct topo_machine *m;
+};
+
+static const struct sim_engine_ops *engine_by_name(const char *name,
+                                                   struct sim_error *err)
+{
+    if (!name || !strcmp(name, "native")) {
+        return &sim_engine_native;
+    }
+    if (!strcmp(name, "heap")) {
+        return &sim_engine_native_heap;
+    }
+#ifdef HAVE_SYSTEMC
+    if (!strcmp(name, "systemc")) {
+        return &sim_engine_systemc;
+    }
+#endif
+    sim_error_set(err, SIM_EINVAL, "unknown engine '%s' (native, heap%s)",
+                  name,
+#ifdef HAVE_SYSTEMC
+                  ", systemc"
+#else
+                  "; this build has no SystemC"
+#endif
+    );
+    return NULL;
+}
+
+struct p2psim *p2psim_open(const char *file, const struct p2psim_options *opt,
+                           struct sim_error *err)
+{
+    struct topo_options o = { 0 };
+    o.engine = engine_by_name(opt ? opt->engine : NULL, err);
+    if (!o.engine) {
+        return NULL;
+    }
+    o.seed = opt ? opt->seed : 0;
+    struct p2psim *p = calloc(1, sizeof(*p));
+    if (!p) {
+        sim_error_set(err, SIM_ENOMEM, "out of memory");
+        return NULL;
+    }
+    p->m = file ? topo_load_file(file, &o, err) : topo_load_default(&o, err);
+    if (!p->m) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void p2psim_close(struct p2psim *p)
+{
+    if (p) {
+        topo_machine_destroy(p->m);
+        free(p);
+    }
+}
+
+const char *p2psim_machine_name(const struct p2psim *p) { return p->m->name; }
+const char *p2psim_machine_file(const struct p2psim *p) { return p->m->file; }
+
+const char *p2psim_machine_description(const struct p2psim *p)
+{
+    return p->m->description;
+}
+
+unsigned p2psim_gpu_count(const struct p2psim *p)
+{
+    return fab_n_gpus(p->m->fab);
+}
+
+const char *p2psim_gpu_id(const struct p2psim *p, unsigned i)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    return g ? g->name : NULL;
+}
+
+const char *p2psim_gpu_model(const struct p2psim *p, unsigned i)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    return g ? gpu_get_info(g)->name : NULL;
+}
+
+int p2psim_gpu_find(const struct p2psim *p, const char *s)
+{
+    unsigned n = p2psim_gpu_count(p);
+    for (unsigned i = 0; i < n; i++) {
+        if (!strcmp(p2psim_gpu_id(p, i), s)) {
+            return (int)i;
+        }
+    }
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s && !*end && v >= 0 && (unsigned long)v < n) {
+        return (int)v;
+    }
+    return -1;
+}
+
+unsigned p2psim_gpu_socket(const struct p2psim *p, unsigned i)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    /* walk up to the root complex */
+    const struct sim_port *port = g ? sim_port_find(g, "pcie") : NULL;
+    while (port && sim_port_peer(port)) {
+        const struct sim_component *c = sim_port_peer(port)->owner;
+        for (unsigned k = 0; k < p->m->n_sockets; k++) {
+            if (p->m->socket[k].rc == c) {
+                return k;
+            }
+        }
+        port = sim_port_find(c, "up");
+    }
+    return 0;
+}
+
+void p2psim_gpu_link(const struct p2psim *p, unsigned i, unsigned *gen,
+                     unsigned *width)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    const struct sim_port *port = g ? sim_port_find(g, "pcie") : NULL;
+    *gen = *width = 0;
+    if (port && port->link && port->link->ops == &pcie_link_ops) {
+        *gen = pcie_link_gen(port->link);
+        *width = pcie_link_width(port->link);
+    }
+}
+
+int p2psim_path(const struct p2psim *p, unsigned a, unsigned b,
+                struct path *out)
+{
+    struct sim_component *ga = fab_gpu(p->m->fab, a);
+    struct sim_component *gb = fab_gpu(p->m->fab, b);
+    if (!ga || !gb) {
+        return -SIM_EINVAL;
+    }
+    return path_compute(p->m, ga, gb, out);
+}
+
+int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
+               struct p2p_verdict *out)
+{
+    struct sim_component *ga = fab_gpu(p->m->fab, a);
+    struct sim_component *gb = fab_gpu(p->m->fab, b);
+    if (!ga || !gb) {
+        return -SIM_EINVAL;
+    }
+    return path_p2p_verdict(p->m, ga, gb, out);
+}
+
+unsigned p2psim_nvlink_count(const struct p2psim *p)
+{
+    return p->m->n_nvlinks;
+}
+
+int p2psim_write_dot(const struct p2psim *p, FILE *f)
+{
+    struct sim *sim = p->m->sim;
+    fprintf(f, "graph \"%s\" {\n  node [shape=box, fontname=\"Helvetica\"];\n",
+            p->m->name);
+    for (uint32_t i = 0; i < sim_component_count(sim); i++) {
+        struct sim_component *c = sim_component_at(sim, i);
+        const char *shape = !strcmp(c->ops->kind, "gpu") ? "box3d"
+                            : !strcmp(c->ops->kind, "root-complex")
+                                ? "house"
+                                : !strcmp(c->ops->kind, "host-memory")
+                                      ? "cylinder"
+                                      : "box";
+        fprintf(f, "  \"%s\" [shape=%s, label=\"%s\\n%s\"];\n", c->name, shape,
+                c->name,
+                !strcmp(c->ops->kind, "gpu") ? gpu_get_info(c)->name
+                                             : c->ops->kind);
+    }
+    for (uint32_t i = 0; i < sim_link_count(sim); i++) {
+        struct sim_link *l = sim_link_at(sim, i);
+        if (!l->end[0] || !l->end[1]) {
+            continue;
+        }
+        char label[64] = "";
+        if (l->ops == &pcie_link_ops) {
+            snprintf(label, sizeof(label), "Gen%u x%u", pcie_link_gen(l),
+                     pcie_link_width(l));
+        } else {
+            snprintf(label, sizeof(label), "%s", l->ops->kind);
+        }
+        fprintf(f, "  \"%s\" -- \"%s\" [label=\"%s\"];\n",
+                l->end[0]->owner->name, l->end[1]->owner->name, label);
+    }
+    for (unsigned i = 0; i < p->m->n_nvlinks; i++) {
+        const struct topo_nvlink *nv = &p->m->nvlink[i];
+        fprintf(f, "  \"%s\" -- \"%s\" [color=green, label=\"NV%u\"];\n",
+                nv->a, nv->b, nv->links);
+    }
+    fprintf(f, "}\n");
+    return ferror(f) ? -SIM_EIO : 0;
+}

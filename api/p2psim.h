@@ -1,0 +1,56 @@
+/*
+ * api/p2psim.h - libp2psim, the public C API: open a machine (a machine
+ * file or the built-in default), name its GPUs, and ask what the fabric
+ * says about a pair (path class, P2P verdict with its rules).
+ *
+ * Ownership: p2psim_open() returns a machine the caller closes with
+ * p2psim_close(); everything it hands out lives until then.
+ */
+#ifndef P2PSIM_API_P2PSIM_H
+#define P2PSIM_API_P2PSIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "models/path.h"
+
+struct sim_error;
+struct p2psim;
+
+struct p2psim_options {
+    const char *engine;         /* "native" (default), "heap", "systemc" */
+    uint64_t seed;
+};
+
+/* file NULL: the built-in default machine. NULL and err on failure. */
+struct p2psim *p2psim_open(const char *file, const struct p2psim_options *opt,
+                           struct sim_error *err);
+void p2psim_close(struct p2psim *p);
+
+const char *p2psim_machine_name(const struct p2psim *p);
+const char *p2psim_machine_description(const struct p2psim *p);
+const char *p2psim_machine_file(const struct p2psim *p);
+unsigned p2psim_gpu_count(const struct p2psim *p);
+/* The GPU's id in the machine file ("gpu0"), and its product name. */
+const char *p2psim_gpu_id(const struct p2psim *p, unsigned i);
+const char *p2psim_gpu_model(const struct p2psim *p, unsigned i);
+/* Index of the GPU named s ("gpu3") or numbered s ("3"); -1 if none. */
+int p2psim_gpu_find(const struct p2psim *p, const char *s);
+/* The socket (NUMA affinity) a GPU hangs below. */
+unsigned p2psim_gpu_socket(const struct p2psim *p, unsigned i);
+/* The negotiated PCIe generation and width of GPU i's own link. */
+void p2psim_gpu_link(const struct p2psim *p, unsigned i, unsigned *gen,
+                     unsigned *width);
+
+int p2psim_path(const struct p2psim *p, unsigned a, unsigned b,
+                struct path *out);
+int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
+               struct p2p_verdict *out);
+/* NVLink pairs are parsed but not simulated yet: how many the file has. */
+unsigned p2psim_nvlink_count(const struct p2psim *p);
+
+/* Graphviz (dot) text of the machine into f. */
+int p2psim_write_dot(const struct p2psim *p, FILE *f);
+
+#endif /* P2PSIM_API_P2PSIM_H */

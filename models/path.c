@@ -1,0 +1,424 @@
+/*
+ * models/path.c - paths between GPUs, their nvidia-smi class, and the P2P
+ * verdict with its rules.
+ *
+ * The PCIe part walks the tree the builder made: from each GPU up through
+ * switches to its root complex, then finds the lowest common element:
+ *
+ *   common switch        -> PIX (one switch) or PXB (several); ACS on the
+ *                           ingress downstream port may redirect the TLPs
+ *                           up to the root complex and back (a hairpin)
+ *   common root complex  -> PHB, or NODE when each root port is its own
+ *                           host bridge (AMD EPYC), or SYS when root ports
+ *                           sit in different NUMA nodes (NPS4)
+ *   different sockets    -> SYS, across the socket link
+ *
+ * NVLink pairs (direct, or through NVSwitches: the sum over shared switches
+ * of the smaller link count) are NV#. The verdict lists every rule that
+ * applies, in the order the CUDA driver would trip over them.
+ */
+#include <config.h>
+
+#include "models/path.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "models/gpu/gpu.h"
+#include "models/iommu/iommu.h"
+#include "models/pcie/pcie_regs.h"
+#include "models/pcie/rc.h"
+#include "models/pcie/switch.h"
+#include "models/topology.h"
+#include "sim/component.h"
+#include "sim/error.h"
+#include "sim/port.h"
+
+static const char *const class_names[] = { "X", "NV", "PIX", "PXB", "PHB",
+                                           "NODE", "SYS" };
+
+const char *path_class_name(enum path_class c)
+{
+    return (unsigned)c <= PATH_SYS ? class_names[c] : "?";
+}
+
+/* One step up the tree: the element above c and the port we arrive on. */
+struct up_step {
+    const struct sim_component *comp;
+    const struct sim_port *port;   /* its downstream port towards the GPU */
+};
+
+static int chain_up(const struct sim_component *gpu, struct up_step *chain,
+                    unsigned max)
+{
+    unsigned n = 0;
+    const struct sim_port *p = sim_port_find(gpu, "pcie");
+    while (p && n < max) {
+        const struct sim_port *peer = sim_port_peer(p);
+        if (!peer) {
+            break;
+        }
+        chain[n].comp = peer->owner;
+        chain[n].port = peer;
+        n++;
+        if (peer->owner->ops == &psw_ops) {
+            p = sim_port_find(peer->owner, "up");
+        } else {
+            break; /* a root complex: the top */
+        }
+    }
+    return (int)n;
+}
+
+static unsigned dp_index(const struct sim_port *p)
+{
+    return p->index - 1; /* a switch's port 0 is "up" */
+}
+
+static const struct topo_socket *socket_of(const struct topo_machine *m,
+                                           const struct sim_component *rc)
+{
+    for (unsigned i = 0; i < m->n_sockets; i++) {
+        if (m->socket[i].rc == rc) {
+            return &m->socket[i];
+        }
+    }
+    return NULL;
+}
+
+static unsigned nvlinks_between(const struct topo_machine *m, const char *a,
+                                const char *b)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < m->n_nvlinks; i++) {
+        const struct topo_nvlink *l = &m->nvlink[i];
+        if ((!strcmp(l->a, a) && !strcmp(l->b, b)) ||
+            (!strcmp(l->a, b) && !strcmp(l->b, a))) {
+            n += l->links;
+        }
+    }
+    return n;
+}
+
+/* NVLinks between a and b: direct, plus through each NVSwitch both reach. */
+static unsigned nv_links(const struct topo_machine *m, const char *a,
+                         const char *b)
+{
+    unsigned n = nvlinks_between(m, a, b);
+    for (unsigned i = 0; i < m->n_nvlinks; i++) {
+        const char *sw = NULL;
+        if (!strcmp(m->nvlink[i].a, a) && m->nvlink[i].b_nvswitch) {
+            sw = m->nvlink[i].b;
+        } else if (!strcmp(m->nvlink[i].b, a) && m->nvlink[i].a_nvswitch) {
+            sw = m->nvlink[i].a;
+        }
+        if (!sw || !strcmp(sw, b)) {
+            continue;
+        }
+        /* count each switch once: only at its first link from a */
+        bool first = true;
+        for (unsigned j = 0; j < i; j++) {
+            if ((!strcmp(m->nvlink[j].a, a) && !strcmp(m->nvlink[j].b, sw)) ||
+                (!strcmp(m->nvlink[j].b, a) && !strcmp(m->nvlink[j].a, sw))) {
+                first = false;
+            }
+        }
+        unsigned to_b = nvlinks_between(m, sw, b);
+        if (!first || to_b == 0) {
+            continue;
+        }
+        unsigned from_a = nvlinks_between(m, sw, a);
+        n += from_a < to_b ? from_a : to_b;
+    }
+    return n;
+}
+
+static void add_hop(struct path *p, const struct sim_component *c,
+                    const char *in, const char *out, bool redirected)
+{
+    if (p->n_hops < PATH_MAX_HOPS) {
+        p->hop[p->n_hops++] = (struct path_hop){ c, in, out, redirected };
+    }
+}
+
+int path_compute(const struct topo_machine *m, const struct sim_component *a,
+                 const struct sim_component *b, struct path *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (a == b) {
+        out->cls = PATH_X;
+        return 0;
+    }
+    struct up_step ca[PATH_MAX_HOPS], cb[PATH_MAX_HOPS];
+    int na = chain_up(a, ca, PATH_MAX_HOPS), nb = chain_up(b, cb, PATH_MAX_HOPS);
+    if (na == 0 || nb == 0) {
+        return -SIM_ENOTCONN;
+    }
+    out->pcie_connected = true;
+    out->rc_a = ca[na - 1].comp;
+    out->rc_b = cb[nb - 1].comp;
+    /* the lowest common element */
+    int ia = -1, ib = -1;
+    for (int i = 0; i < na && ia < 0; i++) {
+        for (int j = 0; j < nb; j++) {
+            if (ca[i].comp == cb[j].comp) {
+                ia = i;
+                ib = j;
+                break;
+            }
+        }
+    }
+    add_hop(out, a, NULL, "pcie", false);
+    int top = ia >= 0 ? ia : na - 1;
+    for (int i = 0; i < top; i++) {
+        add_hop(out, ca[i].comp, ca[i].port->name, "up", false);
+    }
+    if (ia >= 0 && ca[ia].comp->ops == &psw_ops) {
+        /* below one switch */
+        unsigned dp = dp_index(ca[ia].port);
+        bool redirect = (psw_acs(ca[ia].comp, dp) & PCI_ACS_RR) != 0;
+        out->cls = (ia + ib == 0) ? PATH_PIX : PATH_PXB;
+        if (redirect) {
+            out->acs_redirect = true;
+            out->redirect_at = ca[ia].comp;
+            out->redirect_port = dp;
+            add_hop(out, ca[ia].comp, ca[ia].port->name, "up", true);
+            for (int i = ia + 1; i < na; i++) {
+                add_hop(out, ca[i].comp, ca[i].port->name,
+                        ca[i].comp->ops == &psw_ops ? "up" : ca[i].port->name,
+                        false);
+            }
+            for (int i = na - 2; i >= ia; i--) {
+                add_hop(out, ca[i].comp, "up",
+                        i == ia ? cb[ib].port->name : ca[i].port->name, false);
+            }
+        } else {
+            add_hop(out, ca[ia].comp, ca[ia].port->name, cb[ib].port->name,
+                    false);
+        }
+    } else if (ia >= 0) {
+        /* one root complex */
+        const struct topo_socket *s = socket_of(m, ca[ia].comp);
+        bool same_port = ca[ia].port == cb[ib].port;
+        out->cls = PATH_PHB;
+        if (!same_port && s && s->numa_per_port) {
+            out->cls = PATH_SYS;
+        } else if (!same_port && s && s->bridge_per_port) {
+            out->cls = PATH_NODE;
+        }
+        add_hop(out, ca[ia].comp, ca[ia].port->name, cb[ib].port->name, false);
+    } else {
+        out->cls = PATH_SYS;
+        out->cross_socket = true;
+        add_hop(out, ca[na - 1].comp, ca[na - 1].port->name, "xs", false);
+        add_hop(out, cb[nb - 1].comp, "xs", cb[nb - 1].port->name, false);
+        ib = nb - 1;
+    }
+    for (int j = ib - 1; j >= 0; j--) {
+        add_hop(out, cb[j].comp, "up", cb[j].port->name, false);
+    }
+    add_hop(out, b, "pcie", NULL, false);
+    unsigned nv = nv_links(m, a->name, b->name);
+    if (nv) {
+        out->cls = PATH_NV;
+        out->nv_links = nv;
+    }
+    return 0;
+}
+
+/* ---- the verdict ---------------------------------------------------------------- */
+
+__attribute__((format(printf, 5, 6)))
+static struct path_rule *rule(struct p2p_verdict *v, enum path_rule_id id,
+                              bool blocks, bool slows, const char *fmt, ...)
+{
+    if (v->n_rules == PATH_MAX_RULES) {
+        return &v->rule[PATH_MAX_RULES - 1];
+    }
+    struct path_rule *r = &v->rule[v->n_rules++];
+    memset(r, 0, sizeof(*r));
+    r->id = id;
+    r->blocks = blocks;
+    r->slows = slows;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->says, sizeof(r->says), fmt, ap);
+    va_end(ap);
+    if (blocks) {
+        v->allowed = false;
+    }
+    return r;
+}
+
+static const char *const policy_names[] = { "forwards", "forwards only writes",
+                                            "refuses" };
+
+static void product_rules(struct p2p_verdict *v, const struct sim_component *a,
+                          const struct sim_component *b)
+{
+    const struct sim_component *g[2] = { a, b };
+    for (int i = 0; i < 2; i++) {
+        const struct gpu_info *in = gpu_get_info(g[i]);
+        if (!in->p2p_blocked) {
+            continue;
+        }
+        if (in->p2p_unlocked) {
+            rule(v, RULE_PRODUCT, false, false,
+                 "%s is a %s, whose P2P is blocked by the product, but the "
+                 "machine file says the block was lifted (p2p-unlocked)",
+                 g[i]->name, in->name);
+            continue;
+        }
+        struct path_rule *r = rule(v, RULE_PRODUCT, true, false,
+                                   "%s is a %s: the product blocks P2P over "
+                                   "PCIe (GeForce)", g[i]->name, in->name);
+        snprintf(r->fix, sizeof(r->fix),
+                 "use a datacenter or workstation GPU, or a driver that lifts "
+                 "the block (p2p-unlocked: true on %s)", g[i]->name);
+    }
+}
+
+static void iommu_rule(struct p2p_verdict *v, const struct sim_component *rc)
+{
+    struct iommu *mmu = rc_iommu((struct sim_component *)rc);
+    if (!mmu || iommu_mode(mmu) != IOMMU_TRANSLATING) {
+        return;
+    }
+    struct path_rule *r = rule(v, RULE_IOMMU, true, false,
+                               "the IOMMU of %s translates: P2P requests "
+                               "through it fault unless the peer's BAR1 is "
+                               "mapped in the requester's domain, and the "
+                               "driver maps only host memory", rc->name);
+    snprintf(r->fix, sizeof(r->fix),
+             "set iommu: passthrough (or off) on %s, or enable ATS and Direct "
+             "Translated P2P so translated requests bypass it", rc->name);
+}
+
+static void pcie_rules(struct p2p_verdict *v, const struct path *p)
+{
+    const struct sim_component *through = NULL; /* RC the traffic crosses */
+    if (p->acs_redirect) {
+        struct path_rule *r = rule(v, RULE_ACS, false, true,
+                                   "ACS P2P Request Redirect is set on %s port "
+                                   "dp%u: requests go up to the root complex "
+                                   "and back down, crossing the switch's "
+                                   "uplink twice",
+                                   p->redirect_at->name, p->redirect_port);
+        snprintf(r->fix, sizeof(r->fix),
+                 "clear ACS P2P Request Redirect on %s port dp%u (or enable "
+                 "ATS and Direct Translated P2P)",
+                 p->redirect_at->name, p->redirect_port);
+        through = p->rc_a;
+    }
+    if (p->cross_socket) {
+        enum rc_p2p_policy pol = rc_xsocket_policy(p->rc_b);
+        struct path_rule *r = rule(v, RULE_SOCKET, pol == RC_P2P_REFUSE,
+                                   pol != RC_P2P_REFUSE,
+                                   "the GPUs are on different sockets (%s, "
+                                   "%s): the socket link carries the "
+                                   "traffic, and %s %s P2P from the other "
+                                   "socket", p->rc_a->name, p->rc_b->name,
+                                   p->rc_b->name, policy_names[pol]);
+        if (pol == RC_P2P_REFUSE) {
+            snprintf(r->fix, sizeof(r->fix),
+                     "put both GPUs on one socket (this CPU does not forward "
+                     "P2P across its socket link)");
+        }
+        if (pol == RC_P2P_WRITES_ONLY) {
+            v->reads_allowed = false;
+        }
+        iommu_rule(v, p->rc_a);
+        if (p->rc_b != p->rc_a) {
+            iommu_rule(v, p->rc_b);
+        }
+        return;
+    }
+    if (p->cls == PATH_PHB || p->cls == PATH_NODE || p->cls == PATH_SYS ||
+        p->acs_redirect) {
+        through = p->rc_a;
+        enum rc_p2p_policy pol = rc_p2p_policy(p->rc_a);
+        struct path_rule *r = rule(v, RULE_ROOT_COMPLEX, pol == RC_P2P_REFUSE,
+                                   pol != RC_P2P_FORWARD,
+                                   "P2P goes through the root complex %s, "
+                                   "which %s P2P between its root ports",
+                                   p->rc_a->name, policy_names[pol]);
+        if (pol == RC_P2P_REFUSE) {
+            snprintf(r->fix, sizeof(r->fix),
+                     "put both GPUs below one PCIe switch, or use a CPU whose "
+                     "root complex forwards P2P (p2p: forward)");
+        } else if (pol == RC_P2P_WRITES_ONLY) {
+            v->reads_allowed = false;
+            snprintf(r->fix, sizeof(r->fix),
+                     "use writes (the default copy direction); reads between "
+                     "root ports are not forwarded");
+        }
+    }
+    if (through) {
+        iommu_rule(v, through);
+    }
+}
+
+static void bar1_rule(struct p2p_verdict *v, const struct sim_component *b)
+{
+    uint64_t bar1 = gpu_bar1_size(b), mem = gpu_mem_size(b);
+    if (bar1 >= mem) {
+        return;
+    }
+    struct path_rule *r = rule(v, RULE_BAR1, false, true,
+                               "%s's BAR1 is %llu MiB, less than its %llu MiB "
+                               "of memory: peer mappings beyond it fail and "
+                               "those copies are staged through host memory",
+                               b->name, (unsigned long long)(bar1 >> 20),
+                               (unsigned long long)(mem >> 20));
+    snprintf(r->fix, sizeof(r->fix),
+             "enable Resizable BAR (a larger bar1 on %s)", b->name);
+}
+
+int path_p2p_verdict(const struct topo_machine *m,
+                     const struct sim_component *a,
+                     const struct sim_component *b, struct p2p_verdict *v)
+{
+    memset(v, 0, sizeof(*v));
+    v->allowed = true;
+    v->reads_allowed = true;
+    if (a == b) {
+        rule(v, RULE_SAME_DEVICE, true, false,
+             "a device is not its own peer");
+        return 0;
+    }
+    int rc = path_compute(m, a, b, &v->path);
+    if (rc < 0) {
+        rule(v, RULE_PATH, true, false, "%s and %s are not both connected",
+             a->name, b->name);
+        return 0;
+    }
+    product_rules(v, a, b);
+    if (v->path.nv_links) {
+        if (m->n_nvswitches && m->fabric_manager != 1 &&
+            nvlinks_between(m, a->name, b->name) == 0) {
+            struct path_rule *r = rule(v, RULE_FABRIC_MANAGER, true, false,
+                                       "%s and %s reach each other through "
+                                       "NVSwitches, which carry no traffic "
+                                       "until the fabric manager has set "
+                                       "them up", a->name, b->name);
+            snprintf(r->fix, sizeof(r->fix),
+                     "start the fabric manager (fabric-manager: running)");
+            return 0;
+        }
+        rule(v, RULE_NVLINK, false, false,
+             "NVLink connects %s and %s (NV%u): P2P uses it, as CUDA does "
+             "(NVLink is parsed but not yet simulated: copies use PCIe)",
+             a->name, b->name, v->path.nv_links);
+        if (v->allowed) {
+            v->transport = TRANSPORT_NVLINK;
+        }
+        return 0;
+    }
+    pcie_rules(v, &v->path);
+    bar1_rule(v, b);
+    if (v->allowed) {
+        v->transport = TRANSPORT_PCIE;
+    }
+    return 0;
+}

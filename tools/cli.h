@@ -1,0 +1,24 @@
+/*
+ * tools/cli.h - what the p2psim subcommands share: exit codes, opening the
+ * machine, printing errors as file:line:column.
+ */
+#ifndef P2PSIM_TOOLS_CLI_H
+#define P2PSIM_TOOLS_CLI_H
+
+#include <stdbool.h>
+
+struct p2psim;
+
+#define CLI_OK 0
+#define CLI_FAIL 1                  /* the simulation or the system failed */
+#define CLI_BAD_INPUT 2             /* bad arguments or machine file */
+
+/* Open file (NULL: the built-in default); prints the error and returns NULL. */
+struct p2psim *cli_open(const char *file);
+/* GPU index from "gpu3" or "3"; prints an error naming the choices. */
+int cli_gpu(const struct p2psim *p, const char *arg);
+
+int cmd_topo(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+
+#endif /* P2PSIM_TOOLS_CLI_H */

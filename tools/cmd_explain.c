@@ -1,0 +1,123 @@
+/*
+ * tools/cmd_explain.c - `p2psim explain [FILE] GPU_A GPU_B`: the path hop
+ * by hop, its class and transport, and every rule that decides P2P and its
+ * speed, each with the change that would lift it.
+ */
+#include <config.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/p2psim.h"
+#include "sim/component.h"
+#include "tools/cli.h"
+
+static void explain_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: p2psim explain [FILE] GPU_A GPU_B\n\n"
+            "Explain P2P from GPU_A to GPU_B: the path hop by hop, its class\n"
+            "(as nvidia-smi topo -m), the transport, and every rule that\n"
+            "blocks or slows it, with the change that would lift each.\n"
+            "GPUs are named as in the machine file (gpu0) or by number (0).\n"
+            "FILE is a machine file; without it, the built-in default.\n");
+}
+
+static const char *const rule_names[] = {
+    [RULE_SAME_DEVICE] = "same device",
+    [RULE_PRODUCT] = "product",
+    [RULE_FABRIC_MANAGER] = "fabric manager",
+    [RULE_NVLINK] = "NVLink",
+    [RULE_SOCKET] = "sockets",
+    [RULE_ROOT_COMPLEX] = "root complex",
+    [RULE_ACS] = "ACS",
+    [RULE_IOMMU] = "IOMMU",
+    [RULE_BAR1] = "BAR1",
+    [RULE_PATH] = "path",
+};
+
+int cmd_explain(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            explain_usage(stdout);
+            return CLI_OK;
+        }
+        explain_usage(stderr);
+        return CLI_BAD_INPUT;
+    }
+    int left = argc - optind;
+    if (left != 2 && left != 3) {
+        explain_usage(stderr);
+        return CLI_BAD_INPUT;
+    }
+    struct p2psim *p = cli_open(left == 3 ? argv[optind] : NULL);
+    if (!p) {
+        return CLI_BAD_INPUT;
+    }
+    int a = cli_gpu(p, argv[argc - 2]);
+    int b = a < 0 ? -1 : cli_gpu(p, argv[argc - 1]);
+    if (a < 0 || b < 0) {
+        p2psim_close(p);
+        return CLI_BAD_INPUT;
+    }
+    struct p2p_verdict v;
+    p2psim_p2p(p, (unsigned)a, (unsigned)b, &v);
+    printf("%s (%s) -> %s (%s) on %s\n", p2psim_gpu_id(p, (unsigned)a),
+           p2psim_gpu_model(p, (unsigned)a), p2psim_gpu_id(p, (unsigned)b),
+           p2psim_gpu_model(p, (unsigned)b), p2psim_machine_name(p));
+    if (v.path.n_hops) {
+        printf("\nPCIe path:\n");
+        for (unsigned i = 0; i < v.path.n_hops; i++) {
+            const struct path_hop *h = &v.path.hop[i];
+            printf("  %2u  %-12s", i, h->comp->name);
+            if (h->in && h->out) {
+                printf(" in %s, out %s", h->in, h->out);
+            } else if (h->out) {
+                printf(" out %s", h->out);
+            } else if (h->in) {
+                printf(" in %s", h->in);
+            }
+            printf("%s\n", h->redirected ? "   <- ACS redirects up" : "");
+        }
+    }
+    if (v.path.cls == PATH_NV) {
+        printf("\nclass: NV%u\n", v.path.nv_links);
+    } else {
+        printf("\nclass: %s\n", path_class_name(v.path.cls));
+    }
+    unsigned gen, width;
+    p2psim_gpu_link(p, (unsigned)a, &gen, &width);
+    printf("transport: %s", v.transport == TRANSPORT_NVLINK ? "NVLink"
+                            : v.transport == TRANSPORT_PCIE ? "PCIe"
+                                                            : "none");
+    if (v.transport == TRANSPORT_PCIE && gen) {
+        printf(" (%s's link: Gen%u x%u)", p2psim_gpu_id(p, (unsigned)a), gen,
+               width);
+    }
+    printf("\nP2P: %s\n", !v.allowed          ? "not available: copies are "
+                                                "staged through host memory"
+                          : v.reads_allowed ? "available (reads and writes)"
+                                            : "available for writes only");
+    printf("\nrules:\n");
+    if (v.n_rules == 0) {
+        printf("  none: a direct path with nothing in the way\n");
+    }
+    for (unsigned i = 0; i < v.n_rules; i++) {
+        const struct path_rule *r = &v.rule[i];
+        printf("  [%s] %s: %s\n", r->blocks ? "blocks" : r->slows ? "slows" : "ok",
+               rule_names[r->id], r->says);
+        if (r->fix[0]) {
+            printf("      to lift it: %s\n", r->fix);
+        }
+    }
+    p2psim_close(p);
+    return CLI_OK;
+}

@@ -1,0 +1,160 @@
+/*
+ * tools/cmd_topo.c - `p2psim topo [FILE]`: the connection matrix in the
+ * layout of `nvidia-smi topo -m`, then the P2P matrix as
+ * cudaDeviceCanAccessPeer would answer; --dot writes Graphviz, --png
+ * renders it with dot.
+ */
+#include <config.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/p2psim.h"
+#include "tools/cli.h"
+
+static void topo_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: p2psim topo [FILE] [--dot OUT.dot] [--png OUT.png]\n\n"
+            "Print how every pair of GPUs is connected, in the layout of\n"
+            "nvidia-smi topo -m, then which pairs can use P2P (as\n"
+            "cudaDeviceCanAccessPeer answers). FILE is a machine file; "
+            "without it,\nthe built-in default machine.\n\n"
+            "  --dot OUT   write the machine as a Graphviz graph\n"
+            "  --png OUT   render that graph with dot (graphviz) to a PNG\n");
+}
+
+static void print_cell(const struct path *pa)
+{
+    if (pa->cls == PATH_NV) {
+        printf("NV%u", pa->nv_links);
+    } else if (pa->cls == PATH_X) {
+        printf(" X ");
+    } else {
+        printf("%s", path_class_name(pa->cls));
+    }
+}
+
+static void print_legend(void)
+{
+    printf("\nLegend:\n\n"
+           "  X    = Self\n"
+           "  SYS  = Through PCIe and the link between sockets (NUMA nodes), "
+           "e.g. QPI/UPI/xGMI\n"
+           "  NODE = Through PCIe and between PCIe host bridges of one NUMA "
+           "node\n"
+           "  PHB  = Through PCIe and one PCIe host bridge (the CPU's root "
+           "complex)\n"
+           "  PXB  = Through several PCIe bridges, without a host bridge\n"
+           "  PIX  = Through one PCIe bridge at most\n"
+           "  NV#  = Through a bonded set of # NVLinks\n");
+}
+
+static int write_dot(const struct p2psim *p, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return CLI_FAIL;
+    }
+    int rc = p2psim_write_dot(p, f);
+    fclose(f);
+    return rc < 0 ? CLI_FAIL : CLI_OK;
+}
+
+int cmd_topo(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "dot", required_argument, NULL, 'd' },
+        { "png", required_argument, NULL, 'p' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *dot = NULL, *png = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': dot = optarg; break;
+        case 'p': png = optarg; break;
+        case 'h': topo_usage(stdout); return CLI_OK;
+        default: topo_usage(stderr); return CLI_BAD_INPUT;
+        }
+    }
+    if (argc - optind > 1) {
+        topo_usage(stderr);
+        return CLI_BAD_INPUT;
+    }
+    struct p2psim *p = cli_open(optind < argc ? argv[optind] : NULL);
+    if (!p) {
+        return CLI_BAD_INPUT;
+    }
+    unsigned n = p2psim_gpu_count(p);
+    for (unsigned j = 0; j < n; j++) {
+        printf("\tGPU%u", j);
+    }
+    printf("\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n");
+    for (unsigned i = 0; i < n; i++) {
+        printf("GPU%u\t", i);
+        for (unsigned j = 0; j < n; j++) {
+            struct path pa;
+            p2psim_path(p, i, j, &pa);
+            print_cell(&pa);
+            printf("\t");
+        }
+        printf("N/A\t%u\t\tN/A\n", p2psim_gpu_socket(p, i));
+    }
+    print_legend();
+    printf("\nP2P (cudaDeviceCanAccessPeer):\n   D\\D");
+    for (unsigned j = 0; j < n; j++) {
+        printf("%5u", j);
+    }
+    printf("\n");
+    for (unsigned i = 0; i < n; i++) {
+        printf("%6u", i);
+        for (unsigned j = 0; j < n; j++) {
+            struct p2p_verdict v;
+            p2psim_p2p(p, i, j, &v);
+            printf("%5d", v.allowed ? 1 : 0);
+        }
+        printf("\n");
+    }
+    printf("\nGPUs:");
+    for (unsigned i = 0; i < n; i++) {
+        printf(" GPU%u=%s (%s)", i, p2psim_gpu_id(p, i), p2psim_gpu_model(p, i));
+    }
+    printf("\n");
+    int rc = CLI_OK;
+    if (dot) {
+        rc = write_dot(p, dot);
+    }
+    if (rc == CLI_OK && png) {
+        char tmp[] = "/tmp/p2psim-topo-XXXXXX";
+        int fd = mkstemp(tmp);
+        if (fd < 0) {
+            rc = CLI_FAIL;
+        } else {
+            close(fd);
+            rc = write_dot(p, tmp);
+            if (rc == CLI_OK) {
+                char cmd[4200];
+                snprintf(cmd, sizeof(cmd), "dot -Tpng -o '%s' '%s'", png, tmp);
+                if (system("command -v dot >/dev/null 2>&1") != 0) {
+                    fprintf(stderr, "p2psim topo: --png needs Graphviz's dot "
+                                    "(apt-get install graphviz); --dot "
+                                    "writes the graph without it\n");
+                    rc = CLI_FAIL;
+                } else if (system(cmd) != 0) {
+                    fprintf(stderr, "p2psim topo: dot failed\n");
+                    rc = CLI_FAIL;
+                }
+            }
+            unlink(tmp);
+        }
+    }
+    p2psim_close(p);
+    return rc;
+}

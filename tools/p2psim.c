@@ -1,0 +1,96 @@
+/*
+ * tools/p2psim.c - the p2psim command: dispatch to subcommands.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "api/p2psim.h"
+#include "sim/error.h"
+#include "tools/cli.h"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    { "topo", cmd_topo, "the GPU connection matrix, as nvidia-smi topo -m" },
+    { "explain", cmd_explain, "why P2P between two GPUs works, is slow, or "
+                              "is blocked" },
+    { NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: p2psim COMMAND [ARGS]   (p2psim COMMAND --help for "
+               "more)\n\n"
+               "Simulate multi-GPU PCIe and NVLink machines.\n\n"
+               "commands:\n");
+    for (const struct command *c = commands; c->name; c++) {
+        fprintf(f, "  %-10s %s\n", c->name, c->summary);
+    }
+    fprintf(f, "\nA machine is a YAML file (topologies/SCHEMA.md); without "
+               "one, the built-in\ndefault machine is used. Exit status: 0 "
+               "success, 1 failure, 2 bad input.\n");
+}
+
+struct p2psim *cli_open(const char *file)
+{
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct p2psim *p = p2psim_open(file, NULL, &err);
+    if (!p) {
+        char buf[700];
+        fprintf(stderr, "%s\n", sim_error_format(&err, buf, sizeof(buf)));
+        return NULL;
+    }
+    if (p2psim_nvlink_count(p)) {
+        fprintf(stderr, "p2psim: note: %s has NVLink; NVLink is parsed and "
+                        "shown, but not simulated yet (copies use PCIe)\n",
+                p2psim_machine_name(p));
+    }
+    return p;
+}
+
+int cli_gpu(const struct p2psim *p, const char *arg)
+{
+    int i = p2psim_gpu_find(p, arg);
+    if (i < 0) {
+        fprintf(stderr, "p2psim: no GPU '%s' in %s (GPUs: ", arg,
+                p2psim_machine_name(p));
+        for (unsigned k = 0; k < p2psim_gpu_count(p); k++) {
+            fprintf(stderr, "%s%s", k ? ", " : "", p2psim_gpu_id(p, k));
+        }
+        fprintf(stderr, "; or their numbers 0 to %u)\n",
+                p2psim_gpu_count(p) - 1);
+    }
+    return i;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_BAD_INPUT;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("p2psim %s\n", PACKAGE_VERSION);
+        return CLI_OK;
+    }
+    for (const struct command *c = commands; c->name; c++) {
+        if (!strcmp(argv[1], c->name)) {
+            return c->run(argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "p2psim: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return CLI_BAD_INPUT;
+}
