@@ -23,6 +23,7 @@ tests_check_models_SOURCES = \
 	%reldir%/models/harness.c \
 	%reldir%/models/harness.h \
 	%reldir%/models/check_fabric.c \
+	%reldir%/models/check_egress.c \
 	%reldir%/models/check_gpu.c \
 	%reldir%/models/check_hostmem.c \
 	%reldir%/models/check_iommu.c \
@@ -46,6 +47,8 @@ tests/valgrind-sim.sh: Makefile
 	@chmod +x $@
 endif
 
-TESTS += tools/check-includes.sh
-TESTS_ENVIRONMENT = top_srcdir=$(top_srcdir); export top_srcdir;
+TESTS += tools/check-includes.sh tests/cli.sh
+EXTRA_DIST += tests/cli.sh
+TESTS_ENVIRONMENT = top_srcdir=$(top_srcdir); export top_srcdir; \
+	P2PSIM=$(abs_top_builddir)/tools/p2psim; export P2PSIM;
 EXTRA_DIST += tests/valgrind.sh

@@ -14,12 +14,14 @@
 
 #include "models/fabric.h"
 #include "models/gpu/gpu.h"
+#include "models/path.h"
 #include "models/pcie/pcie.h"
 #include "models/pcie/pcie_regs.h"
 #include "models/pcie/switch.h"
 #include "models/topology.h"
 #include "sim/component.h"
 #include "sim/error.h"
+#include "sim/port.h"
 #include "tests/check_p2psim.h"
 
 #ifndef P2PSIM_SRCDIR
@@ -176,6 +178,63 @@ START_TEST(test_topology_library_loads)
 }
 END_TEST
 
+/*
+ * The published nvidia-smi topo -m matrices: DGX-1V (calibration case
+ * dgx1-v100-hybrid-cube-mesh: NV1/NV2 within quads, one NV2 to the
+ * counterpart, SYS otherwise), DGX A100 (NV12 everywhere), HGX H100 (NV18).
+ */
+static const char *const dgx1_published[8][8] = {
+    { "X", "NV1", "NV1", "NV2", "NV2", "SYS", "SYS", "SYS" },
+    { "NV1", "X", "NV2", "NV1", "SYS", "NV2", "SYS", "SYS" },
+    { "NV1", "NV2", "X", "NV2", "SYS", "SYS", "NV1", "SYS" },
+    { "NV2", "NV1", "NV2", "X", "SYS", "SYS", "SYS", "NV1" },
+    { "NV2", "SYS", "SYS", "SYS", "X", "NV1", "NV1", "NV2" },
+    { "SYS", "NV2", "SYS", "SYS", "NV1", "X", "NV2", "NV1" },
+    { "SYS", "SYS", "NV1", "SYS", "NV1", "NV2", "X", "NV2" },
+    { "SYS", "SYS", "SYS", "NV1", "NV2", "NV1", "NV2", "X" },
+};
+
+static void cell(const struct path *pa, char *buf, size_t n)
+{
+    if (pa->cls == PATH_NV) {
+        snprintf(buf, n, "NV%u", pa->nv_links);
+    } else {
+        snprintf(buf, n, "%s", path_class_name(pa->cls));
+    }
+}
+
+static void check_matrix(const char *file, const char *uniform,
+                         const char *const (*expect)[8])
+{
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct topo_machine *m = topo_load_file(file, NULL, &err);
+    ck_assert_msg(m != NULL, "%s: %s", file, err.msg);
+    ck_assert_uint_eq(fab_n_gpus(m->fab), 8);
+    for (unsigned i = 0; i < 8; i++) {
+        for (unsigned j = 0; j < 8; j++) {
+            struct path pa;
+            char got[16];
+            ck_assert_int_eq(path_compute(m, fab_gpu(m->fab, i),
+                                          fab_gpu(m->fab, j), &pa), 0);
+            cell(&pa, got, sizeof(got));
+            const char *want = i == j ? "X" : uniform ? uniform : expect[i][j];
+            ck_assert_msg(!strcmp(got, want), "%s GPU%u-GPU%u: %s, published %s",
+                          file, i, j, got, want);
+        }
+    }
+    topo_machine_destroy(m);
+}
+
+START_TEST(test_topology_published_matrices)
+{
+    check_matrix(P2PSIM_SRCDIR "/topologies/dgx1-v100.yaml", NULL,
+                 dgx1_published);
+    check_matrix(P2PSIM_SRCDIR "/topologies/dgx-a100.yaml", "NV12", NULL);
+    check_matrix(P2PSIM_SRCDIR "/topologies/hgx-h100.yaml", "NV18", NULL);
+}
+END_TEST
+
 Suite *make_topology_suite(void)
 {
     Suite *s = suite_create("topology");
@@ -185,6 +244,7 @@ Suite *make_topology_suite(void)
     tcase_add_test(tc, test_topology_overrides_and_acs);
     tcase_add_test(tc, test_topology_broken_corpus);
     tcase_add_test(tc, test_topology_library_loads);
+    tcase_add_test(tc, test_topology_published_matrices);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,53 @@
+#!/bin/sh
+# cli.sh - the p2psim command end to end: --help everywhere, exit codes
+# (0 success, 2 bad input), topo and explain on machines of the library.
+# Prints one line per check and "cli: N passed, M failed".
+top=${top_srcdir:-.}
+p2psim=${P2PSIM:-./tools/p2psim}
+pass=0
+fail=0
+check() { # name, expected status, grep pattern (or ""), command...
+    name=$1 want=$2 pat=$3
+    shift 3
+    out=$("$@" 2>&1)
+    got=$?
+    if [ "$got" != "$want" ]; then
+        echo "FAIL: $name: exit $got, expected $want"; echo "$out" | head -5
+        fail=$((fail + 1)); return
+    fi
+    if [ -n "$pat" ] && ! printf '%s\n' "$out" | grep -q -- "$pat"; then
+        echo "FAIL: $name: output lacks '$pat'"; echo "$out" | head -20
+        fail=$((fail + 1)); return
+    fi
+    echo "ok: $name"; pass=$((pass + 1))
+}
+T=$top/topologies
+check "help" 0 "commands:" $p2psim --help
+check "no command" 2 "usage" $p2psim
+check "unknown command" 2 "unknown command" $p2psim frobnicate
+check "topo help" 0 "nvidia-smi topo -m" $p2psim topo --help
+check "explain help" 0 "GPU_A GPU_B" $p2psim explain --help
+check "topo default machine" 0 "Legend" $p2psim topo
+check "topo missing file" 2 "cannot read" $p2psim topo /nonexistent.yaml
+check "topo broken file has file:line:col" 2 "broken/01-unknown-top-key.yaml:16:1: error" \
+    $p2psim topo $top/tests/topologies/broken/01-unknown-top-key.yaml
+check "topo dgx1 NV2" 0 "GPU0	 X 	NV1	NV1	NV2	NV2	SYS" $p2psim topo $T/dgx1-v100.yaml
+check "topo dgx-a100 NV12" 0 "NV12" $p2psim topo $T/dgx-a100.yaml
+check "topo hgx-h100 NV18" 0 "NV18" $p2psim topo $T/hgx-h100.yaml
+check "explain bad gpu" 2 "no GPU 'gpu99'" $p2psim explain $T/dgx1-v100.yaml gpu0 gpu99
+check "explain wrong arg count" 2 "usage" $p2psim explain gpu0
+check "explain geforce product block" 0 "\[blocks\] product" \
+    $p2psim explain $T/desktop-2x-geforce.yaml gpu0 gpu1
+check "explain teaching ACS redirect" 0 "\[slows\] ACS: ACS P2P Request Redirect" \
+    $p2psim explain $T/teaching-acs-iommu.yaml gpu0 gpu1
+check "explain teaching IOMMU" 0 "\[blocks\] IOMMU" \
+    $p2psim explain $T/teaching-acs-iommu.yaml gpu0 gpu1
+check "explain teaching fix" 0 "clear ACS P2P Request Redirect on" \
+    $p2psim explain $T/teaching-acs-iommu.yaml gpu0 gpu1
+check "explain dgx1 cross-socket" 0 "\[blocks\] sockets" \
+    $p2psim explain $T/dgx1-v100.yaml gpu0 gpu5
+check "topo --dot" 0 "" $p2psim topo $T/dgx1-v100.yaml --dot cli-test.dot
+check "dot file is a graph" 0 "graph" cat cli-test.dot
+rm -f cli-test.dot
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
