@@ -251,8 +251,9 @@ static struct path_rule *rule(struct p2p_verdict *v, enum path_rule_id id,
     return r;
 }
 
-static const char *const policy_names[] = { "forwards", "forwards only writes",
-                                            "refuses" };
+static const char *const policy_names[] = { "forwards P2P",
+                                            "forwards only P2P writes",
+                                            "refuses P2P" };
 
 static void product_rules(struct p2p_verdict *v, const struct sim_component *a,
                           const struct sim_component *b)
@@ -317,7 +318,7 @@ static void pcie_rules(struct p2p_verdict *v, const struct path *p)
                                    pol != RC_P2P_REFUSE,
                                    "the GPUs are on different sockets (%s, "
                                    "%s): the socket link carries the "
-                                   "traffic, and %s %s P2P from the other "
+                                   "traffic, and %s %s from the other "
                                    "socket", p->rc_a->name, p->rc_b->name,
                                    p->rc_b->name, policy_names[pol]);
         if (pol == RC_P2P_REFUSE) {
@@ -341,7 +342,7 @@ static void pcie_rules(struct p2p_verdict *v, const struct path *p)
         struct path_rule *r = rule(v, RULE_ROOT_COMPLEX, pol == RC_P2P_REFUSE,
                                    pol != RC_P2P_FORWARD,
                                    "P2P goes through the root complex %s, "
-                                   "which %s P2P between its root ports",
+                                   "which %s between its root ports",
                                    p->rc_a->name, policy_names[pol]);
         if (pol == RC_P2P_REFUSE) {
             snprintf(r->fix, sizeof(r->fix),
