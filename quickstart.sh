@@ -77,7 +77,9 @@ case "$cmd" in
 run)
     install_packages
     build build
-    # The main job: until the fabric exists, the event-core benchmark.
+    # The main job, until p2psim bench exists: the default machine, and the
+    # event-core benchmark.
+    ./build/tools/p2psim topo
     ./build/bench/hold
     ;;
 test)
