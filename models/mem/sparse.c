@@ -5,7 +5,9 @@
  * through an open-addressing hash table (linear probing, power-of-two
  * capacity, kept at most half full). Reads of pages never written return
  * zeros, as freshly allocated device memory reads in practice; that is a
- * convenience, not a CUDA guarantee.
+ * convenience, not a CUDA guarantee. A few pages found lately are cached
+ * in front of the table, so streams of small accesses to a few pages skip
+ * the probe.
  */
 #include <config.h>
 
@@ -22,11 +24,28 @@ struct page_slot {
     uint8_t *bytes;
 };
 
+#define MEM_SPARSE_RECENT 16u   /* pages cached in front of the table */
+
+struct attached {
+    uint64_t addr, len;
+    uint8_t *ptr;               /* caller-owned */
+};
+
 struct mem_sparse {
     uint64_t size;              /* bytes addressable */
+    struct attached *att;       /* sorted by addr, not overlapping */
+    unsigned n_att, cap_att;
     struct page_slot *slot;
     uint64_t cap;               /* slots, power of two */
     uint64_t n_pages;           /* pages allocated */
+    /*
+     * Pages found lately, direct-mapped by hash: TLP-sized accesses hit
+     * the same few pages (one per stream) many times in a row. Pages never
+     * move or go away before destroy, so entries stay valid; only pages
+     * that exist are cached. Reads fill it too (it is not part of the
+     * store's contents, so a read still leaves the store as it was).
+     */
+    struct page_slot recent[MEM_SPARSE_RECENT];
 };
 
 static uint64_t hash_page(uint64_t p)
@@ -62,7 +81,59 @@ void mem_sparse_destroy(struct mem_sparse *m)
         free(m->slot[i].bytes);
     }
     free(m->slot);
+    free(m->att);
     free(m);
+}
+
+/* Index of the first attached range ending after addr. */
+static unsigned att_find(const struct mem_sparse *m, uint64_t addr)
+{
+    unsigned lo = 0, hi = m->n_att;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (m->att[mid].addr + m->att[mid].len <= addr) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+int mem_sparse_attach(struct mem_sparse *m, uint64_t addr, void *ptr,
+                      uint64_t len)
+{
+    if (len == 0 || addr > m->size || len > m->size - addr) {
+        return -SIM_ERANGE;
+    }
+    unsigned i = att_find(m, addr);
+    if (i < m->n_att && m->att[i].addr < addr + len) {
+        return -SIM_EBUSY;
+    }
+    if (m->n_att == m->cap_att) {
+        unsigned cap = m->cap_att ? m->cap_att * 2 : 8;
+        struct attached *n = realloc(m->att, cap * sizeof(*n));
+        if (!n) {
+            return -SIM_ENOMEM;
+        }
+        m->att = n;
+        m->cap_att = cap;
+    }
+    memmove(&m->att[i + 1], &m->att[i], (m->n_att - i) * sizeof(*m->att));
+    m->att[i] = (struct attached){ addr, len, ptr };
+    m->n_att++;
+    return 0;
+}
+
+int mem_sparse_detach(struct mem_sparse *m, uint64_t addr)
+{
+    unsigned i = att_find(m, addr);
+    if (i == m->n_att || m->att[i].addr != addr) {
+        return -SIM_ENOENT;
+    }
+    memmove(&m->att[i], &m->att[i + 1], (m->n_att - i - 1) * sizeof(*m->att));
+    m->n_att--;
+    return 0;
 }
 
 uint64_t mem_sparse_size(const struct mem_sparse *m) { return m->size; }
@@ -105,9 +176,18 @@ static int grow(struct mem_sparse *m)
 /* The page's bytes, allocating (zeroed) if create; NULL if absent. */
 static uint8_t *page_bytes(struct mem_sparse *m, uint64_t page, bool create)
 {
+    uint64_t key = page + 1;
+    struct page_slot *r = &m->recent[hash_page(key) & (MEM_SPARSE_RECENT - 1)];
+    if (r->page == key) {
+        return r->bytes;
+    }
     struct page_slot *s = find_slot(m, page);
-    if (s->page || !create) {
+    if (s->page) {
+        *r = *s;
         return s->bytes;
+    }
+    if (!create) {
+        return NULL;
     }
     if ((m->n_pages + 1) * 2 > m->cap) {
         if (grow(m) < 0) {
@@ -122,6 +202,7 @@ static uint8_t *page_bytes(struct mem_sparse *m, uint64_t page, bool create)
     s->page = page + 1;
     s->bytes = b;
     m->n_pages++;
+    *r = *s;
     return b;
 }
 
@@ -141,11 +222,33 @@ static int walk(struct mem_sparse *m, uint64_t addr, void *buf,
     uint64_t done = 0;
     while (done < len) {
         uint64_t a = addr + done;
+        /* caller-owned memory first */
+        unsigned i = m->n_att ? att_find(m, a) : 0;
+        if (i < m->n_att && m->att[i].addr <= a) {
+            const struct attached *at = &m->att[i];
+            uint64_t n = at->addr + at->len - a;
+            if (n > len - done) {
+                n = len - done;
+            }
+            uint8_t *p = at->ptr + (a - at->addr);
+            if (op == 0) {
+                memcpy((uint8_t *)buf + done, p, n);
+            } else if (op == 1) {
+                memcpy(p, (const uint8_t *)src + done, n);
+            } else {
+                memset(p, value, n);
+            }
+            done += n;
+            continue;
+        }
         uint64_t page = a / MEM_SPARSE_PAGE_BYTES;
         uint64_t off = a % MEM_SPARSE_PAGE_BYTES;
         uint64_t n = MEM_SPARSE_PAGE_BYTES - off;
         if (n > len - done) {
             n = len - done;
+        }
+        if (i < m->n_att && m->att[i].addr < a + n) {
+            n = m->att[i].addr - a; /* stop at the next attached range */
         }
         uint8_t *b = page_bytes(m, page, op != 0);
         if (op == 0) {

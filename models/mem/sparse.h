@@ -29,6 +29,16 @@ int mem_sparse_read(const struct mem_sparse *m, uint64_t addr, void *dst,
 int mem_sparse_fill(struct mem_sparse *m, uint64_t addr, uint8_t value,
                     uint64_t len);
 
+/*
+ * mem_sparse_attach - back [addr, addr + len) with caller-owned memory at
+ * ptr (a program's pinned host buffer): reads and writes there go to ptr,
+ * not to pages. Ranges may not overlap. Returns 0, -SIM_ERANGE, -SIM_EBUSY
+ * (overlap) or -SIM_ENOMEM. Detach before freeing ptr.
+ */
+int mem_sparse_attach(struct mem_sparse *m, uint64_t addr, void *ptr,
+                      uint64_t len);
+int mem_sparse_detach(struct mem_sparse *m, uint64_t addr);
+
 /* Bytes of backing store allocated (pages touched x page size). */
 uint64_t mem_sparse_backed_bytes(const struct mem_sparse *m);
 

@@ -76,6 +76,37 @@ START_TEST(test_sparse_bounds)
 }
 END_TEST
 
+START_TEST(test_sparse_attached_memory)
+{
+    struct mem_sparse *m = mem_sparse_create(1 << 20);
+    uint8_t host[1000];
+    memset(host, 0, sizeof(host));
+    ck_assert_int_eq(mem_sparse_attach(m, 70000, host, sizeof(host)), 0);
+    ck_assert_int_eq(mem_sparse_attach(m, 70500, host, 10), -SIM_EBUSY);
+    /* a write straddling page memory and the attached range */
+    uint8_t buf[3000];
+    for (int i = 0; i < 3000; i++) {
+        buf[i] = (uint8_t)(i * 3);
+    }
+    ck_assert_int_eq(mem_sparse_write(m, 69000, buf, 3000), 0);
+    for (int i = 0; i < 1000; i++) {
+        ck_assert_uint_eq(host[i], (uint8_t)((i + 1000) * 3));
+    }
+    uint8_t back[3000];
+    ck_assert_int_eq(mem_sparse_read(m, 69000, back, 3000), 0);
+    ck_assert_int_eq(memcmp(buf, back, 3000), 0);
+    /* the caller's writes show through */
+    host[0] = 0xee;
+    ck_assert_int_eq(mem_sparse_read(m, 70000, back, 1), 0);
+    ck_assert_uint_eq(back[0], 0xee);
+    ck_assert_int_eq(mem_sparse_detach(m, 70000), 0);
+    ck_assert_int_eq(mem_sparse_detach(m, 70000), -SIM_ENOENT);
+    ck_assert_int_eq(mem_sparse_read(m, 70000, back, 1), 0);
+    ck_assert_uint_eq(back[0], 0); /* page memory there was never written */
+    mem_sparse_destroy(m);
+}
+END_TEST
+
 Suite *make_sparse_suite(void)
 {
     Suite *s = suite_create("sparse");
@@ -83,6 +114,7 @@ Suite *make_sparse_suite(void)
     tcase_add_test(tc, test_sparse_matches_dense_reference);
     tcase_add_test(tc, test_sparse_untouched_is_free_and_zero);
     tcase_add_test(tc, test_sparse_bounds);
+    tcase_add_test(tc, test_sparse_attached_memory);
     suite_add_tcase(s, tc);
     return s;
 }
