@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "api/p2psim.h"
+#include "api/p2psim_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +23,6 @@
 #include "sim/systemc/engine_systemc.h"
 #endif
 
-struct p2psim {
-    struct topo_machine *m;
-};
 
 static const struct sim_engine_ops *engine_by_name(const char *name,
                                                    struct sim_error *err)
@@ -70,18 +68,25 @@ struct p2psim *p2psim_open(const char *file, const struct p2psim_options *opt,
         free(p);
         return NULL;
     }
+    if (p2psim__exec_init(p) < 0) {
+        sim_error_set(err, SIM_ENOMEM, "out of memory");
+        p2psim_close(p);
+        return NULL;
+    }
     return p;
 }
 
 void p2psim_close(struct p2psim *p)
 {
     if (p) {
+        p2psim__exec_fini(p);
         topo_machine_destroy(p->m);
         free(p);
     }
 }
 
 const char *p2psim_machine_name(const struct p2psim *p) { return p->m->name; }
+struct sim *p2psim_sim(const struct p2psim *p) { return p->m->sim; }
 const char *p2psim_machine_file(const struct p2psim *p) { return p->m->file; }
 
 const char *p2psim_machine_description(const struct p2psim *p)

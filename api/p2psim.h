@@ -13,8 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "api/exec.h"
 #include "models/path.h"
 
+struct sim;
 struct sim_error;
 struct p2psim;
 
@@ -49,6 +51,9 @@ int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
                struct p2p_verdict *out);
 /* NVLink pairs are parsed but not simulated yet: how many the file has. */
 unsigned p2psim_nvlink_count(const struct p2psim *p);
+
+/* The simulation underneath (for tests, traces and stats). */
+struct sim *p2psim_sim(const struct p2psim *p);
 
 /* Graphviz (dot) text of the machine into f. */
 int p2psim_write_dot(const struct p2psim *p, FILE *f);

@@ -19,6 +19,7 @@ Suite *make_engine_systemc_suite(void);
 
 /* models/ */
 Suite *make_pcie_link_suite(void);
+Suite *make_egress_suite(void);
 Suite *make_psw_suite(void);
 Suite *make_rc_suite(void);
 Suite *make_iommu_suite(void);
@@ -27,5 +28,8 @@ Suite *make_sparse_suite(void);
 Suite *make_gpu_suite(void);
 Suite *make_fabric_suite(void);
 Suite *make_topology_suite(void);
+
+/* api/ */
+Suite *make_exec_suite(void);
 
 #endif /* P2PSIM_TESTS_CHECK_P2PSIM_H */

@@ -37,6 +37,19 @@ tests_check_models_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 EXTRA_DIST += tests/topologies
 tests_check_models_LDADD = models/libmodels.la sim/libsim.la $(CHECK_LIBS)
 
+check_PROGRAMS += tests/check_api
+TESTS += tests/check_api
+tests_check_api_SOURCES = \
+	%reldir%/check_p2psim.h \
+	%reldir%/check_api.c \
+	%reldir%/api/check_exec.c
+tests_check_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
+	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_api_LDADD = api/libp2psim.la $(CHECK_LIBS)
+if HAVE_SYSTEMC
+nodist_EXTRA_tests_check_api_SOURCES = dummy.cxx
+endif
+
 # The sim/ suites under valgrind: no leak, no invalid access.
 TESTS += tests/valgrind-sim.sh
 CLEANFILES += tests/valgrind-sim.sh

@@ -1,0 +1,458 @@
+/*
+ * api/exec.c - copies on a machine: direct, or staged through pinned host
+ * memory as the CUDA driver stages peer copies without P2P.
+ *
+ * Who moves the bytes (Model: the copy engine choice of the CUDA driver,
+ * simplified):
+ *   host -> GPU      the GPU pulls (reads) from host memory
+ *   GPU -> host      the GPU pushes (writes), ending with a flushing read
+ *   GPU -> same GPU  a local copy on that GPU's HBM
+ *   GPU -> peer      P2P: the source pushes into the peer's BAR1 (or, with
+ *                    P2PSIM_COPY_READ, the destination pulls from the
+ *                    source's BAR1); staged: the source pushes a chunk to a
+ *                    pinned host buffer and the destination pulls it, two
+ *                    buffers in flight so the halves of successive chunks
+ *                    overlap
+ * Copy engines are taken round-robin per GPU.
+ */
+#include <config.h>
+
+#include "api/exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/p2psim_int.h"
+#include "models/fabric.h"
+#include "models/gpu/gpu.h"
+#include "models/host/hostmem.h"
+#include "models/mem/sparse.h"
+#include "models/topology.h"
+#include "sim/component.h"
+#include "sim/error.h"
+#include "sim/event.h"
+#include "sim/sim.h"
+
+#define EXEC_DEFAULT_CHUNK (UINT64_C(2) << 20)
+#define EXEC_ALIGN UINT64_C(4096)
+
+/* ---- bus ranges in host DRAM ------------------------------------------------ */
+
+static int ranges_alloc(struct exec_ranges *x, uint64_t len, void *ptr,
+                        uint64_t *addr)
+{
+    len = (len + EXEC_ALIGN - 1) & ~(EXEC_ALIGN - 1);
+    uint64_t at = x->lo;
+    unsigned i = 0;
+    for (; i < x->n; i++) {
+        if (x->r[i].addr - at >= len) {
+            break;
+        }
+        at = x->r[i].addr + x->r[i].len;
+    }
+    if (at > x->hi || x->hi - at < len) {
+        return -SIM_ENOMEM;
+    }
+    if (x->n == x->cap) {
+        unsigned cap = x->cap ? x->cap * 2 : 16;
+        void *n = realloc(x->r, cap * sizeof(*x->r));
+        if (!n) {
+            return -SIM_ENOMEM;
+        }
+        x->r = n;
+        x->cap = cap;
+    }
+    memmove(&x->r[i + 1], &x->r[i], (x->n - i) * sizeof(*x->r));
+    x->r[i].addr = at;
+    x->r[i].len = len;
+    x->r[i].ptr = ptr;
+    x->n++;
+    *addr = at;
+    return 0;
+}
+
+static int ranges_free(struct exec_ranges *x, uint64_t addr)
+{
+    for (unsigned i = 0; i < x->n; i++) {
+        if (x->r[i].addr == addr) {
+            memmove(&x->r[i], &x->r[i + 1], (x->n - i - 1) * sizeof(*x->r));
+            x->n--;
+            return 0;
+        }
+    }
+    return -SIM_ENOENT;
+}
+
+/* The host-memory component of socket k, or NULL. */
+static struct sim_component *socket_mem(struct p2psim *p, unsigned k)
+{
+    char name[96];
+    snprintf(name, sizeof(name), "%s-mem", p->m->socket[k].id);
+    return fab_find(p->m->fab, name);
+}
+
+int p2psim__exec_init(struct p2psim *p)
+{
+    p->chunk = EXEC_DEFAULT_CHUNK;
+    p->n_host = p->m->n_sockets;
+    p->host = calloc(p->n_host ? p->n_host : 1, sizeof(*p->host));
+    p->ce_next = calloc(fab_n_gpus(p->m->fab) + 1, sizeof(*p->ce_next));
+    if (!p->host || !p->ce_next) {
+        return -SIM_ENOMEM;
+    }
+    for (unsigned k = 0; k < p->n_host; k++) {
+        struct sim_component *mem = socket_mem(p, k);
+        if (mem) {
+            /* Model: pinned buffers come from the upper half of DRAM. */
+            uint64_t base = hmem_base(mem), size = hmem_size(mem);
+            p->host[k].lo = base + size / 2;
+            p->host[k].hi = base + size;
+        }
+    }
+    return 0;
+}
+
+void p2psim__exec_fini(struct p2psim *p)
+{
+    for (unsigned k = 0; k < p->n_host; k++) {
+        free(p->host[k].r);
+    }
+    free(p->host);
+    free(p->map);
+    free(p->ce_next);
+}
+
+int p2psim_host_register(struct p2psim *p, void *ptr, uint64_t len,
+                         unsigned socket, uint64_t *bus_addr)
+{
+    if (socket >= p->n_host || len == 0) {
+        return -SIM_EINVAL;
+    }
+    struct sim_component *mem = socket_mem(p, socket);
+    if (!mem) {
+        return -SIM_ENOENT;
+    }
+    int rc = ranges_alloc(&p->host[socket], len, ptr, bus_addr);
+    if (rc == 0 && ptr) {
+        rc = mem_sparse_attach(hmem_store(mem), *bus_addr - hmem_base(mem),
+                               ptr, len);
+        if (rc < 0) {
+            ranges_free(&p->host[socket], *bus_addr);
+        }
+    }
+    return rc;
+}
+
+int p2psim_host_unregister(struct p2psim *p, uint64_t bus_addr)
+{
+    for (unsigned k = 0; k < p->n_host; k++) {
+        struct sim_component *mem = socket_mem(p, k);
+        if (mem && ranges_free(&p->host[k], bus_addr) == 0) {
+            mem_sparse_detach(hmem_store(mem), bus_addr - hmem_base(mem));
+            return 0;
+        }
+    }
+    return -SIM_ENOENT;
+}
+
+/* ---- peer mappings ------------------------------------------------------------- */
+
+static const struct exec_peer_map *find_map(const struct p2psim *p,
+                                            unsigned gpu, uint64_t hbm,
+                                            uint64_t len)
+{
+    for (unsigned i = 0; i < p->n_map; i++) {
+        const struct exec_peer_map *m = &p->map[i];
+        if (m->gpu == gpu && hbm >= m->hbm && hbm - m->hbm <= m->len &&
+            len <= m->len - (hbm - m->hbm)) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+int p2psim_peer_map(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
+                    uint64_t len)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, gpu);
+    if (!g || len == 0) {
+        return -SIM_EINVAL;
+    }
+    if (find_map(p, gpu, hbm_addr, len)) {
+        return 0;
+    }
+    if (p->n_map == p->cap_map) {
+        unsigned cap = p->cap_map ? p->cap_map * 2 : 16;
+        void *n = realloc(p->map, cap * sizeof(*p->map));
+        if (!n) {
+            return -SIM_ENOMEM;
+        }
+        p->map = n;
+        p->cap_map = cap;
+    }
+    uint64_t bus;
+    int rc = gpu_bar1_map(g, hbm_addr, len, &bus);
+    if (rc < 0) {
+        return rc;
+    }
+    p->map[p->n_map++] = (struct exec_peer_map){ gpu, hbm_addr, len, bus };
+    return 0;
+}
+
+/* ---- operations ------------------------------------------------------------------ */
+
+struct xop {
+    struct p2psim *p;
+    struct sim_event start;     /* fires at the op's start time */
+    struct p2psim_loc dst, src;
+    uint64_t len;
+    unsigned flags;
+    p2psim_done_fn *done;
+    void *arg;
+    struct p2psim_copy_result res;
+    /* staged copies */
+    uint64_t staging;           /* bus address of two chunk buffers */
+    unsigned staging_socket;
+    uint64_t n_chunks, pushed, pulled;
+    bool slot_busy[2];
+    struct gpu_dma *dma;        /* one per chunk half (staged) or one */
+    unsigned n_dma;
+};
+
+static unsigned next_ce(struct p2psim *p, unsigned gpu)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, gpu);
+    unsigned n = gpu_n_copy_engines(g);
+    return p->ce_next[gpu]++ % (n ? n : 1);
+}
+
+static void xop_finish(struct xop *x)
+{
+    x->res.t_end = sim_now(p2psim_sim(x->p));
+    if (x->res.staged && x->staging) {
+        ranges_free(&x->p->host[x->staging_socket], x->staging);
+    }
+    if (x->done) {
+        x->done(x->arg, &x->res);
+    }
+    free(x->dma);
+    free(x);
+}
+
+static void dma_fail(struct xop *x, const struct gpu_dma *d)
+{
+    if (d->status < 0 && x->res.status == 0) {
+        x->res.status = d->status;
+    }
+}
+
+/* One direct DMA: done. */
+static void direct_done(struct gpu_dma *d)
+{
+    struct xop *x = d->user;
+    dma_fail(x, d);
+    xop_finish(x);
+}
+
+static int submit(struct xop *x, unsigned gpu, struct gpu_dma *d,
+                  gpu_dma_done_fn *fn)
+{
+    d->ce = next_ce(x->p, gpu);
+    d->done = fn;
+    d->user = x;
+    return gpu_dma_submit(fab_gpu(x->p->m->fab, gpu), d);
+}
+
+/* ---- staged peer copies ---- */
+
+static void staged_pump(struct xop *x);
+
+static uint64_t chunk_len(const struct xop *x, uint64_t k)
+{
+    uint64_t off = k * x->p->chunk;
+    return x->len - off < x->p->chunk ? x->len - off : x->p->chunk;
+}
+
+static void staged_pull_done(struct gpu_dma *d)
+{
+    struct xop *x = d->user;
+    dma_fail(x, d);
+    uint64_t k = (uint64_t)(d - x->dma) / 2;
+    x->slot_busy[k % 2] = false;
+    x->pulled++;
+    if (x->pulled == x->n_chunks) {
+        xop_finish(x);
+        return;
+    }
+    staged_pump(x);
+}
+
+static void staged_push_done(struct gpu_dma *d)
+{
+    struct xop *x = d->user;
+    dma_fail(x, d);
+    uint64_t k = (uint64_t)(d - x->dma) / 2;
+    struct gpu_dma *pull = &x->dma[2 * k + 1];
+    memset(pull, 0, sizeof(*pull));
+    pull->dir = GPU_DMA_PULL;
+    pull->local_addr = x->dst.addr + k * x->p->chunk;
+    pull->remote_addr = x->staging + (k % 2) * x->p->chunk;
+    pull->len_bytes = chunk_len(x, k);
+    if (submit(x, x->dst.gpu, pull, staged_pull_done) < 0) {
+        x->res.status = -SIM_EINVAL;
+        staged_pull_done(pull);
+    }
+    staged_pump(x);
+}
+
+/* Push the next chunk when its buffer is free. */
+static void staged_pump(struct xop *x)
+{
+    while (x->pushed < x->n_chunks && !x->slot_busy[x->pushed % 2]) {
+        uint64_t k = x->pushed++;
+        x->slot_busy[k % 2] = true;
+        struct gpu_dma *push = &x->dma[2 * k];
+        memset(push, 0, sizeof(*push));
+        push->dir = GPU_DMA_PUSH;
+        push->local_addr = x->src.addr + k * x->p->chunk;
+        push->remote_addr = x->staging + (k % 2) * x->p->chunk;
+        push->len_bytes = chunk_len(x, k);
+        if (submit(x, x->src.gpu, push, staged_push_done) < 0) {
+            x->res.status = -SIM_EINVAL;
+        }
+    }
+}
+
+static int start_staged(struct xop *x)
+{
+    x->res.staged = true;
+    x->staging_socket = p2psim_gpu_socket(x->p, x->src.gpu);
+    int rc = ranges_alloc(&x->p->host[x->staging_socket], 2 * x->p->chunk,
+                          NULL, &x->staging);
+    if (rc < 0) {
+        x->staging = 0;
+        return rc;
+    }
+    x->n_chunks = (x->len + x->p->chunk - 1) / x->p->chunk;
+    x->dma = calloc(2 * x->n_chunks, sizeof(*x->dma));
+    if (!x->dma) {
+        return -SIM_ENOMEM;
+    }
+    staged_pump(x);
+    return 0;
+}
+
+/* ---- starting an operation ---- */
+
+static int start_direct(struct xop *x, unsigned gpu, enum gpu_dma_dir dir,
+                        uint64_t local, uint64_t remote, bool no_flush)
+{
+    x->dma = calloc(1, sizeof(*x->dma));
+    if (!x->dma) {
+        return -SIM_ENOMEM;
+    }
+    x->dma->dir = dir;
+    x->dma->no_flush = no_flush;
+    x->dma->local_addr = local;
+    x->dma->remote_addr = remote;
+    x->dma->len_bytes = x->len;
+    return submit(x, gpu, x->dma, direct_done);
+}
+
+static void xop_start(struct sim *sim, struct sim_event *ev)
+{
+    struct xop *x = SIM_CONTAINER_OF(ev, struct xop, start);
+    struct p2psim *p = x->p;
+    x->res.t_start = sim_now(sim);
+    int rc;
+    if (x->src.kind == P2PSIM_HOST && x->dst.kind == P2PSIM_DEVICE) {
+        rc = start_direct(x, x->dst.gpu, GPU_DMA_PULL, x->dst.addr,
+                          x->src.addr, false);
+    } else if (x->src.kind == P2PSIM_DEVICE && x->dst.kind == P2PSIM_HOST) {
+        rc = start_direct(x, x->src.gpu, GPU_DMA_PUSH, x->src.addr,
+                          x->dst.addr, false);
+    } else if (x->src.gpu == x->dst.gpu) {
+        rc = start_direct(x, x->src.gpu, GPU_DMA_LOCAL, x->dst.addr,
+                          x->src.addr, false);
+    } else if (x->flags & P2PSIM_COPY_PEER) {
+        bool read = (x->flags & P2PSIM_COPY_READ) != 0;
+        unsigned exposed = read ? x->src.gpu : x->dst.gpu;
+        uint64_t hbm = read ? x->src.addr : x->dst.addr;
+        if (p2psim_peer_map(p, exposed, hbm, x->len) < 0) {
+            rc = start_staged(x); /* BAR1 exhausted: the driver stages */
+        } else {
+            const struct exec_peer_map *m = find_map(p, exposed, hbm, x->len);
+            uint64_t bus = m->bus + (hbm - m->hbm);
+            /*
+             * Model: a push ends with a zero-length read that PCIe ordering
+             * keeps behind the writes, so the copy completes when its data
+             * has landed. Where the path forwards only writes (Intel client
+             * root complexes), that read would be refused; the copy then
+             * completes when its last write leaves the GPU, the bytes still
+             * in flight for the path's latency.
+             */
+            struct p2p_verdict v;
+            p2psim_p2p(p, x->src.gpu, x->dst.gpu, &v);
+            rc = read ? start_direct(x, x->dst.gpu, GPU_DMA_PULL, x->dst.addr,
+                                     bus, false)
+                      : start_direct(x, x->src.gpu, GPU_DMA_PUSH, x->src.addr,
+                                     bus, !v.reads_allowed);
+        }
+    } else {
+        rc = start_staged(x);
+    }
+    if (rc < 0) {
+        x->res.status = rc;
+        xop_finish(x);
+    }
+}
+
+int p2psim_copy(struct p2psim *p, const struct p2psim_loc *dst,
+                const struct p2psim_loc *src, uint64_t len, unsigned flags,
+                sim_time_t start_at, p2psim_done_fn *done, void *arg)
+{
+    unsigned n = p2psim_gpu_count(p);
+    if (len == 0 || (dst->kind == P2PSIM_DEVICE && dst->gpu >= n) ||
+        (src->kind == P2PSIM_DEVICE && src->gpu >= n) ||
+        (dst->kind == P2PSIM_HOST && src->kind == P2PSIM_HOST)) {
+        return -SIM_EINVAL;
+    }
+    struct xop *x = calloc(1, sizeof(*x));
+    if (!x) {
+        return -SIM_ENOMEM;
+    }
+    x->p = p;
+    x->dst = *dst;
+    x->src = *src;
+    x->len = len;
+    x->flags = flags;
+    x->done = done;
+    x->arg = arg;
+    struct sim *sim = p2psim_sim(p);
+    sim_event_init(&x->start, xop_start);
+    sim_time_t now = sim_now(sim);
+    sim_event_schedule_at(sim, &x->start, start_at > now ? start_at : now);
+    return 0;
+}
+
+sim_time_t p2psim_now(const struct p2psim *p)
+{
+    return sim_now(p->m->sim);
+}
+
+int p2psim_run(struct p2psim *p)
+{
+    return sim_run(p->m->sim);
+}
+
+int p2psim_run_until(struct p2psim *p, sim_time_t t)
+{
+    return sim_run_until(p->m->sim, t);
+}
+
+void p2psim_set_staging_chunk(struct p2psim *p, uint64_t bytes)
+{
+    if (bytes >= EXEC_ALIGN) {
+        p->chunk = bytes & ~(EXEC_ALIGN - 1);
+    }
+}

@@ -1,0 +1,75 @@
+/*
+ * api/exec.h - operations on a machine: copies between host memory and
+ * GPUs and between GPUs, directly (P2P) or staged through pinned host
+ * memory as the CUDA driver does, with simulated start and end times.
+ * Part of libp2psim (declared through api/p2psim.h).
+ */
+#ifndef P2PSIM_API_EXEC_H
+#define P2PSIM_API_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/time.h"
+
+struct p2psim;
+
+enum p2psim_mem { P2PSIM_HOST, P2PSIM_DEVICE };
+
+/* Where bytes are: a GPU's HBM offset, or a host bus address. */
+struct p2psim_loc {
+    enum p2psim_mem kind;
+    unsigned gpu;               /* P2PSIM_DEVICE */
+    uint64_t addr;              /* HBM offset, or host bus address */
+};
+
+#define P2PSIM_COPY_PEER 0x1u   /* GPU to GPU directly over the fabric */
+#define P2PSIM_COPY_READ 0x2u   /* peer copy as reads by the destination */
+
+/* What happened, for reports and tests. */
+struct p2psim_copy_result {
+    int status;                 /* 0, or -SIM_EIO (error completion) */
+    bool staged;                /* went through host memory */
+    sim_time_t t_start, t_end;  /* ps */
+};
+
+typedef void p2psim_done_fn(void *arg, const struct p2psim_copy_result *r);
+
+/*
+ * p2psim_host_register - make len bytes at ptr (program memory) visible to
+ * the machine as pinned host memory of socket `socket`; *bus_addr is where
+ * the GPUs address it. The memory must stay valid until unregistered.
+ */
+int p2psim_host_register(struct p2psim *p, void *ptr, uint64_t len,
+                         unsigned socket, uint64_t *bus_addr);
+int p2psim_host_unregister(struct p2psim *p, uint64_t bus_addr);
+
+/*
+ * p2psim_peer_map - expose [hbm_addr, hbm_addr + len) of GPU gpu to peers
+ * through its BAR1 (what enabling peer access does for an allocation).
+ * Returns 0 or -SIM_ENOMEM when BAR1 is exhausted.
+ */
+int p2psim_peer_map(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
+                    uint64_t len);
+
+/*
+ * p2psim_copy - copy len bytes from src to dst, starting no earlier than
+ * start_at (the calling host thread's simulated time). Device to device
+ * on different GPUs goes directly with P2PSIM_COPY_PEER when the peer
+ * range is mapped (or can be), else it is staged in pipelined chunks
+ * through pinned host memory. done is called from inside the simulation
+ * when the data is in place. Returns 0 or -SIM_EINVAL.
+ */
+int p2psim_copy(struct p2psim *p, const struct p2psim_loc *dst,
+                const struct p2psim_loc *src, uint64_t len, unsigned flags,
+                sim_time_t start_at, p2psim_done_fn *done, void *arg);
+
+/* Simulated time, and running it. */
+sim_time_t p2psim_now(const struct p2psim *p);
+int p2psim_run(struct p2psim *p);
+int p2psim_run_until(struct p2psim *p, sim_time_t t);
+
+/* Staging chunk size (default 2 MiB); for sweeps and tests. */
+void p2psim_set_staging_chunk(struct p2psim *p, uint64_t bytes);
+
+#endif /* P2PSIM_API_EXEC_H */

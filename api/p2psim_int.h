@@ -1,0 +1,39 @@
+/*
+ * api/p2psim_int.h - struct p2psim, shared by the files of api/.
+ */
+#ifndef P2PSIM_API_P2PSIM_INT_H
+#define P2PSIM_API_P2PSIM_INT_H
+
+#include <stdint.h>
+
+#include "api/p2psim.h"
+
+struct topo_machine;
+
+/* Allocated bus ranges in one socket's DRAM, sorted by address. */
+struct exec_ranges {
+    uint64_t lo, hi;            /* the window: [lo, hi) */
+    struct { uint64_t addr, len; void *ptr; } *r;
+    unsigned n, cap;
+};
+
+struct exec_peer_map {
+    unsigned gpu;
+    uint64_t hbm, len, bus;
+};
+
+struct p2psim {
+    struct topo_machine *m;
+    /* operations (api/exec.c) */
+    struct exec_ranges *host;   /* per socket */
+    unsigned n_host;
+    struct exec_peer_map *map;
+    unsigned n_map, cap_map;
+    uint64_t chunk;             /* staging chunk, bytes */
+    unsigned *ce_next;          /* per GPU: next copy engine to use */
+};
+
+int p2psim__exec_init(struct p2psim *p);
+void p2psim__exec_fini(struct p2psim *p);
+
+#endif /* P2PSIM_API_P2PSIM_INT_H */
