@@ -102,6 +102,30 @@ struct sim_component *fab_find(const struct fab *f, const char *name)
     return sim_component_find(f->sim, name);
 }
 
+/*
+ * Configure a component (c) or a link (l) from props (NULL: none), then
+ * reject any key its model did not read, naming the closest valid one.
+ */
+static int configure_checked(struct sim_component *c, struct sim_link *l,
+                             const char *name, const struct sim_props *props,
+                             struct sim_error *err)
+{
+    struct sim_props empty;
+    if (!props) {
+        sim_props_init(&empty, name, NULL);
+        props = &empty;
+    }
+    int rc = c ? sim_component_configure(c, props, err)
+               : sim_link_configure(l, props, err);
+    if (rc == 0) {
+        rc = sim_props_check_unused(props, err);
+    }
+    if (props == &empty) {
+        sim_props_fini(&empty);
+    }
+    return rc;
+}
+
 struct sim_component *fab_add(struct fab *f, const char *kind,
                               const char *name, const struct sim_props *props,
                               struct sim_error *err)
@@ -133,19 +157,7 @@ struct sim_component *fab_add(struct fab *f, const char *kind,
     if (!c) {
         return NULL;
     }
-    struct sim_props empty;
-    if (!props) {
-        sim_props_init(&empty, name, NULL);
-        props = &empty;
-    }
-    int rc = sim_component_configure(c, props, err);
-    if (rc == 0) {
-        rc = sim_props_check_unused(props, err);
-    }
-    if (props == &empty) {
-        sim_props_fini(&empty);
-    }
-    if (rc < 0) {
+    if (configure_checked(c, NULL, name, props, err) < 0) {
         return NULL;
     }
     f->comp[f->n_comp++] = c;
@@ -232,19 +244,7 @@ struct sim_link *fab_connect(struct fab *f, const char *a, const char *b,
     if (!l) {
         return NULL;
     }
-    struct sim_props empty;
-    if (!props) {
-        sim_props_init(&empty, name, NULL);
-        props = &empty;
-    }
-    int rc = sim_link_configure(l, props, err);
-    if (rc == 0) {
-        rc = sim_props_check_unused(props, err);
-    }
-    if (props == &empty) {
-        sim_props_fini(&empty);
-    }
-    if (rc < 0) {
+    if (configure_checked(NULL, l, name, props, err) < 0) {
         return NULL;
     }
     if (ops == &pcie_link_ops) {

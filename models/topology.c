@@ -789,6 +789,24 @@ static int load_catalog(struct loader *L, struct ent *g, const char *model,
     return rc;
 }
 
+/* "16GT/s" -> "4" (the generation), or an error at the value. */
+static int speed_to_gen(struct ydoc *d, yaml_node_t *n, struct sim_error *err,
+                        char *buf, size_t len)
+{
+    static const char *const speeds[] = { "2.5GT/s", "5GT/s", "8GT/s",
+                                          "16GT/s", "32GT/s", "64GT/s" };
+    const char *v = scalar(n);
+    for (unsigned i = 0; v && i < 6; i++) {
+        if (strcmp(v, speeds[i]) == 0) {
+            snprintf(buf, len, "%u", i + 1);
+            return 0;
+        }
+    }
+    return err_at(d, n, err, SIM_EINVAL,
+                  "'%s' is not a PCIe speed (2.5GT/s, 5GT/s, 8GT/s, 16GT/s, "
+                  "32GT/s or 64GT/s)", v ? v : "?");
+}
+
 /* Catalog (nested) keys to the GPU model's flat properties. */
 static int catalog_props(struct loader *L, struct ent *g, struct sim_props *p)
 {
@@ -836,19 +854,9 @@ static int catalog_props(struct loader *L, struct ent *g, struct sim_props *p)
             char buf[8];
             const char *v = scalar(s ? s : gn);
             if (s) {
-                static const char *const speeds[] = { "2.5GT/s", "5GT/s",
-                                                      "8GT/s", "16GT/s",
-                                                      "32GT/s", "64GT/s" };
-                unsigned i;
-                for (i = 0; v && i < 6 && strcmp(v, speeds[i]) != 0; i++) {
+                if ((rc = speed_to_gen(c, s, L->err, buf, sizeof(buf))) < 0) {
+                    return rc;
                 }
-                if (!v || i == 6) {
-                    return err_at(c, s, L->err, SIM_EINVAL,
-                                  "'%s' is not a PCIe speed (2.5GT/s, 5GT/s, "
-                                  "8GT/s, 16GT/s, 32GT/s, 64GT/s)",
-                                  v ? v : "?");
-                }
-                snprintf(buf, sizeof(buf), "%u", i + 1);
                 v = buf;
             }
             sim_props_set(p, "pcie-gen", v ? v : "", &m, &m);
@@ -982,24 +990,14 @@ static int link_props(struct loader *L, struct ent *e, struct sim_props *p)
         }
         yaml_node_t *sp = get(d, ln, "speed");
         if (sp) {
-            static const char *const speeds[] = { "2.5GT/s", "5GT/s", "8GT/s",
-                                                  "16GT/s", "32GT/s",
-                                                  "64GT/s" };
-            const char *v = scalar(sp);
-            unsigned i;
-            for (i = 0; v && i < 6 && strcmp(v, speeds[i]) != 0; i++) {
-            }
-            if (!v || i == 6) {
-                return err_at(d, sp, L->err, SIM_EINVAL,
-                              "'%s' is not a PCIe speed (2.5GT/s, 5GT/s, "
-                              "8GT/s, 16GT/s, 32GT/s or 64GT/s)", v ? v : "?");
+            char buf[4];
+            if ((rc = speed_to_gen(d, sp, L->err, buf, sizeof(buf))) < 0) {
+                return rc;
             }
             if (get(d, ln, "gen")) {
                 return err_at(d, sp, L->err, SIM_EINVAL,
                               "give either speed or gen, not both");
             }
-            char buf[4];
-            snprintf(buf, sizeof(buf), "%u", i + 1);
             struct sim_mark m = mark_of(d, sp);
             sim_props_set(p, "gen", buf, &m, &m);
         }
