@@ -38,33 +38,18 @@ struct tlp_pool {
 
 /* ---- kind table ------------------------------------------------------------ */
 
-struct tlp_kind_info {
-    const char *name;
-    bool posted;
-    bool has_data;
-    enum tlp_routing routing;
-    enum tlp_fc_class fc;
-};
-
-static const struct tlp_kind_info kind_info[TLP_KIND_COUNT] = {
+const struct tlp_kind_info tlp_kind_table[TLP_KIND_COUNT] = {
 #define TLP_KIND_ROW(e, name, posted, data, route, fc)                        \
     [TLP_##e] = { name, posted, data, route, fc },
     TLP_KINDS(TLP_KIND_ROW)
 #undef TLP_KIND_ROW
 };
 
-static const struct tlp_kind_info *info(enum tlp_kind k)
+const char *tlp_kind_name(enum tlp_kind k)
 {
     SIM_ASSERT((unsigned)k < TLP_KIND_COUNT, "bad TLP kind %d", (int)k);
-    return &kind_info[k];
+    return tlp_kind_table[k].name;
 }
-
-const char *tlp_kind_name(enum tlp_kind k) { return info(k)->name; }
-bool tlp_kind_is_posted(enum tlp_kind k) { return info(k)->posted; }
-bool tlp_kind_has_data(enum tlp_kind k) { return info(k)->has_data; }
-enum tlp_routing tlp_kind_routing(enum tlp_kind k) { return info(k)->routing; }
-enum tlp_fc_class tlp_kind_fc_class(enum tlp_kind k) { return info(k)->fc; }
-bool tlp_is_posted(const struct tlp *t) { return info(t->kind)->posted; }
 
 bool tlp_is_request(const struct tlp *t)
 {
@@ -72,25 +57,6 @@ bool tlp_is_request(const struct tlp *t)
            t->kind != TLP_ATS_TCPL && t->kind != TLP_ATS_INV_CPL;
 }
 
-uint32_t tlp_payload_bytes(const struct tlp *t)
-{
-    return info(t->kind)->has_data ? t->len_bytes : 0;
-}
-
-uint32_t tlp_header_bytes(const struct tlp *t)
-{
-    uint32_t hdr = 12;
-    if (info(t->kind)->routing == TLP_ROUTE_ADDR && t->addr > UINT32_MAX) {
-        hdr = 16;
-    }
-    if (t->kind == TLP_MSG) {
-        hdr = 16; /* messages always use the 4DW header */
-    }
-    if (t->pasid != TLP_PASID_NONE) {
-        hdr += 4;
-    }
-    return hdr;
-}
 
 /* ---- pool ---------------------------------------------------------------------- */
 
@@ -159,7 +125,9 @@ struct tlp *tlp_alloc(struct sim *sim, enum tlp_kind k)
     SIM_ASSERT((unsigned)k < TLP_KIND_COUNT, "tlp_alloc: bad kind %d", (int)k);
     struct tlp_pool *pool = sim->tlp_pool;
     if (!pool->free) {
-        struct tlp_slab *s = malloc(sizeof(*s));
+        /* struct tlp is line-aligned (tlp.h), so the slab is too. */
+        struct tlp_slab *s = aligned_alloc(_Alignof(struct tlp_slab),
+                                           sizeof(*s));
         if (!s) {
             return NULL;
         }

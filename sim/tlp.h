@@ -16,6 +16,12 @@
  *  - freeing a TLP twice, or sending a freed one, stops the program with a
  *    message (sim_bug), never silent corruption.
  * The payload (data) belongs to the TLP and is freed with it.
+ *
+ * Timing: not_before lets a sender hand a TLP to a link before it may
+ * start on the wire (a switch's forwarding latency) without an event of
+ * its own: every link model starts the TLP at max(now, the time the link
+ * is free, not_before), then sets not_before back to 0. A refused TLP
+ * keeps it. tlp_alloc and tlp_new_completion give 0 (start at once).
  */
 #ifndef P2PSIM_SIM_TLP_H
 #define P2PSIM_SIM_TLP_H
@@ -89,6 +95,11 @@ enum tlp_kind {
 
 #define TLP_PASID_NONE UINT32_MAX
 
+/*
+ * Field order: what every hop touches (the event, the kind and routing
+ * fields, the link bookkeeping) lies in the first two 64-byte lines; the
+ * struct is line-aligned, so a TLP spans exactly three.
+ */
 struct tlp {
     struct sim_event ev;        /* scheduling while in flight (owner's use) */
     /* ---- header fields (PCIe names) ---- */
@@ -102,47 +113,106 @@ struct tlp {
     uint8_t first_be;           /* First DW Byte Enables */
     uint8_t last_be;            /* Last DW Byte Enables */
     uint8_t cpl_status;         /* TLP_CPL_*; a completer must set it */
-    bool poisoned;              /* EP bit */
-    bool has_ecrc;              /* TD bit: ECRC appended */
     uint64_t addr;              /* memory address (byte), requests only */
     uint32_t len_bytes;         /* payload, or bytes requested by a read */
-    uint32_t byte_count;        /* completions: bytes left incl. this one */
-    uint16_t lower_addr;        /* completions: low address bits */
     uint32_t pasid;             /* PASID prefix, or TLP_PASID_NONE */
+    bool poisoned;              /* EP bit */
+    bool has_ecrc;              /* TD bit: ECRC appended */
+    uint16_t lower_addr;        /* completions: low address bits */
+    uint32_t byte_count;        /* completions: bytes left incl. this one */
     /* ---- simulator bookkeeping ---- */
-    uint64_t id;                /* unique in the simulation, for traces */
-    sim_time_t t_created;       /* ps */
-    uint8_t *data;              /* payload bytes, or NULL in timing-only use */
-    void *cookie;               /* the originator's context */
-    uint32_t hops;              /* links crossed so far */
-    uint32_t route_hint;        /* owner-defined (e.g. a routing decision) */
+    sim_time_t not_before;      /* ps: earliest time the TLP may start on
+                                   the next link; 0 = now (see above) */
     struct sim_link *link;      /* link it is on, or whose buffer it holds */
     uint8_t link_side;          /* the end of that link it goes to / sits at */
     bool holding;               /* true: holds link_side's receive buffer */
     uint32_t state;             /* TLP_STATE_* (ownership checks) */
+    uint32_t hops;              /* links crossed so far */
+    uint32_t route_hint;        /* owner-defined (e.g. a routing decision) */
+    uint8_t *data;              /* payload bytes, or NULL in timing-only use */
+    uint64_t id;                /* unique in the simulation, for traces */
+    sim_time_t t_created;       /* ps */
+    void *cookie;               /* the originator's context */
     uint32_t data_cap;          /* bytes allocated at data */
     struct tlp_pool *pool;
     struct tlp *pool_next;
-};
+} __attribute__((aligned(64)));
 
 #define TLP_STATE_FREE 0xf4eeu
 #define TLP_STATE_LIVE 0x1713u
 
-/* ---- kind metadata ------------------------------------------------------- */
-const char *tlp_kind_name(enum tlp_kind k);
-bool tlp_kind_is_posted(enum tlp_kind k);
-bool tlp_kind_has_data(enum tlp_kind k);
-enum tlp_routing tlp_kind_routing(enum tlp_kind k);
-enum tlp_fc_class tlp_kind_fc_class(enum tlp_kind k);
-bool tlp_is_posted(const struct tlp *t);
-bool tlp_is_request(const struct tlp *t);
-/* Bytes of payload on the wire: len_bytes if the kind carries data, else 0. */
-uint32_t tlp_payload_bytes(const struct tlp *t);
-/*
- * Header bytes: 12 (3DW) or 16 (4DW; memory requests above 4 GiB), plus
- * 4 for a PASID prefix (PCIe r6.0 §2.2.1, §6.20).
+/* ---- kind metadata -------------------------------------------------------
+ *
+ * One row per kind, built from TLP_KINDS in tlp.c. The lookups below are
+ * inline because every model asks them of every TLP at every hop; they
+ * index the table without a range check: a TLP's kind comes from
+ * tlp_alloc(), which checks it. tlp_kind_name() checks, since it also
+ * serves error messages about TLPs that may be corrupt.
  */
-uint32_t tlp_header_bytes(const struct tlp *t);
+struct tlp_kind_info {
+    const char *name;
+    bool posted;
+    bool has_data;
+    enum tlp_routing routing;
+    enum tlp_fc_class fc;
+};
+
+extern const struct tlp_kind_info tlp_kind_table[TLP_KIND_COUNT];
+
+const char *tlp_kind_name(enum tlp_kind k);
+
+static inline bool tlp_kind_is_posted(enum tlp_kind k)
+{
+    return tlp_kind_table[k].posted;
+}
+
+static inline bool tlp_kind_has_data(enum tlp_kind k)
+{
+    return tlp_kind_table[k].has_data;
+}
+
+static inline enum tlp_routing tlp_kind_routing(enum tlp_kind k)
+{
+    return tlp_kind_table[k].routing;
+}
+
+static inline enum tlp_fc_class tlp_kind_fc_class(enum tlp_kind k)
+{
+    return tlp_kind_table[k].fc;
+}
+
+static inline bool tlp_is_posted(const struct tlp *t)
+{
+    return tlp_kind_table[t->kind].posted;
+}
+
+/* Not a completion (Cpl, CplD, TransCpl) nor an ATS Invalidate Completion. */
+bool tlp_is_request(const struct tlp *t);
+
+/* Bytes of payload on the wire: len_bytes if the kind carries data, else 0. */
+static inline uint32_t tlp_payload_bytes(const struct tlp *t)
+{
+    return tlp_kind_table[t->kind].has_data ? t->len_bytes : 0;
+}
+
+/*
+ * Header bytes: 12 (3DW) or 16 (4DW; memory requests above 4 GiB, and
+ * messages, which always use the 4DW header), plus 4 for a PASID prefix
+ * (PCIe r6.0 §2.2.1, §6.20). Inline, though longer than an accessor:
+ * every link charges it for every TLP.
+ */
+static inline uint32_t tlp_header_bytes(const struct tlp *t)
+{
+    uint32_t hdr = 12;
+    if ((tlp_kind_table[t->kind].routing == TLP_ROUTE_ADDR &&
+         t->addr > UINT32_MAX) || t->kind == TLP_MSG) {
+        hdr = 16;
+    }
+    if (t->pasid != TLP_PASID_NONE) {
+        hdr += 4;
+    }
+    return hdr;
+}
 
 /* ---- pool ------------------------------------------------------------------ */
 

@@ -4,7 +4,8 @@
  *
  * It charges header plus payload bytes at its rate (no encoding, no DLLPs,
  * no credits): it is what tests, benchmarks and foreign (SystemC) models
- * use when the PCIe link model's detail is not wanted.
+ * use when the PCIe link model's detail is not wanted. A TLP starts at
+ * max(now, the end of the previous one, its not_before) (sim/tlp.h).
  */
 #include <config.h>
 
@@ -33,6 +34,10 @@ static int wire_transmit(struct sim_link *l, unsigned from, struct tlp *t)
     struct wire *w = sim_link_state(l);
     sim_time_t now = sim_now(l->sim);
     sim_time_t start = w->busy_until[from] > now ? w->busy_until[from] : now;
+    if (t->not_before > start) {
+        start = t->not_before;
+    }
+    t->not_before = 0;
     uint64_t bytes = tlp_header_bytes(t) + tlp_payload_bytes(t);
     w->busy_until[from] = sim_time_add(start,
                                        sim_time_for_bytes(bytes,

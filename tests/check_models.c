@@ -13,6 +13,7 @@
  * each is named when absent, so a missing suite cannot hide. */
 #define SUITES(X)                                                             \
     X(make_pcie_link_suite)                                                   \
+    X(make_egress_suite)                                                      \
     X(make_psw_suite)                                                         \
     X(make_rc_suite)                                                          \
     X(make_iommu_suite)                                                       \

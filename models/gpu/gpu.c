@@ -168,6 +168,12 @@ void gpu__egress_pump(struct gpu *g)
     if (g->pumping) {
         return;                 /* the outer loop will see the new work */
     }
+    if (g->port->wants_ready) {
+        /* The head was refused and the link owes us ready(), which pumps:
+         * trying again before (at every TLP received) would only be
+         * refused again, and the FIFO cannot send anything else. */
+        return;
+    }
     g->pumping = true;
     for (;;) {
         if (g->egress.count == 0 && !ce__produce(g)) {
@@ -333,8 +339,21 @@ static void gpu_miss(struct gpu *g, const struct tlp *t, bool in_window)
 /* MWr: lands in HBM now. Consumes t. */
 static void gpu_write(struct gpu *g, struct tlp *t)
 {
-    uint64_t off;
+    uint64_t off = t->addr - g->bar1_base, hbm, contig;
     bool in_window;
+    /* The common case, with one translation: within one mapping. */
+    if (t->addr >= g->bar1_base && off < g->bar1_bytes && !t->poisoned &&
+        bar1__translate(&g->bar1, off, &hbm, &contig) &&
+        contig >= t->len_bytes) {
+        if (t->data) {
+            int rc = mem_sparse_write(g->hbm, hbm, t->data, t->len_bytes);
+            SIM_ASSERT(rc == 0, "gpu %s: HBM access failed (%s)", g->c->name,
+                       sim_strerror(rc));
+        }
+        g->cnt.bytes_written_in += t->len_bytes;
+        tlp_free(t);
+        return;
+    }
     if (!gpu_bar1_is_mapped(g, t->addr, t->len_bytes, &off, &in_window)) {
         gpu_miss(g, t, in_window);
     } else if (t->poisoned) {

@@ -13,14 +13,29 @@
  * byte has been serialised. transmit() refuses (-SIM_EAGAIN) a TLP that
  * would take the waiting bytes above `queue`; an empty queue accepts any
  * TLP, so one larger than the queue still passes. After a refusal a timer
- * fires when the oldest waiting TLP finishes and calls sim_link_ready(),
- * so the root complex retries as soon as room can have appeared.
+ * fires when the waiting bytes have fallen to half the queue and calls
+ * sim_link_ready(), so the root complex sends a batch of TLPs per wake-up
+ * rather than one. The queue has not run dry by then, so the TLPs it
+ * accepts start exactly when they would have from an earlier wake-up (the
+ * root complex is the only sender); what moves is when the root complex
+ * hands them over, so they hold their ingress credits (and a short TLP
+ * its place in the root complex's egress queue) up to half a queue's
+ * serialisation time longer.
+ *
+ * A TLP handed over before it may start (its not_before, the root
+ * complex's latency; sim/tlp.h) is judged against the queue as it will be
+ * at max(now, not_before), and starts no earlier than that.
+ * Model: the queue forgets the TLPs done by that time at once, so a later
+ * TLP with an earlier not_before (possible only across root-complex
+ * ingress ports with different decision costs) sees a queue shorter by
+ * those TLPs than it really is: admission is lenient by that much.
  *
  * Model: no receive-side flow control (the far root complex always
  * accepts: it queues internally), no link-level retry, no coherence
  * traffic competing for the link; the same rate in both directions.
  *
- * Costs: O(1) amortised per TLP (a ring of finish times per direction).
+ * Costs: O(1) amortised per TLP (a ring of finish times per direction);
+ * one wake-up event per half queue of TLPs under back-pressure.
  */
 #include <config.h>
 
@@ -80,6 +95,26 @@ static void slink_retire(struct slink_dir *d, sim_time_t now)
     }
 }
 
+/*
+ * When the waiting bytes will have fallen to half the queue (or the queue
+ * will be empty, if the oldest TLP alone holds more): the refused sender's
+ * wake-up. O(TLPs retired by then), once per refusal.
+ */
+static sim_time_t slink_half_empty_at(const struct slink_dir *d,
+                                      uint64_t queue_bytes)
+{
+    uint64_t left = d->waiting_bytes;
+    uint32_t i = d->head;
+    for (;;) {
+        const struct slink_slot *e = &d->ring[i];
+        left -= e->bytes;
+        if (left <= queue_bytes / 2 || left == 0) {
+            return e->done_ps;
+        }
+        i = (i + 1) & (d->cap - 1);
+    }
+}
+
 static void slink_room(struct sim *sim, struct sim_event *ev)
 {
     struct slink_dir *d = SIM_CONTAINER_OF(ev, struct slink_dir, room);
@@ -115,16 +150,19 @@ static int slink_transmit(struct sim_link *l, unsigned from, struct tlp *t)
     struct slink *s = sim_link_state(l);
     struct slink_dir *d = &s->dir[from];
     sim_time_t now = sim_now(l->sim);
+    /* The queue as the TLP will find it when it reaches the link. */
+    sim_time_t at = t->not_before > now ? t->not_before : now;
     uint32_t bytes = tlp_header_bytes(t) + tlp_payload_bytes(t);
-    slink_retire(d, now);
+    slink_retire(d, at);
     if (d->n > 0 && d->waiting_bytes + bytes > s->queue_bytes) {
         d->refusals++;
         if (!sim_event_is_pending(&d->room)) {
-            sim_event_schedule_at(l->sim, &d->room, d->ring[d->head].done_ps);
+            sim_event_schedule_at(l->sim, &d->room,
+                                  slink_half_empty_at(d, s->queue_bytes));
         }
         return -SIM_EAGAIN;
     }
-    sim_time_t start = d->busy_until > now ? d->busy_until : now;
+    sim_time_t start = d->busy_until > at ? d->busy_until : at;
     sim_time_t done = sim_time_add(start,
                                    sim_time_for_bytes(bytes,
                                                       s->rate_bytes_per_s));
@@ -132,6 +170,7 @@ static int slink_transmit(struct sim_link *l, unsigned from, struct tlp *t)
         return -SIM_EAGAIN;    /* out of memory: behave as a full queue */
     }
     d->busy_until = done;
+    t->not_before = 0;
     d->tlps++;
     d->bytes += bytes;
     if (d->waiting_bytes > d->max_waiting_bytes) {

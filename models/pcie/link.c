@@ -13,23 +13,30 @@
  *     more than PLINK_TXQ_BYTES of backlog, or if the receiver at !s lacks
  *     header or data credits of the TLP's class (PCIe r6.0 §2.6.1.1).
  *     Otherwise the credits are consumed and the TLP's wire bytes are
- *     appended to s's transmitter, back to back after what it holds.
+ *     appended to s's transmitter, back to back after what it holds and
+ *     not before the TLP's not_before (sim/tlp.h). The backlog is the one
+ *     the TLP will find at max(now, not_before); the credits are those the
+ *     sender has now, when the sender decides.
  *  2. arrival (the TLP's own event) at the end of its serialisation plus
  *     the latency: every ack-every-th arrival charges an Ack DLLP to the
  *     transmitter of !s; then sim_link_deliver hands the TLP over, and it
  *     holds its receive buffer.
  *  3. release (the core calls it when the receiver forwards or frees the
  *     TLP): the receiver's CREDITS_ALLOCATED grow, and an UpdateFC DLLP
- *     goes out on the transmitter of !s; when it arrives at s, s may use
- *     the credits and sim_link_ready() lets a refused sender retry.
+ *     goes out on the transmitter of !s; from its arrival at s, s may use
+ *     the credits, and if s was refused for credits sim_link_ready() lets
+ *     it retry then.
  *
  * Timing is exact: each transmitter counts the bytes of its current busy
  * period and computes every end time from the cumulative count, rounded up
  * to a picosecond once, so rounding never accumulates over a long stream.
  *
- * Cost: one event per TLP (its arrival), one per UpdateFC in flight, and
- * one per wake-up of a sender refused for backlog; a saturated stream of
- * 256-byte TLPs costs about three events per TLP. No allocation.
+ * Cost: one event per TLP (its arrival), one per wake-up of a sender
+ * refused for backlog (one per two 256-byte TLPs of a saturated stream),
+ * and one per UpdateFC that reaches a sender stalled for credits: the
+ * others are applied when the sender next asks (plink_fc_apply), which
+ * gives the same credit limits at every decision. About 1.5 events per
+ * TLP of a saturated stream. No allocation.
  *
  * Not modelled: SKP ordered sets (about 0.3% of the line), NOP DLLPs, LCRC
  * errors, Nak and replay, power states, virtual channels other than VC0,
@@ -60,9 +67,12 @@
  * Ack and UpdateFC DLLPs ahead of queued TLPs (the spec's recommended
  * priority of scheduled transmissions, §3.6 [unverified]); here DLLPs
  * join the end of the backlog, so they are late by at most this much
- * (8 ns at Gen5 x16). Credits bound the in-flight TLPs too, but infinite
- * credits are common (completions), so this bound is what keeps a stream
- * from piling up on the link.
+ * (8 ns at Gen5 x16), plus, when the transmitter holds a TLP that may not
+ * start yet (its not_before: a switch's forwarding latency), the wait for
+ * it: a DLLP never fills the idle gap before such a TLP, so it can be
+ * late by up to that latency. Credits bound the in-flight TLPs too, but
+ * infinite credits are common (completions), so this bound is what keeps
+ * a stream from piling up on the link.
  */
 #define PLINK_TXQ_BYTES 512u
 
@@ -76,6 +86,17 @@
 
 #define PLINK_ACK_EVERY_DEFAULT 4u
 #define PLINK_ACK_EVERY_MAX 64u
+
+/*
+ * One charge of `bytes` as a quotient and remainder of bytes * num / den.
+ * A link charges a handful of sizes (its TLPs, 8-byte DLLPs), so a small
+ * memo indexed by size saves the division per charge.
+ */
+#define PLINK_STEPS 4u
+struct plink_step {
+    uint32_t bytes;                     /* 0 with q = r = 0 is valid */
+    uint64_t q, r;                      /* bytes * num = q * den + r */
+};
 
 /* An UpdateFC in flight: the receiver's cumulative counters it carries. */
 struct plink_fc_update {
@@ -98,20 +119,24 @@ struct plink_dir {
     /* transmitter of side s */
     sim_time_t busy_until;              /* end of the last byte charged, ps */
     sim_time_t epoch_ps;                /* start of the current busy period */
-    uint64_t epoch_bytes;               /* bytes charged since epoch_ps */
-    struct sim_event txq_ev;            /* backlog fell to PLINK_TXQ_BYTES */
+    uint64_t epoch_q, epoch_r;          /* bytes charged since epoch_ps,
+                                           times num/den: quotient (ps)
+                                           and remainder (< den) */
     /* flow control of TLPs from side s (class-indexed) */
+    unsigned fc_head, fc_n;             /* the UpdateFC ring below */
+    bool stalled[TLP_FC_COUNT];         /* refused credits, none sent since */
+    unsigned ack_left;                  /* deliveries until the next Ack */
+    uint64_t rx_tlps;                   /* TLPs from s delivered at !s */
     uint64_t consumed_hdr[TLP_FC_COUNT], consumed_data[TLP_FC_COUNT];
     uint64_t limit_hdr[TLP_FC_COUNT], limit_data[TLP_FC_COUNT];
     uint64_t alloc_hdr[TLP_FC_COUNT], alloc_data[TLP_FC_COUNT];
     uint64_t adv_hdr[TLP_FC_COUNT], adv_data[TLP_FC_COUNT]; /* last sent */
     uint64_t held_hdr[TLP_FC_COUNT], held_data[TLP_FC_COUNT]; /* at !s */
-    struct plink_fc_update fc[PLINK_FC_INFLIGHT]; /* ring, oldest first */
-    unsigned fc_head, fc_n;
-    struct sim_event fc_ev;             /* the oldest UpdateFC arrives */
-    uint64_t rx_tlps;                   /* TLPs from s delivered at !s */
-    bool stalled[TLP_FC_COUNT];         /* refused credits, none sent since */
     sim_time_t stall_since[TLP_FC_COUNT];
+    struct sim_event txq_ev;            /* the sender may queue again */
+    struct sim_event fc_ev;             /* an UpdateFC for a stalled sender */
+    /* last: the ring is large and only its ends are touched */
+    struct plink_fc_update fc[PLINK_FC_INFLIGHT]; /* ring, oldest first */
 };
 
 struct plink {
@@ -126,10 +151,14 @@ struct plink {
     /* negotiated */
     bool connected;
     unsigned gen, width;
-    uint64_t time_num, time_den;        /* ps = ceil(bytes * num / den) */
+    uint64_t time_num, time_den;        /* ps = ceil(bytes * num / den),
+                                           the fraction in lowest terms */
+    uint64_t max_bytes_64;              /* bytes * num + den fits 64 bits */
+    unsigned framing_bytes;             /* per TLP at gen */
+    struct plink_step step[PLINK_STEPS];/* memo: bytes * num / den */
     sim_time_t txq_ps;                  /* PLINK_TXQ_BYTES at the rate */
-    struct plink_dir dir[2];
     struct pcie_link_counters cnt;
+    struct plink_dir dir[2];            /* last: each is mostly its ring */
 };
 
 static struct plink *plink_from(const struct sim_link *l)
@@ -144,6 +173,9 @@ static struct plink *plink_from(const struct sim_link *l)
 /* Picoseconds to serialise bytes, rounded up. */
 static sim_time_t plink_bytes_ps(const struct plink *pl, uint64_t bytes)
 {
+    if (bytes <= pl->max_bytes_64) {
+        return (bytes * pl->time_num + pl->time_den - 1) / pl->time_den;
+    }
     __uint128_t num = (__uint128_t)bytes * pl->time_num;
     __uint128_t ps = (num + pl->time_den - 1) / pl->time_den;
     return ps > SIM_TIME_MAX ? SIM_TIME_MAX : (sim_time_t)ps;
@@ -154,22 +186,44 @@ static sim_time_t plink_backlog_ps(const struct plink_dir *d, sim_time_t now)
     return d->busy_until > now ? d->busy_until - now : 0;
 }
 
+static const struct plink_step *plink_step_of(struct plink *pl,
+                                              uint32_t bytes)
+{
+    struct plink_step *s = &pl->step[(bytes >> 3) & (PLINK_STEPS - 1)];
+    if (s->bytes != bytes) {
+        __uint128_t num = (__uint128_t)bytes * pl->time_num;
+        s->bytes = bytes;
+        s->q = (uint64_t)(num / pl->time_den);
+        s->r = (uint64_t)(num % pl->time_den);
+    }
+    return s;
+}
+
 /*
- * Append bytes to d's transmitter; returns when their last bit leaves.
- * Within a busy period the end time comes from the cumulative byte count,
- * so the one rounding never accumulates.
+ * Append bytes to d's transmitter, to start no earlier than `at` (now, or
+ * a TLP's not_before); returns when their last bit leaves. Within a busy
+ * period the end time is the ceiling of the exact cumulative byte time
+ * (kept as a quotient and a remainder), so the one rounding never
+ * accumulates.
  */
 static sim_time_t plink_tx_charge(struct plink *pl, struct plink_dir *d,
-                                  uint32_t bytes, sim_time_t now)
+                                  uint32_t bytes, sim_time_t at)
 {
-    if (d->busy_until <= now) {
-        d->epoch_ps = now;
-        d->epoch_bytes = 0;
+    if (d->busy_until < at) {
+        d->epoch_ps = at;
+        d->epoch_q = 0;
+        d->epoch_r = 0;
     }
-    sim_time_t start = d->busy_until > now ? d->busy_until : now;
-    d->epoch_bytes += bytes;
+    sim_time_t start = d->busy_until > at ? d->busy_until : at;
+    const struct plink_step *st = plink_step_of(pl, bytes);
+    d->epoch_q = sim_time_add(d->epoch_q, st->q);
+    d->epoch_r += st->r;
+    if (d->epoch_r >= pl->time_den) {
+        d->epoch_r -= pl->time_den;
+        d->epoch_q = sim_time_add(d->epoch_q, 1);
+    }
     sim_time_t end = sim_time_add(d->epoch_ps,
-                                  plink_bytes_ps(pl, d->epoch_bytes));
+                                  sim_time_add(d->epoch_q, d->epoch_r != 0));
     pl->cnt.busy_ps[d->side] += end - start;
     d->busy_until = end;
     return end;
@@ -194,12 +248,18 @@ static void plink_txq_due(struct sim *sim, struct sim_event *ev)
     sim_link_ready(d->link, d->side);
 }
 
-/* Wake the sender when the backlog is back to PLINK_TXQ_BYTES. */
-static void plink_txq_wait(struct plink *pl, struct plink_dir *d)
+/*
+ * Wake the refused sender when the transmitter has drained: it may then
+ * queue PLINK_TXQ_BYTES again, usually two TLPs per wake rather than one.
+ * The first of them starts the moment the last byte before it leaves, as
+ * it would have from an earlier wake, so the link never idles for it;
+ * what moves is only the time the sender decides (and DLLPs charged
+ * meanwhile go out before, not after, the next TLP).
+ */
+static void plink_txq_wait(struct plink_dir *d)
 {
     if (!sim_event_is_pending(&d->txq_ev)) {
-        sim_event_schedule_at(d->link->sim, &d->txq_ev,
-                              d->busy_until - pl->txq_ps);
+        sim_event_schedule_at(d->link->sim, &d->txq_ev, d->busy_until);
     }
 }
 
@@ -257,6 +317,41 @@ static void plink_trace_stall(struct sim_link *l, unsigned from,
 }
 
 /*
+ * The UpdateFCs that have reached the sender by now raise its
+ * CREDIT_LIMITs. Applied lazily (before a credit check, or before a new
+ * UpdateFC joins the ring), so an UpdateFC costs an event only when a
+ * sender stalled for credits must be woken by it.
+ */
+static void plink_fc_apply(struct plink_dir *d, sim_time_t now)
+{
+    while (d->fc_n > 0 && d->fc[d->fc_head].arrive_ps <= now) {
+        struct plink_fc_update *u = &d->fc[d->fc_head];
+        memcpy(d->limit_hdr, u->hdr, sizeof(d->limit_hdr));
+        memcpy(d->limit_data, u->data, sizeof(d->limit_data));
+        d->fc_head = (d->fc_head + 1) % PLINK_FC_INFLIGHT;
+        d->fc_n--;
+    }
+}
+
+static bool plink_fc_is_stalled(const struct plink_dir *d)
+{
+    for (int c = 0; c < TLP_FC_COUNT; c++) {
+        if (d->stalled[c]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A sender stalled for credits: wake it when the next UpdateFC arrives. */
+static void plink_fc_wake_on_arrival(struct sim_link *l, struct plink_dir *d)
+{
+    if (d->fc_n > 0 && !sim_event_is_pending(&d->fc_ev)) {
+        sim_event_schedule_at(l->sim, &d->fc_ev, d->fc[d->fc_head].arrive_ps);
+    }
+}
+
+/*
  * Refuse t for lack of credits. The trace record's b is how long the
  * sender has been refused credits of this class so far (0 at the first
  * refusal of a stall); a stall ends when a TLP of the class is accepted.
@@ -272,6 +367,7 @@ static int plink_fc_refuse(struct sim_link *l, unsigned from,
         d->stalled[c] = true;
         d->stall_since[c] = now;
     }
+    plink_fc_wake_on_arrival(l, d);
     if (sim_trace_wanted(l->sim, SIM_TP_CREDIT_STALL)) {
         plink_trace_stall(l, from, t, c, now - d->stall_since[c]);
     }
@@ -337,6 +433,7 @@ static void plink_fc_send(struct sim_link *l, unsigned from)
     struct plink *pl = sim_link_state(l);
     struct plink_dir *d = &pl->dir[from];
     sim_time_t now = sim_now(l->sim);
+    plink_fc_apply(d, now);
     if (d->fc_n > 0) {
         struct plink_fc_update *tail = plink_fc_at(d, d->fc_n - 1);
         if (tail->start_ps > now || d->fc_n == PLINK_FC_INFLIGHT) {
@@ -350,36 +447,38 @@ static void plink_fc_send(struct sim_link *l, unsigned from)
     sim_time_t end = plink_dllp_charge(pl, !from, n, now);
     u->arrive_ps = sim_time_add(end, pl->latency_ps);
     plink_fc_snapshot(d, u);
-    if (d->fc_n == 1) {
-        sim_event_schedule_at(l->sim, &d->fc_ev, u->arrive_ps);
+    if (plink_fc_is_stalled(d)) {
+        plink_fc_wake_on_arrival(l, d);
     }
 }
 
-/* UpdateFCs reach the sender: raise its CREDIT_LIMITs, wake it. */
+/*
+ * An UpdateFC reaches a sender stalled for credits: raise its
+ * CREDIT_LIMITs, wake it, and keep waking it at every later arrival while
+ * it stays stalled.
+ */
 static void plink_fc_arrive(struct sim *sim, struct sim_event *ev)
 {
     struct plink_dir *d = SIM_CONTAINER_OF(ev, struct plink_dir, fc_ev);
-    sim_time_t now = sim_now(sim);
-    while (d->fc_n > 0 && d->fc[d->fc_head].arrive_ps <= now) {
-        struct plink_fc_update *u = &d->fc[d->fc_head];
-        memcpy(d->limit_hdr, u->hdr, sizeof(d->limit_hdr));
-        memcpy(d->limit_data, u->data, sizeof(d->limit_data));
-        d->fc_head = (d->fc_head + 1) % PLINK_FC_INFLIGHT;
-        d->fc_n--;
-    }
-    if (d->fc_n > 0) {
-        sim_event_schedule_at(sim, &d->fc_ev, d->fc[d->fc_head].arrive_ps);
+    plink_fc_apply(d, sim_now(sim));
+    if (plink_fc_is_stalled(d)) {
+        plink_fc_wake_on_arrival(d->link, d);
     }
     sim_link_ready(d->link, d->side);
 }
 
 /* ---- the TLP path ------------------------------------------------------ */
 
+/*
+ * pcie_tlp_wire_bytes() at the negotiated generation, with the framing
+ * looked up once; the link's ecrc property gives every TLP an ECRC.
+ */
 static uint32_t plink_wire_bytes(const struct plink *pl, const struct tlp *t)
 {
-    uint32_t bytes = pcie_tlp_wire_bytes(pl->gen, t);
-    if (pl->ecrc && !t->has_ecrc) {
-        bytes += 4; /* the link's ecrc property: every TLP carries one */
+    uint32_t bytes = tlp_header_bytes(t) + pcie_tlp_payload_wire_bytes(t) +
+                     pl->framing_bytes;
+    if (t->has_ecrc || pl->ecrc) {
+        bytes += 4; /* ECRC, PCIe r6.0 §2.7 */
     }
     return bytes;
 }
@@ -400,7 +499,9 @@ static void plink_arrive(struct sim *sim, struct sim_event *ev)
     enum tlp_fc_class c = tlp_kind_fc_class(t->kind);
     d->held_hdr[c]++;
     d->held_data[c] += pcie_tlp_data_credits(t);
-    if (++d->rx_tlps % pl->ack_every == 0) {
+    d->rx_tlps++;
+    if (--d->ack_left == 0) {
+        d->ack_left = pl->ack_every;
         plink_dllp_charge(pl, to, 1, sim_now(sim));
     }
     sim_link_deliver(l, to, t);
@@ -419,9 +520,11 @@ static int plink_transmit(struct sim_link *l, unsigned from, struct tlp *t)
     struct plink *pl = sim_link_state(l);
     struct plink_dir *d = &pl->dir[from];
     sim_time_t now = sim_now(l->sim);
+    /* The backlog it would find when it reaches the transmitter. */
+    sim_time_t at = t->not_before > now ? t->not_before : now;
     SIM_ASSERT(pl->connected, "link '%s': transmit before connect", l->name);
-    if (plink_backlog_ps(d, now) > pl->txq_ps) {
-        plink_txq_wait(pl, d);
+    if (plink_backlog_ps(d, at) > pl->txq_ps) {
+        plink_txq_wait(d);
         return -SIM_EAGAIN;
     }
     enum tlp_fc_class c = tlp_kind_fc_class(t->kind);
@@ -429,6 +532,7 @@ static int plink_transmit(struct sim_link *l, unsigned from, struct tlp *t)
     if (!plink_fc_fits(l, from, c, data)) {
         return -SIM_ERANGE;
     }
+    plink_fc_apply(d, now);
     if (!plink_fc_has_room(pl, from, c, data)) {
         return plink_fc_refuse(l, from, t, c);
     }
@@ -436,7 +540,8 @@ static int plink_transmit(struct sim_link *l, unsigned from, struct tlp *t)
     d->consumed_hdr[c]++;
     d->consumed_data[c] += data;
     uint32_t wire = plink_wire_bytes(pl, t);
-    sim_time_t end = plink_tx_charge(pl, d, wire, now);
+    sim_time_t end = plink_tx_charge(pl, d, wire, at);
+    t->not_before = 0;
     plink_count_tx(pl, from, t, wire);
     sim_event_init(&t->ev, plink_arrive);
     sim_event_schedule_at(l->sim, &t->ev, sim_time_add(end, pl->latency_ps));
@@ -496,6 +601,17 @@ static void plink_dir_reset(struct plink *pl, unsigned s)
         d->limit_data[c] = d->alloc_data[c] = d->adv_data[c] = rx->cred_data[c];
         d->consumed_hdr[c] = d->consumed_data[c] = 0;
     }
+    d->ack_left = pl->ack_every;
+}
+
+static uint64_t plink_gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
 }
 
 /*
@@ -520,6 +636,12 @@ static void plink_negotiate(struct sim_link *l)
     /* ps = bytes * 8 * den/num bits / (MT/s * 1e6 * lanes) * 1e12 */
     pl->time_num = UINT64_C(8) * g->enc_den * UINT64_C(1000000);
     pl->time_den = (uint64_t)g->enc_num * g->mts_per_lane * pl->width;
+    uint64_t gcd = plink_gcd(pl->time_num, pl->time_den);
+    pl->time_num /= gcd;
+    pl->time_den /= gcd;
+    pl->max_bytes_64 = (UINT64_MAX - pl->time_den) / pl->time_num;
+    memset(pl->step, 0, sizeof(pl->step));
+    pl->framing_bytes = g->framing_bytes;
     pl->txq_ps = plink_bytes_ps(pl, PLINK_TXQ_BYTES);
     plink_dir_reset(pl, 0);
     plink_dir_reset(pl, 1);

@@ -1,8 +1,9 @@
 /*
  * models/pcie/pcie.c - PCIe facts shared by every PCIe model: the
  * generation table, the bytes a TLP occupies on a link, legal widths and
- * payload sizes, the analytic bound of a posted-write stream, and the
- * routing-table helpers that switches and root complexes look up.
+ * payload sizes, the analytic bound of a posted-write stream, the
+ * predicates on TLPs that every routing model asks, and the routing-table
+ * helpers that switches and root complexes look up.
  *
  * Sources: ../shared/reference/pcie-nvlink.md §2.1 (rates and encodings),
  * §2.2 (header, framing, ECRC, DLLP sizes), §2.3 (MPS, MRRS), §2.11 (the
@@ -65,41 +66,15 @@ uint64_t pcie_link_bytes_per_s(unsigned gen, unsigned width_lanes)
     return (uint64_t)(bits * g->enc_num / ((__uint128_t)8 * g->enc_den));
 }
 
-/*
- * Payload bytes on the wire: the Length field counts whole DWs, so a
- * payload that starts or ends inside a DW occupies the full DWs it touches
- * (PCIe r6.0 §2.2.2; the byte enables say which bytes count). Requests
- * place the first byte at addr[1:0], completions at Lower Address[1:0].
- */
-static uint32_t payload_wire_bytes(const struct tlp *t)
-{
-    uint32_t len = tlp_payload_bytes(t);
-    if (len == 0) {
-        return 0;
-    }
-    uint32_t offset = 0;
-    if (tlp_kind_routing(t->kind) == TLP_ROUTE_ADDR) {
-        offset = (uint32_t)(t->addr & 3);
-    } else if (tlp_kind_fc_class(t->kind) == TLP_FC_CPL) {
-        offset = t->lower_addr & 3u;
-    }
-    return (offset + len + 3) & ~3u;
-}
-
 uint32_t pcie_tlp_wire_bytes(unsigned gen, const struct tlp *t)
 {
     const struct pcie_gen_info *g = pcie_gen_info(gen);
     SIM_ASSERT(g != NULL, "pcie_tlp_wire_bytes: no PCIe generation %u", gen);
-    uint32_t bytes = tlp_header_bytes(t) + payload_wire_bytes(t);
+    uint32_t bytes = tlp_header_bytes(t) + pcie_tlp_payload_wire_bytes(t);
     if (t->has_ecrc) {
         bytes += 4; /* ECRC, PCIe r6.0 §2.7 */
     }
     return bytes + g->framing_bytes;
-}
-
-uint32_t pcie_tlp_data_credits(const struct tlp *t)
-{
-    return (payload_wire_bytes(t) + 15) / 16;
 }
 
 /*
@@ -139,13 +114,32 @@ double pcie_write_bound(unsigned gen, unsigned width_lanes, unsigned mps,
     return rate * mps / (double)(mps + overhead);
 }
 
+/* ---- TLP predicates ------------------------------------------------------ */
+
+bool pcie_tlp_is_completion(const struct tlp *t)
+{
+    return tlp_kind_fc_class(t->kind) == TLP_FC_CPL;
+}
+
+bool pcie_tlp_is_np_request(const struct tlp *t)
+{
+    return !pcie_tlp_is_completion(t) && !tlp_is_posted(t);
+}
+
+uint16_t pcie_tlp_dest_id(const struct tlp *t)
+{
+    return pcie_tlp_is_completion(t) ? t->requester_id : t->completer_id;
+}
+
 /* ---- routing tables -------------------------------------------------------
  *
  * A route that is not valid (not programmed) claims nothing: a zeroed
  * route would otherwise claim bus 0 (bus_sec == bus_sub == 0).
  */
 
-bool pcie_route_claims_addr(const struct pcie_route *r, uint64_t addr)
+/* Inline here so that the port scans below do not call per port. */
+static inline bool route_claims_addr(const struct pcie_route *r,
+                                     uint64_t addr)
 {
     if (!r->valid) {
         return false;
@@ -156,6 +150,11 @@ bool pcie_route_claims_addr(const struct pcie_route *r, uint64_t addr)
         }
     }
     return false;
+}
+
+bool pcie_route_claims_addr(const struct pcie_route *r, uint64_t addr)
+{
+    return route_claims_addr(r, addr);
 }
 
 bool pcie_route_claims_bus(const struct pcie_route *r, unsigned bus)
@@ -169,7 +168,7 @@ int pcie_route_find_addr(const struct pcie_route *routes, unsigned n,
                          uint64_t addr, int except)
 {
     for (unsigned i = 0; i < n; i++) {
-        if ((int)i != except && pcie_route_claims_addr(&routes[i], addr)) {
+        if ((int)i != except && route_claims_addr(&routes[i], addr)) {
             return (int)i;
         }
     }

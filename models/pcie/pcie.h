@@ -15,8 +15,7 @@
 #include <stdint.h>
 
 #include "sim/time.h"
-
-struct tlp;
+#include "sim/tlp.h"
 
 /* ---- generations and encodings --------------------------------------------- */
 
@@ -49,11 +48,36 @@ uint64_t pcie_link_bytes_per_s(unsigned gen, unsigned width_lanes);
 uint32_t pcie_tlp_wire_bytes(unsigned gen, const struct tlp *t);
 
 /*
+ * Payload bytes on the wire: the Length field counts whole DWs, so a
+ * payload that starts or ends inside a DW occupies the full DWs it touches
+ * (PCIe r6.0 §2.2.2; the byte enables say which bytes count). Requests
+ * place the first byte at addr[1:0], completions at Lower Address[1:0].
+ * Inline, as the next one: links ask it of every TLP several times.
+ */
+static inline uint32_t pcie_tlp_payload_wire_bytes(const struct tlp *t)
+{
+    uint32_t len = tlp_payload_bytes(t);
+    if (len == 0) {
+        return 0;
+    }
+    uint32_t offset = 0;
+    if (tlp_kind_routing(t->kind) == TLP_ROUTE_ADDR) {
+        offset = (uint32_t)(t->addr & 3);
+    } else if (tlp_kind_fc_class(t->kind) == TLP_FC_CPL) {
+        offset = t->lower_addr & 3u;
+    }
+    return (offset + len + 3) & ~3u;
+}
+
+/*
  * Data credits a TLP consumes: one per 16 bytes (4 DW) of the payload as
  * the Length field counts it, rounded up; 0 for TLPs without data
  * (PCIe r6.0 §2.6.1). Every TLP also takes one header credit of its class.
  */
-uint32_t pcie_tlp_data_credits(const struct tlp *t);
+static inline uint32_t pcie_tlp_data_credits(const struct tlp *t)
+{
+    return (pcie_tlp_payload_wire_bytes(t) + 15) / 16;
+}
 
 /* DLLP size on the wire (6 B + 2 B framing), PCIe r6.0 §3.5. */
 #define PCIE_DLLP_BYTES 8u
@@ -77,6 +101,22 @@ static inline uint16_t pcie_id(unsigned bus, unsigned dev, unsigned fn)
     return (uint16_t)((bus & 0xff) << 8 | (dev & 0x1f) << 3 | (fn & 7));
 }
 static inline unsigned pcie_id_bus(uint16_t id) { return id >> 8; }
+
+/* ---- TLP predicates shared by the routing models ------------------------ */
+
+/* A completion: Cpl, CplD, or an ATS Translation Completion (§2.2.9). */
+bool pcie_tlp_is_completion(const struct tlp *t);
+
+/* A request its requester waits on (non-posted): it gets UR if refused. */
+bool pcie_tlp_is_np_request(const struct tlp *t);
+
+/*
+ * pcie_tlp_dest_id - the ID an ID-routed TLP goes to: a completion's
+ * Requester ID (PCIe r6.0 §2.2.9), or, for an ID-routed message (ATS
+ * Invalidate Request and Completion), its destination ID, which PCIe
+ * carries in header bytes 8-9 (§2.2.8) and struct tlp in completer_id.
+ */
+uint16_t pcie_tlp_dest_id(const struct tlp *t);
 
 /* ---- routing tables (programmed by the builder) -------------------------------
  *

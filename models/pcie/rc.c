@@ -19,10 +19,19 @@
  * Life of a TLP. A link delivers it to rc_receive() on an ingress port.
  * The RC decides at once what happens to it (rc_decide) and when it may
  * leave: `latency` after delivery, plus the IOMMU's cost, plus, on the
- * P2P path, the wait for the P2P serialiser and `p2p-latency`. It waits in
- * its own embedded event (one event per hop), joins the egress port's
- * queue and is offered to the link with sim_port_send(); a refused TLP
- * stays queued and the link's ready() restarts the queue.
+ * P2P path, the wait for the P2P serialiser and `p2p-latency`. When that
+ * is the plain `latency` (the common case), it joins the egress port's
+ * queue at once and is offered to the link with not_before = its due time
+ * (sim/tlp.h), costing no event of the RC's own. Otherwise (an IOTLB
+ * walk, the P2P serialiser, or an earlier TLP from the same port still
+ * waiting) it waits in its own embedded event until it is due, then joins
+ * the queue. A refused TLP stays queued and the link's ready() restarts
+ * the queue.
+ * Model: as in switch.c, a TLP that goes on at once is judged against the
+ * egress link's credits at delivery, and takes its place on the egress
+ * link then: one that waited in its event and becomes due while an
+ * earlier-decided TLP still waits out its latency on the same link
+ * queues behind that one (later by at most `latency`).
  *
  * Requests from a root port:
  *  1. ACS on the root port: SV (the requester's bus must be below the
@@ -77,7 +86,10 @@
  * IOTLB miss, or a P2P write waiting for the P2P serialiser, holds back
  * what follows it (Model: stricter than the spec, which lets some TLPs
  * pass; legal). In an egress queue a TLP may pass an older one only where
- * the table in rc_may_pass() allows it; ID-based ordering is not used.
+ * the rules of egress.c allow it: per ingress port and Traffic Class, as
+ * in a switch (Model: TLPs from different root ports may pass each other
+ * where the rules let different streams pass); ID-based ordering is not
+ * used.
  *
  * Back-pressure. A delivered TLP holds its ingress link's receive buffer
  * (credits) until the RC sends it on or frees it (sim/port.h), including
@@ -92,9 +104,8 @@
  * Model: the RC completes UR and Translation Completions as 00:00.0.
  *
  * Costs: routing is a linear scan of the ports' windows (at most 40
- * ports); each TLP costs one event for its hop. Egress queues are rings:
- * sending the head is O(1); with a refused head a pass is O(n^2) in the
- * queue length (bounded by the credits of the ingress links).
+ * ports); a TLP costs an event of its own only when its decision stage
+ * takes longer than `latency`; each egress decision is O(1) (egress.c).
  */
 #include <config.h>
 
@@ -106,6 +117,8 @@
 #include <string.h>
 
 #include "models/iommu/iommu.h"
+#include "models/pcie/egress.h"
+#include "models/pcie/pcie.h"
 #include "models/pcie/pcie_regs.h"
 #include "sim/component.h"
 #include "sim/error.h"
@@ -157,13 +170,6 @@ struct rc_port_counters {
 #undef RC_COUNTER_FIELD
 };
 
-/* TLPs waiting for an egress link, oldest first; a ring. */
-struct rc_queue {
-    struct tlp **slot;
-    uint32_t head, count;
-    uint32_t cap;               /* 0 or a power of two */
-};
-
 struct rc_port {
     struct sim_port *port;      /* the core's port; index = our index */
     enum rc_port_kind kind;
@@ -171,9 +177,8 @@ struct rc_port {
     uint16_t acs_ctrl;          /* ACS Control, PCI_ACS_* */
     /* modelling state */
     sim_time_t last_due;        /* due time of the newest TLP from here */
-    struct rc_queue q;          /* egress queue */
-    uint8_t refused;            /* bit per tlp_fc_class refused since the
-                                   last ready() */
+    uint32_t n_waiting;         /* TLPs from here waiting in their event */
+    struct pcie_egress q;       /* egress queue (egress.h) */
     bool pumping, repump;       /* re-entry guard of rc_egress_pump() */
     struct rc_port_counters n;
 };
@@ -205,107 +210,7 @@ static struct rc *rc_from(const struct sim_component *c)
     return sim_component_state(c);
 }
 
-/* ---- the egress ring ----------------------------------------------------- */
-
-static struct tlp *q_at(const struct rc_queue *q, uint32_t i)
-{
-    return q->slot[(q->head + i) & (q->cap - 1)];
-}
-
-static int q_push(struct rc_queue *q, struct tlp *t)
-{
-    if (q->count == q->cap) {
-        uint32_t cap = q->cap ? q->cap * 2 : 16;
-        struct tlp **s = malloc(cap * sizeof(*s));
-        if (!s) {
-            return -SIM_ENOMEM;
-        }
-        for (uint32_t i = 0; i < q->count; i++) {
-            s[i] = q_at(q, i);
-        }
-        free(q->slot);
-        q->slot = s;
-        q->head = 0;
-        q->cap = cap;
-    }
-    q->slot[(q->head + q->count++) & (q->cap - 1)] = t;
-    return 0;
-}
-
-/* Remove entry i, keeping the others in order. O(count - i). */
-static void q_remove(struct rc_queue *q, uint32_t i)
-{
-    uint32_t mask = q->cap - 1;
-    if (i == 0) {
-        q->head = (q->head + 1) & mask;
-    } else {
-        for (uint32_t k = i; k + 1 < q->count; k++) {
-            q->slot[(q->head + k) & mask] = q->slot[(q->head + k + 1) & mask];
-        }
-    }
-    q->count--;
-}
-
 /* ---- pure decisions ------------------------------------------------------ */
-
-static bool is_completion(const struct tlp *t)
-{
-    return t->kind == TLP_CPL || t->kind == TLP_CPLD ||
-           t->kind == TLP_ATS_TCPL;
-}
-
-static bool is_non_posted_request(const struct tlp *t)
-{
-    return !is_completion(t) && !tlp_is_posted(t);
-}
-
-/* Where an ID-routed TLP goes (as switch.c: completions by Requester ID,
- * ATS invalidations by the destination ID carried in completer_id). */
-static uint16_t dest_id(const struct tlp *t)
-{
-    return is_completion(t) ? t->requester_id : t->completer_id;
-}
-
-/*
- * rc_may_pass - may later, queued after earlier, leave before it?
- * PCIe r6.0 §2.4.1 (reference §2.4); where the spec permits but does not
- * require passing, order is kept:
- *
- *   later \ earlier   Posted        Non-Posted   Completion
- *   Posted            RO only       yes          yes
- *   Non-Posted        no            no           no
- *   Completion        RO only       yes          no
- *
- * Different Traffic Classes are unordered.
- */
-static bool rc_may_pass(const struct tlp *later, const struct tlp *earlier)
-{
-    enum tlp_fc_class lc = tlp_kind_fc_class(later->kind);
-    if (later->tc != earlier->tc) {
-        return true;
-    }
-    switch (tlp_kind_fc_class(earlier->kind)) {
-    case TLP_FC_P:
-        return (later->attr & TLP_ATTR_RO) && lc != TLP_FC_NP;
-    case TLP_FC_NP:
-        return lc != TLP_FC_NP;
-    case TLP_FC_CPL:
-    case TLP_FC_COUNT:
-        break;
-    }
-    return lc == TLP_FC_P;
-}
-
-static bool rc_may_pass_all(const struct rc_queue *q, uint32_t i)
-{
-    const struct tlp *t = q_at(q, i);
-    for (uint32_t j = 0; j < i; j++) {
-        if (!rc_may_pass(t, q_at(q, j))) {
-            return false;
-        }
-    }
-    return true;
-}
 
 /* Does policy let request t through? writes-only passes MWr only. */
 static bool rc_policy_allows(enum rc_p2p_policy pol, const struct tlp *t)
@@ -359,7 +264,7 @@ static void refuse(struct rc_decision *d, const struct tlp *t,
                    const char *why)
 {
     d->why = why;
-    if (is_non_posted_request(t)) {
+    if (pcie_tlp_is_np_request(t)) {
         d->hint = RC_HINT_UR;
     } else {
         d->drop = true;
@@ -486,9 +391,9 @@ static void rc_decide_by_id(struct rc *rc, unsigned in, struct tlp *t,
                             struct rc_decision *d)
 {
     int e = pcie_route_find_bus(rc->route, rc->n_ports,
-                                pcie_id_bus(dest_id(t)), -1);
+                                pcie_id_bus(pcie_tlp_dest_id(t)), -1);
     if (e < 0 || !sim_port_is_connected(rc->port[e].port)) {
-        if (is_completion(t)) {
+        if (pcie_tlp_is_completion(t)) {
             rc->cnt.unsupported++;
             d->why = "unexpected completion";
         } else {
@@ -535,29 +440,22 @@ static struct rc_decision rc_decide(struct rc *rc, unsigned in, struct tlp *t)
 static void rc_egress_pump(struct rc *rc, struct rc_port *p);
 
 /*
- * Offer what the ordering rules allow, oldest first. A refused TLP marks
- * its class refused until ready(); TLPs behind it are tried only if they
- * may pass everything still queued before them.
+ * Offer what the ordering rules allow, oldest first (egress.c). A refused
+ * TLP marks its class refused until ready().
  */
 static void rc_egress_pump_once(struct rc *rc, struct rc_port *p)
 {
-    struct rc_queue *q = &p->q;
-    uint32_t i = 0;
-    while (i < q->count && p->refused != (1u << TLP_FC_COUNT) - 1) {
-        struct tlp *t = q_at(q, i);
-        unsigned cls = tlp_kind_fc_class(t->kind);
-        if ((p->refused & (1u << cls)) || !rc_may_pass_all(q, i)) {
-            i++;
-            continue;
-        }
+    enum tlp_fc_class cls;
+    struct tlp *t;
+
+    while ((t = pcie_egress_next(&p->q, &cls)) != NULL) {
         uint32_t bytes = tlp_payload_bytes(t);
         int rc2 = sim_port_send(p->port, t);
         if (rc2 == -SIM_EAGAIN) {
-            p->refused |= (uint8_t)(1u << cls);
-            i++;
+            pcie_egress_refuse(&p->q, cls);
             continue;
         }
-        q_remove(q, i);
+        pcie_egress_pop(&p->q, cls);
         if (rc2 == 0) {
             p->n.tlps_out++;
             p->n.bytes_out += bytes;
@@ -584,10 +482,15 @@ static void rc_egress_pump(struct rc *rc, struct rc_port *p)
     p->pumping = false;
 }
 
-static void rc_enqueue(struct rc *rc, unsigned e, struct tlp *t)
+/*
+ * Queue t for egress port e. stream is the ingress port it came in on, or
+ * n_ports for a TLP the RC made: the ordering rules hold per stream.
+ */
+static void rc_enqueue(struct rc *rc, unsigned e, struct tlp *t,
+                       unsigned stream)
 {
     struct rc_port *p = &rc->port[e];
-    if (q_push(&p->q, t) < 0) {
+    if (pcie_egress_push(&p->q, t, stream) < 0) {
         sim_log(rc->comp->sim, SIM_LOG_ERROR, rc->comp->name,
                 "out of memory queueing a TLP for %s; dropped",
                 p->port->name);
@@ -598,9 +501,10 @@ static void rc_enqueue(struct rc *rc, unsigned e, struct tlp *t)
 }
 
 /* Replace request req, received on port in, with a completion back out of
- * in: UR, or (ATS) a Translation Completion with SC. */
+ * in: UR, or (ATS) a Translation Completion with SC, that may start on the
+ * link at not_before. */
 static void rc_complete(struct rc *rc, unsigned in, struct tlp *req,
-                        uint8_t status)
+                        uint8_t status, sim_time_t not_before)
 {
     /*
      * Model: a successful Translation Completion carries one 8-byte entry
@@ -614,27 +518,41 @@ static void rc_complete(struct rc *rc, unsigned in, struct tlp *req,
         return;
     }
     cpl->completer_id = RC_ID;
-    rc_enqueue(rc, in, cpl);
+    cpl->not_before = not_before;
+    rc_enqueue(rc, in, cpl, rc->n_ports);
 }
 
-/* The TLP's time has come: it joins its egress queue (or is answered). */
+/*
+ * t, received on port in, leaves the decision stage: it joins the egress
+ * queue that hint names, or is answered; it may start on the link at
+ * not_before (0: at once).
+ */
+static void rc_dispatch(struct rc *rc, unsigned in, struct tlp *t,
+                        uint32_t hint, sim_time_t not_before)
+{
+    switch (hint) {
+    case RC_HINT_UR:
+        rc_complete(rc, in, t, TLP_CPL_UR, not_before);
+        break;
+    case RC_HINT_ATS_SC:
+        rc_complete(rc, in, t, TLP_CPL_SC, not_before);
+        break;
+    default:
+        t->not_before = not_before;
+        rc_enqueue(rc, hint, t, in);
+        break;
+    }
+}
+
+/* A TLP that waited out its decision stage in its own event. */
 static void rc_forward_due(struct sim *sim, struct sim_event *ev)
 {
     struct tlp *t = SIM_CONTAINER_OF(ev, struct tlp, ev);
     /* Still the ingress link's: the port it was delivered to is ours. */
     struct sim_port *in = t->link->end[t->link_side];
     struct rc *rc = rc_from(in->owner);
-    switch (t->route_hint) {
-    case RC_HINT_UR:
-        rc_complete(rc, in->index, t, TLP_CPL_UR);
-        break;
-    case RC_HINT_ATS_SC:
-        rc_complete(rc, in->index, t, TLP_CPL_SC);
-        break;
-    default:
-        rc_enqueue(rc, t->route_hint, t);
-        break;
-    }
+    rc->port[in->index].n_waiting--;
+    rc_dispatch(rc, in->index, t, t->route_hint, 0);
 }
 
 static void rc_receive(struct sim_component *c, struct sim_port *in,
@@ -662,6 +580,14 @@ static void rc_receive(struct sim_component *c, struct sim_port *in,
         d.due_ps = ip->last_due;
     }
     ip->last_due = d.due_ps;
+    /* The plain `latency` with nothing from this port still waiting: go
+     * on now, starting on the egress link no earlier than the due time. */
+    if (ip->n_waiting == 0 &&
+        d.due_ps == sim_time_add(sim_now(c->sim), rc->latency_ps)) {
+        rc_dispatch(rc, in->index, t, d.hint, d.due_ps);
+        return;
+    }
+    ip->n_waiting++;
     t->route_hint = d.hint;
     sim_event_init(&t->ev, rc_forward_due);
     sim_event_schedule_at(c->sim, &t->ev, d.due_ps);
@@ -671,7 +597,7 @@ static void rc_ready(struct sim_component *c, struct sim_port *out)
 {
     struct rc *rc = rc_from(c);
     struct rc_port *p = &rc->port[out->index];
-    p->refused = 0;
+    pcie_egress_ready(&p->q);
     rc_egress_pump(rc, p);
 }
 
@@ -769,6 +695,11 @@ static int rc_configure_ports(struct rc *rc, struct sim_error *err)
                    c->name, name, p->port->index, i);
         /* an empty bus range until the builder programs it */
         rc->route[i].bus_sec = 1;
+        /* Every queued TLP keeps its ingress credits (no egress buffer). */
+        if (pcie_egress_init(&p->q, rc->n_ports + 1, 0) < 0) {
+            return sim_error_set(err, SIM_ENOMEM, "root complex '%s': out "
+                                 "of memory", c->name);
+        }
     }
     return 0;
 }
@@ -886,7 +817,7 @@ static void rc_destroy(struct sim_component *c)
 {
     struct rc *rc = rc_from(c);
     for (unsigned i = 0; rc->port && i < rc->n_ports; i++) {
-        free(rc->port[i].q.slot);
+        pcie_egress_fini(&rc->port[i].q);
     }
     free(rc->port);
     free(rc->route);

@@ -20,11 +20,12 @@
  * ingress port's ACS (acs.c), counts it and traces what ACS did. A TLP
  * nobody claims, or that ACS blocks, is answered with an Unsupported
  * Request completion if it is a non-posted request and otherwise dropped
- * and recorded (§2.3.1, §6.2.7). Otherwise it waits `latency` in its own
- * embedded event (one event per hop), joins the egress port's queue, and
- * is offered to the egress link with sim_port_send(). A refused TLP stays
- * queued; later TLPs may overtake it only where the ordering rules allow
- * (§2.4.1; pcie-nvlink.md §2.4); the link's ready() call restarts the
+ * and recorded (§2.3.1, §6.2.7). Otherwise it joins the egress port's
+ * queue at once and is offered to the egress link with sim_port_send(),
+ * with not_before = delivery + `latency` (sim/tlp.h): the link starts it
+ * no earlier, so the hop costs no event of the switch's own. A refused
+ * TLP stays queued; later TLPs may overtake it only where the ordering
+ * rules allow (§2.4.1; egress.c); the link's ready() call restarts the
  * queue.
  *
  * Model: cut-through is approximated as a fixed latency counted from the
@@ -35,17 +36,28 @@
  * of the payload; the latency figure itself (PEX 8747/8748 "100 ns max",
  * pcie-nvlink.md §2.8) is per hop and independent of size, as there.
  *
+ * Model: the egress decision is taken at delivery, not `latency` later:
+ * the ordering rules, the egress link's credits and its transmit backlog
+ * (as it will be at delivery + latency) are judged when the TLP arrives,
+ * and the TLP takes its place on the egress link then. So credits that
+ * come back during the latency do not count for it (it is refused and
+ * offered again at the link's ready(), still starting no earlier than
+ * delivery + latency), and a TLP's transmit trace (SIM_TP_TLP_TX) carries
+ * the delivery time.
+ *
  * Model: back-pressure. A TLP a link delivers holds that link's receive
  * buffer (its flow-control credits) until the TLP is sent on or freed
- * (sim/port.h). The switch lets it keep holding while it waits out the
- * latency, then gives it an egress buffer slot: each egress queue's first
- * `queue` TLPs have released their ingress credits (the switch's own
- * packet memory holds them); TLPs beyond that keep their ingress credits,
- * so a congested egress port stops the ingress links that feed it as soon
- * as their credits run out. queue: 0 models a switch without egress
- * buffering. The switch never refuses a delivered TLP (it cannot: the
- * link only sends what credits allow), so over an ideal wire, which has no
- * credits, the queues are unbounded.
+ * (sim/port.h). The switch gives it an egress buffer slot: each egress
+ * queue's first `queue` TLPs have released their ingress credits (the
+ * switch's own packet memory holds them); TLPs beyond that keep their
+ * ingress credits, so a congested egress port stops the ingress links
+ * that feed it as soon as their credits run out. queue: 0 models a switch
+ * without egress buffering. Since a TLP joins the queue at delivery, TLPs
+ * still within their forwarding latency count towards `queue`, and a TLP
+ * that gets a slot returns its ingress credits at delivery. The switch
+ * never refuses a delivered TLP (it cannot: the link only sends what
+ * credits allow), so over an ideal wire, which has no credits, the queues
+ * are unbounded.
  *
  * Not modelled: configuration space (the builder programs routes, bus and
  * ACS through switch.h, standing in for the OS's enumeration), hot-plug,
@@ -55,10 +67,8 @@
  * upstream (dropped and counted), and I/O and configuration requests (our
  * TLP kinds have none).
  *
- * Workload: the queues are rings; sending the head is O(1). When the head
- * is refused, each pass over the queue checks every waiting TLP against
- * the ones before it: O(n^2) in the queue length n, which the ingress
- * credits plus `queue` bound (tens of TLPs in practice).
+ * Costs: no event per hop; routing is a linear scan of the ports' windows
+ * (at most 65 ports); each egress decision is O(1) (egress.c).
  */
 #include <config.h>
 
@@ -70,10 +80,11 @@
 #include <string.h>
 
 #include "models/pcie/acs.h"
+#include "models/pcie/egress.h"
+#include "models/pcie/pcie.h"
 #include "models/pcie/pcie_regs.h"
 #include "sim/component.h"
 #include "sim/error.h"
-#include "sim/event.h"
 #include "sim/port.h"
 #include "sim/props.h"
 #include "sim/sim.h"
@@ -90,9 +101,6 @@
 #define PSW_UP 0u                       /* port index of "up" */
 #define PSW_ACS_BITS 0x007fu            /* SV..DT; the enhanced bits are not
                                            modelled */
-
-/* t->route_hint while the switch owns t: egress port index, or this. */
-#define PSW_HINT_UR UINT32_MAX          /* answer with a UR completion */
 
 /* Per-port counters: X(field, what it counts). */
 #define PSW_COUNTERS(X)                                                       \
@@ -114,24 +122,13 @@ struct psw_counters {
 #undef PSW_COUNTER_FIELD
 };
 
-/* TLPs waiting for an egress link, oldest first; a ring. */
-struct psw_queue {
-    struct tlp **slot;          /* cap entries */
-    uint32_t head;              /* slot of the oldest TLP */
-    uint32_t count;             /* TLPs queued */
-    uint32_t cap;               /* 0 or a power of two */
-};
-
 struct psw_port {
     struct sim_port *port;      /* the core's port; index = our index */
     /* architectural state (downstream ports only) */
     uint16_t acs_ctrl;          /* ACS Control, PCI_ACS_* */
     uint64_t acs_egress_blocked;/* Egress Control Vector, bit j = dp<j> */
     /* modelling state */
-    struct psw_queue q;         /* egress queue */
-    uint8_t refused;            /* bit per tlp_fc_class refused since the
-                                   last ready(): not offered again until
-                                   then */
+    struct pcie_egress q;       /* egress queue (egress.h) */
     bool pumping, repump;       /* re-entry guard of psw_egress_pump() */
     /* statistics */
     struct psw_counters n;
@@ -159,143 +156,7 @@ static struct psw *psw_from(const struct sim_component *c)
     return sim_component_state(c);
 }
 
-/* ---- the egress ring ----------------------------------------------------- */
-
-static struct tlp *q_at(const struct psw_queue *q, uint32_t i)
-{
-    return q->slot[(q->head + i) & (q->cap - 1)];
-}
-
-static int q_push(struct psw_queue *q, struct tlp *t)
-{
-    if (q->count == q->cap) {
-        uint32_t cap = q->cap ? q->cap * 2 : 16;
-        struct tlp **s = malloc(cap * sizeof(*s));
-        if (!s) {
-            return -SIM_ENOMEM;
-        }
-        for (uint32_t i = 0; i < q->count; i++) {
-            s[i] = q_at(q, i);
-        }
-        free(q->slot);
-        q->slot = s;
-        q->head = 0;
-        q->cap = cap;
-    }
-    q->slot[(q->head + q->count++) & (q->cap - 1)] = t;
-    return 0;
-}
-
-/* Remove entry i, keeping the others in order. O(count - i). */
-static void q_remove(struct psw_queue *q, uint32_t i)
-{
-    uint32_t mask = q->cap - 1;
-    if (i == 0) {
-        q->head = (q->head + 1) & mask;
-    } else {
-        for (uint32_t k = i; k + 1 < q->count; k++) {
-            q->slot[(q->head + k) & mask] = q->slot[(q->head + k + 1) & mask];
-        }
-    }
-    q->count--;
-}
-
 /* ---- pure decisions ------------------------------------------------------ */
-
-static bool is_completion(const struct tlp *t)
-{
-    return t->kind == TLP_CPL || t->kind == TLP_CPLD ||
-           t->kind == TLP_ATS_TCPL;
-}
-
-/* A request the requester waits on: it gets a UR if it cannot go on. */
-static bool is_non_posted_request(const struct tlp *t)
-{
-    return !is_completion(t) && !tlp_is_posted(t);
-}
-
-/*
- * The ID an ID-routed TLP goes to: a completion's Requester ID (§2.2.9),
- * or, for an ID-routed message (ATS Invalidate Request and Completion),
- * its destination ID, which PCIe carries in header bytes 8-9 (§2.2.8)
- * and struct tlp carries in completer_id.
- */
-static uint16_t dest_id(const struct tlp *t)
-{
-    return is_completion(t) ? t->requester_id : t->completer_id;
-}
-
-/*
- * The link a queued TLP came in on: the core keeps t->link pointing at it
- * until a send succeeds (a refused send restores it). NULL for a TLP the
- * switch made itself.
- */
-static const struct sim_link *ingress_link(const struct tlp *t)
-{
-    return t->link;
-}
-
-/* The ID whose order IDO relaxes: the completer of a completion, else the
- * requester (§2.4.1, ID-Based Ordering). */
-static uint16_t source_id(const struct tlp *t)
-{
-    return is_completion(t) ? t->completer_id : t->requester_id;
-}
-
-/*
- * psw_may_pass - may later, queued after earlier, be sent before it?
- * PCIe r6.0 §2.4.1 ordering rules (Table 2-40 in r6.0; pcie-nvlink.md
- * §2.4), where the spec says "Y/N" (permitted, not required) we keep order:
- *
- *   later \ earlier   Posted               Non-Posted   Completion
- *   Posted            RO or IDO*           yes          yes (Y/N)
- *   Non-Posted        IDO* only            no (Y/N)     no (Y/N)
- *   Completion        RO or IDO*           yes          no (Y/N; never
- *                                                       within one request)
- *   * IDO set on the later TLP and its source ID differs from the earlier
- *     one's (requester ID, or completer ID for a completion).
- *
- * The rules order one stream: TLPs of different Traffic Classes have no
- * ordering between them (§2.4.1), and a switch orders only TLPs that move
- * from the same ingress port to the same egress port [from spec knowledge;
- * unverified wording]: TLPs that came in on different ports may pass each
- * other. A TLP the switch made (a UR completion) is a stream of its own.
- */
-static bool psw_may_pass(const struct tlp *later, const struct tlp *earlier)
-{
-    enum tlp_fc_class lc = tlp_kind_fc_class(later->kind);
-    enum tlp_fc_class ec = tlp_kind_fc_class(earlier->kind);
-
-    if (later->tc != earlier->tc ||
-        ingress_link(later) != ingress_link(earlier)) {
-        return true;
-    }
-    switch (ec) {
-    case TLP_FC_P:
-        if ((later->attr & TLP_ATTR_IDO) &&
-            source_id(later) != source_id(earlier)) {
-            return true;
-        }
-        return (later->attr & TLP_ATTR_RO) && lc != TLP_FC_NP;
-    case TLP_FC_NP:
-        return lc != TLP_FC_NP;
-    case TLP_FC_CPL:
-    case TLP_FC_COUNT:
-        break;
-    }
-    return lc == TLP_FC_P;
-}
-
-static bool psw_may_pass_all(const struct psw_queue *q, uint32_t i)
-{
-    const struct tlp *t = q_at(q, i);
-    for (uint32_t j = 0; j < i; j++) {
-        if (!psw_may_pass(t, q_at(q, j))) {
-            return false;
-        }
-    }
-    return true;
-}
 
 /* The downstream port index (1..N) whose route claims addr, skipping
  * port `except`; -1 if none. */
@@ -353,7 +214,7 @@ static struct psw_decision psw_decide(const struct psw *sw, unsigned in,
         d.normal = self ? -1 : psw_route_by_addr(sw, t->addr, (int)in);
         break;
     case TLP_ROUTE_ID: {
-        unsigned bus = pcie_id_bus(dest_id(t));
+        unsigned bus = pcie_id_bus(pcie_tlp_dest_id(t));
         self = in != PSW_UP && pcie_route_claims_bus(own, bus);
         d.normal = self ? -1 : psw_route_by_bus(sw, bus, (int)in);
         break;
@@ -410,30 +271,24 @@ static void psw_trace(const struct psw *sw, enum sim_trace_point p,
 /* ---- the TLP path -------------------------------------------------------- */
 
 /*
- * Offer what the ordering rules allow, oldest first. A refused TLP marks
- * its class refused until ready(); TLPs behind it are tried only if they
- * may pass everything still queued before them.
+ * Offer what the ordering rules allow, oldest first (egress.c). A refused
+ * TLP marks its class refused until ready(). When a TLP leaves, the queue
+ * moves the oldest TLP still holding its ingress credits into the egress
+ * buffer, which returns them.
  */
 static void psw_egress_pump_once(struct psw *sw, struct psw_port *p)
 {
-    struct psw_queue *q = &p->q;
-    uint32_t i = 0;
+    enum tlp_fc_class cls;
+    struct tlp *t;
 
-    while (i < q->count && p->refused != (1u << TLP_FC_COUNT) - 1) {
-        struct tlp *t = q_at(q, i);
-        unsigned cls = tlp_kind_fc_class(t->kind);
-        if ((p->refused & (1u << cls)) || !psw_may_pass_all(q, i)) {
-            i++;
-            continue;
-        }
+    while ((t = pcie_egress_next(&p->q, &cls)) != NULL) {
         uint32_t bytes = tlp_payload_bytes(t);
         int rc = sim_port_send(p->port, t);
         if (rc == -SIM_EAGAIN) {
-            p->refused |= (uint8_t)(1u << cls);
-            i++;
+            pcie_egress_refuse(&p->q, cls);
             continue;
         }
-        q_remove(q, i);
+        pcie_egress_pop(&p->q, cls);
         sw->in_flight--;
         if (rc == 0) {
             p->n.tlps_out++;
@@ -443,10 +298,6 @@ static void psw_egress_pump_once(struct psw *sw, struct psw_port *p)
             SIM_NEVER(rc != 0);
             p->n.dropped++;
             tlp_free(t);
-        }
-        /* The TLP that moved into the egress buffer returns its credits. */
-        if (i < sw->queue_tlps && q->count >= sw->queue_tlps) {
-            sim_tlp_release_hold(q_at(q, sw->queue_tlps - 1));
         }
     }
 }
@@ -465,10 +316,15 @@ static void psw_egress_pump(struct psw *sw, struct psw_port *p)
     p->pumping = false;
 }
 
-static void psw_enqueue(struct psw *sw, unsigned e, struct tlp *t)
+/*
+ * Queue t for egress port e. stream is the ingress port it came in on, or
+ * n_ports for a TLP the switch made: the ordering rules hold per stream.
+ */
+static void psw_enqueue(struct psw *sw, unsigned e, struct tlp *t,
+                        unsigned stream)
 {
     struct psw_port *p = &sw->port[e];
-    if (q_push(&p->q, t) < 0) {
+    if (pcie_egress_push(&p->q, t, stream) < 0) {
         sim_log(sw->comp->sim, SIM_LOG_ERROR, sw->comp->name,
                 "out of memory queueing a TLP for %s; dropped",
                 p->port->name);
@@ -477,16 +333,20 @@ static void psw_enqueue(struct psw *sw, unsigned e, struct tlp *t)
         tlp_free(t);
         return;
     }
-    if (p->q.count <= sw->queue_tlps) {
-        sim_tlp_release_hold(t);
-    }
     psw_egress_pump(sw, p);
+}
+
+/* When a TLP delivered now may start on its egress link. */
+static sim_time_t psw_due(const struct psw *sw)
+{
+    return sim_time_add(sim_now(sw->comp->sim), sw->latency_ps);
 }
 
 /*
  * psw_complete_unsupported - replace the non-posted request req, received
  * on port in, with an Unsupported Request completion back out of in
- * (PCIe r6.0 §2.3.1, §2.2.9). The switch's upstream port completes it.
+ * (PCIe r6.0 §2.3.1, §2.2.9), leaving after the switch's latency. The
+ * switch's upstream port completes it.
  */
 static void psw_complete_unsupported(struct psw *sw, unsigned in,
                                      struct tlp *req)
@@ -499,25 +359,8 @@ static void psw_complete_unsupported(struct psw *sw, unsigned in,
         return;
     }
     cpl->completer_id = pcie_id(sw->bus, 0, 0);
-    psw_enqueue(sw, in, cpl);
-}
-
-/* The latency has passed: the TLP joins its egress queue. */
-static void psw_forward_due(struct sim *sim, struct sim_event *ev)
-{
-    struct tlp *t = SIM_CONTAINER_OF(ev, struct tlp, ev);
-    /* Still the ingress link's: the port it was delivered to is ours. */
-    struct sim_port *in = t->link->end[t->link_side];
-    struct psw *sw = psw_from(in->owner);
-
-    if (t->route_hint == PSW_HINT_UR) {
-        psw_complete_unsupported(sw, in->index, t);
-        return;
-    }
-    SIM_ASSERT(t->route_hint < sw->n_ports,
-               "%s: TLP %llu has egress port %u of %u", in->owner->name,
-               (unsigned long long)t->id, t->route_hint, sw->n_ports);
-    psw_enqueue(sw, t->route_hint, t);
+    cpl->not_before = psw_due(sw);
+    psw_enqueue(sw, in, cpl, sw->n_ports);
 }
 
 /* t cannot go on: UR for a non-posted request, otherwise drop it. */
@@ -530,14 +373,12 @@ static void psw_refuse(struct psw *sw, struct psw_port *ip, struct tlp *t,
     } else {
         ip->n.unsupported++;
     }
-    if (is_non_posted_request(t)) {
+    if (pcie_tlp_is_np_request(t)) {
         ip->n.ur++;
         psw_trace(sw, SIM_TP_MODEL, ip->port, t, d->rule, 0,
                   acs ? "acs violation: UR completion"
                       : "unsupported request: UR completion");
-        t->route_hint = PSW_HINT_UR;
-        sim_event_init(&t->ev, psw_forward_due);
-        sim_event_schedule(sw->comp->sim, &t->ev, sw->latency_ps);
+        psw_complete_unsupported(sw, ip->port->index, t);
         return;
     }
     ip->n.dropped++;
@@ -570,16 +411,15 @@ static void psw_receive(struct sim_component *c, struct sim_port *in,
         psw_trace(sw, SIM_TP_MODEL, in, t, d.rule, (uint64_t)d.normal,
                   "acs redirect");
     }
-    t->route_hint = (uint32_t)d.egress;
-    sim_event_init(&t->ev, psw_forward_due);
-    sim_event_schedule(c->sim, &t->ev, sw->latency_ps);
+    t->not_before = psw_due(sw);
+    psw_enqueue(sw, (unsigned)d.egress, t, in->index);
 }
 
 static void psw_ready(struct sim_component *c, struct sim_port *out)
 {
     struct psw *sw = psw_from(c);
     struct psw_port *p = &sw->port[out->index];
-    p->refused = 0;
+    pcie_egress_ready(&p->q);
     psw_egress_pump(sw, p);
 }
 
@@ -639,6 +479,11 @@ static int psw_configure(struct sim_component *c,
         SIM_ASSERT(sw->port[i].port->index == i,
                    "switch '%s': port %s has index %u, expected %u", c->name,
                    name, sw->port[i].port->index, i);
+        if (pcie_egress_init(&sw->port[i].q, sw->n_ports + 1,
+                             sw->queue_tlps) < 0) {
+            return sim_error_set(err, SIM_ENOMEM, "switch '%s': out of "
+                                 "memory", c->name);
+        }
     }
     return 0;
 }
@@ -686,7 +531,7 @@ static void psw_destroy(struct sim_component *c)
 {
     struct psw *sw = psw_from(c);
     for (unsigned i = 0; sw->port && i < sw->n_ports; i++) {
-        free(sw->port[i].q.slot);
+        pcie_egress_fini(&sw->port[i].q);
     }
     free(sw->port);
     free(sw->route);

@@ -77,8 +77,14 @@ static int credit_transmit(struct sim_link *l, unsigned from, struct tlp *t)
         return -SIM_EAGAIN;
     }
     cl->credits[to][cls]--;
+    /* Like every link, start no earlier than not_before (sim/tlp.h). */
+    sim_time_t start = sim_now(l->sim);
+    if (t->not_before > start) {
+        start = t->not_before;
+    }
+    t->not_before = 0;
     sim_event_init(&t->ev, credit_arrive);
-    sim_event_schedule(l->sim, &t->ev, SIM_NS(10));
+    sim_event_schedule_at(l->sim, &t->ev, start + SIM_NS(10));
     return 0;
 }
 
@@ -714,8 +720,10 @@ static const struct order_case {
       { TLP_MWR, 0, 0, SRC_A }, { TLP_MRD, 0, 0, SRC_A }, false, false },
     { "RO does not let a read pass a write", TLP_FC_P,
       { TLP_MWR, 0, 0, SRC_A }, { TLP_MRD, RO, 0, SRC_A }, false, false },
-    { "IDO read passes another requester's write", TLP_FC_P,
-      { TLP_MWR, 0, 0, SRC_A }, { TLP_MRD, IDO, 0, SRC_B }, true, false },
+    /* IDO would permit this pass, but the egress queue does not exploit
+     * IDO (models/pcie/egress.c, Model:), so the read keeps its place. */
+    { "IDO read from another requester still waits for the write", TLP_FC_P,
+      { TLP_MWR, 0, 0, SRC_A }, { TLP_MRD, IDO, 0, SRC_B }, false, false },
     { "IDO read keeps order with its own write", TLP_FC_P,
       { TLP_MWR, 0, 0, SRC_A }, { TLP_MRD, IDO, 0, SRC_A }, false, false },
     { "completion waits behind a write", TLP_FC_P,
@@ -730,8 +738,10 @@ static const struct order_case {
       { TLP_MRD, 0, 0, SRC_A }, { TLP_CPLD, 0, 0, SRC_B }, true, false },
     { "write passes a blocked completion", TLP_FC_CPL,
       { TLP_CPLD, 0, 0, SRC_B }, { TLP_MWR, 0, 0, SRC_A }, true, false },
-    { "read does not pass a blocked completion", TLP_FC_CPL,
-      { TLP_CPLD, 0, 0, SRC_B }, { TLP_MRD, 0, 0, SRC_A }, false, false },
+    /* Table 2-40 permits a read to pass a completion; the egress queue's
+     * separate NP and CPL FIFOs let it (models/pcie/egress.c, Model:). */
+    { "read passes a blocked completion", TLP_FC_CPL,
+      { TLP_CPLD, 0, 0, SRC_B }, { TLP_MRD, 0, 0, SRC_A }, true, false },
     { "read from another ingress port passes a write", TLP_FC_P,
       { TLP_MWR, 0, 0, SRC_A }, { TLP_MRD, 0, 0, 0x0300 }, true, true },
     { "completion from another ingress port passes a write", TLP_FC_P,
@@ -766,8 +776,8 @@ START_TEST(test_psw_ordering_on_refused_egress)
     }
     struct tlp *a = order_tlp(&c->first), *b = order_tlp(&c->second);
     uint64_t id_a = a->id, id_b = b->id;
-    th_ep_send(ep_up, a);                       /* queued at 110 ns */
-    th_ep_send(c->second_from_dp1 ? ep[1] : ep_up, b);  /* 130 or 110 ns */
+    th_ep_send(ep_up, a);                       /* queued at 10 ns */
+    th_ep_send(c->second_from_dp1 ? ep[1] : ep_up, b);  /* 30 or 10 ns */
     ck_assert_int_eq(sim_run(sim), SIM_RUN_IDLE);
     /* The first was refused, and offered again only after ready(): the
      * test link calls ready() when any credit returns, which happens once
@@ -811,6 +821,38 @@ START_TEST(test_psw_ordering_passing_writes_keep_order)
     run_drained();
     ck_assert_uint_eq(E(0)->n_received, 6);
     ck_assert_uint_eq(E(0)->rec[5].id, rd_id);
+}
+END_TEST
+
+/*
+ * The egress decision is taken at delivery (switch.c, Model:): a TLP the
+ * egress link refuses then is offered again at the link's ready(), and
+ * still starts no earlier than delivery + latency. ep_up's write reaches
+ * the switch at 10 ns; dp0 has no posted credit until `give_ps`; the test
+ * link takes 10 ns.
+ */
+static const struct {
+    sim_time_t give_ps;         /* when dp0's posted credit comes */
+    sim_time_t want_ps;         /* when ep0 receives the write */
+} late_credit_cases[] = {
+    { SIM_NS(50), SIM_NS(10 + 100 + 10) },   /* within the latency */
+    { SIM_NS(110), SIM_NS(10 + 100 + 10) },  /* exactly at its end */
+    { SIM_NS(300), SIM_NS(300 + 10) },       /* after it */
+};
+
+START_TEST(test_psw_refused_at_delivery_still_waits_latency)
+{
+    struct credit_link *cl = sim_link_state(l_dp0);
+    cl->credits[1][TLP_FC_P] = 0;
+    th_ep_send(ep_up, req(TLP_MWR, WIN(0), RC_ID));
+    ck_assert_int_eq(sim_run_until(sim, late_credit_cases[_i].give_ps),
+                     SIM_RUN_TIME);
+    ck_assert_uint_eq(cl->refusals[1], 1);
+    ck_assert_uint_eq(E(0)->n_received, 0);
+    credit_give(l_dp0, 1, TLP_FC_P, 1);
+    run_drained();
+    ck_assert_uint_eq(E(0)->n_received, 1);
+    ck_assert_uint_eq(E(0)->rec[0].at, late_credit_cases[_i].want_ps);
 }
 END_TEST
 
@@ -980,6 +1022,8 @@ Suite *make_psw_suite(void)
     tcase_add_loop_test(tc, test_psw_ordering_on_refused_egress, 0,
                         N_OF(order_cases));
     tcase_add_test(tc, test_psw_ordering_passing_writes_keep_order);
+    tcase_add_loop_test(tc, test_psw_refused_at_delivery_still_waits_latency,
+                        0, N_OF(late_credit_cases));
     suite_add_tcase(s, tc);
 
     tc = tcase_create("Limits");

@@ -611,6 +611,41 @@ START_TEST(test_rc_iotlb_miss_does_not_reorder_writes)
 }
 END_TEST
 
+/*
+ * A TLP that needs no more than `latency` goes on at delivery (rc.c), but
+ * not past an earlier TLP of its port still waiting out an IOTLB walk:
+ * the first write misses (due at 20 + 150 + 400 ns), the second arrives
+ * at 470 ns and hits at no cost (due at 620 ns), after the first's walk
+ * began but before it ended.
+ */
+START_TEST(test_rc_no_pass_of_a_tlp_still_in_the_iotlb)
+{
+    struct rig r;
+    rig_init(&r, "iommu=translating iotlb-miss-latency=400ns "
+                 "iotlb-hit-latency=0ns", "", "16KiB");
+    ck_assert_int_eq(iommu_map(rc_iommu(r.rc0), ID_EP0, 0x4000, 4096), 0);
+    for (uint8_t v = 1; v <= 2; v++) {
+        if (v == 2) {
+            ck_assert_int_eq(sim_run_until(r.sim, SIM_NS(450)),
+                             SIM_RUN_TIME);
+        }
+        struct tlp *t = th_mwr(r.sim, 0x4000, 64, true);
+        memset(t->data, v, 64);
+        t->requester_id = ID_EP0;
+        th_ep_send(r.ep0, t);
+    }
+    sim_run(r.sim);
+    uint8_t b;
+    ck_assert_int_eq(mem_sparse_read(hmem_store(r.dram0), 0x4000, &b, 1), 0);
+    ck_assert_uint_eq(b, 2);
+    struct iommu_counters ic;
+    iommu_get_counters(rc_iommu(r.rc0), &ic);
+    ck_assert_uint_eq(ic.misses, 1);
+    ck_assert_uint_eq(ic.hits, 1);
+    rig_fini(&r);
+}
+END_TEST
+
 START_TEST(test_rc_iommu_passthrough_allows_all)
 {
     struct rig r;
@@ -830,6 +865,7 @@ Suite *make_rc_suite(void)
     tc = tcase_create("IOMMU");
     tcase_add_test(tc, test_rc_iommu_fault_then_map);
     tcase_add_test(tc, test_rc_iotlb_miss_does_not_reorder_writes);
+    tcase_add_test(tc, test_rc_no_pass_of_a_tlp_still_in_the_iotlb);
     tcase_add_test(tc, test_rc_iommu_passthrough_allows_all);
     tcase_add_test(tc, test_rc_ats_translation_requests);
     tcase_add_test(tc, test_rc_ats_off_answers_ur);
