@@ -88,7 +88,9 @@ struct sim_link_ops {
      * Take t from the port at side from (t->link/link_side already point at
      * this link and the far side). Return 0 to accept or -SIM_EAGAIN to
      * refuse; after a refusal call sim_link_ready(l, from) when room
-     * appears. Deliver with sim_link_deliver() at arrival.
+     * appears. Deliver with sim_link_deliver() at arrival. An accepted TLP
+     * starts on the wire no earlier than t->not_before (a forwarding
+     * model's latency; see sim/tlp.h), which the link then clears.
      */
     int (*transmit)(struct sim_link *l, unsigned from, struct tlp *t);
     /* The receiver at side `side` has freed t's receive buffer (optional). */
