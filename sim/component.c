@@ -194,6 +194,22 @@ struct sim_port *sim_port_peer(const struct sim_port *p)
 
 /* ---- links -------------------------------------------------------------------- */
 
+/*
+ * A link's state, zeroed and aligned to a cache line, so that a model can
+ * lay out what it touches per TLP in whole lines (pcie-link's UpdateFC
+ * ring: one line per entry instead of two). Freed with free().
+ */
+static void *state_alloc(size_t size)
+{
+    size_t line = SIM_LINK_STATE_ALIGN;
+    size_t rounded = (size + line - 1) & ~(line - 1); /* aligned_alloc's rule */
+    void *p = aligned_alloc(line, rounded);
+    if (p) {
+        memset(p, 0, rounded);
+    }
+    return p;
+}
+
 struct sim_link *sim_link_create(struct sim *sim,
                                  const struct sim_link_ops *ops,
                                  const char *name, struct sim_error *err)
@@ -210,7 +226,7 @@ struct sim_link *sim_link_create(struct sim *sim,
     }
     struct sim_link *l = calloc(1, sizeof(*l));
     char *nm = strdup(name);
-    void *state = ops->state_size ? calloc(1, ops->state_size) : NULL;
+    void *state = ops->state_size ? state_alloc(ops->state_size) : NULL;
     if (!l || !nm || (ops->state_size && !state)) {
         free(l);
         free(nm);

@@ -120,6 +120,10 @@ uint32_t sim_link_count(const struct sim *sim);
 struct sim_link *sim_link_at(const struct sim *sim, uint32_t i);
 struct sim_link *sim_link_find(const struct sim *sim, const char *name);
 
+/* A link's state (ops->state_size bytes, zeroed) starts on a boundary of
+ * this many bytes, a cache line, so a model may align its hot parts. */
+#define SIM_LINK_STATE_ALIGN 64
+
 static inline void *sim_link_state(const struct sim_link *l)
 {
     return l->state;

@@ -13,6 +13,7 @@
 #include "sim/sim.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "sim/engine.h"
 #include "sim/error.h"
 #include "sim/event.h"
+#include "sim/queue_int.h"
 #include "sim/sim_int.h"
 #include "sim/trace.h"
 
@@ -128,7 +130,8 @@ void sim_destroy(struct sim *sim)
     free(sim);
 }
 
-sim_time_t sim_now(const struct sim *sim) { return sim->now; }
+_Static_assert(offsetof(struct sim, now) == 0,
+               "sim_now() (sim/sim.h) reads now at the start of struct sim");
 uint64_t sim_events_fired(const struct sim *sim) { return sim->n_fired; }
 uint64_t sim_events_pending(const struct sim *sim) { return sim->n_pending; }
 uint64_t sim_tlp_hops(const struct sim *sim) { return sim->n_tlp_hops; }
@@ -160,7 +163,13 @@ static void schedule_at(struct sim *sim, struct sim_event *ev, sim_time_t when)
     ev->seq = sim->next_seq++;
     ev->state = SIM_EVENT_PENDING;
     sim->n_pending++;
-    sim->engine->insert(sim, ev);
+    /* The default engine's insert, inlined: about one event per TLP hop
+     * comes through here, and this saves an indirect call and a frame. */
+    if (__builtin_expect(sim->engine == &sim_engine_native, 1)) {
+        sim__cq_insert(sim->engine_state, ev);
+    } else {
+        sim->engine->insert(sim, ev);
+    }
 }
 
 void sim_event_schedule(struct sim *sim, struct sim_event *ev,

@@ -16,11 +16,12 @@ struct sim_link;
 struct tlp_pool;
 
 struct sim {
+    /* first: sim_now() in sim/sim.h reads it through the struct's address */
+    sim_time_t now;             /* ps */
     /* engine */
     const struct sim_engine_ops *engine;
     void *engine_state;
     /* time and order */
-    sim_time_t now;             /* ps */
     uint64_t next_seq;          /* next event sequence number */
     uint64_t n_fired;           /* events fired so far */
     uint64_t n_pending;         /* events scheduled and not fired/cancelled */

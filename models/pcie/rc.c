@@ -485,9 +485,10 @@ static void rc_egress_pump(struct rc *rc, struct rc_port *p)
 /*
  * Queue t for egress port e. stream is the ingress port it came in on, or
  * n_ports for a TLP the RC made: the ordering rules hold per stream.
+ * Inline (as rc_dispatch): on every TLP's path through the RC.
  */
-static void rc_enqueue(struct rc *rc, unsigned e, struct tlp *t,
-                       unsigned stream)
+static inline void rc_enqueue(struct rc *rc, unsigned e, struct tlp *t,
+                              unsigned stream)
 {
     struct rc_port *p = &rc->port[e];
     if (pcie_egress_push(&p->q, t, stream) < 0) {
@@ -527,8 +528,8 @@ static void rc_complete(struct rc *rc, unsigned in, struct tlp *req,
  * queue that hint names, or is answered; it may start on the link at
  * not_before (0: at once).
  */
-static void rc_dispatch(struct rc *rc, unsigned in, struct tlp *t,
-                        uint32_t hint, sim_time_t not_before)
+static inline void rc_dispatch(struct rc *rc, unsigned in, struct tlp *t,
+                               uint32_t hint, sim_time_t not_before)
 {
     switch (hint) {
     case RC_HINT_UR:
