@@ -37,7 +37,9 @@ models_libmodels_la_SOURCES = \
 	%reldir%/pcie/switch.c \
 	%reldir%/pcie/switch.h \
 	%reldir%/topology.c \
-	%reldir%/topology.h
+	%reldir%/topology.h \
+	%reldir%/topology_int.h \
+	%reldir%/topology_yaml.c
 nodist_models_libmodels_la_SOURCES = %reldir%/topology_data.c
 models_libmodels_la_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
 models_libmodels_la_LIBADD = sim/libsim.la $(YAML_LIBS)

@@ -15,6 +15,7 @@
 #include <config.h>
 
 #include "models/topology.h"
+#include "models/topology_int.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -37,256 +38,6 @@
 
 #define TOPO_MAX_ENTRIES 1024
 #define TOPO_MAX_PORTS 64
-
-/* ---- interned file names (error marks outlive the load) -------------------- */
-
-static const char *intern(const char *s)
-{
-    static struct interned {
-        struct interned *next;
-        char s[];
-    } *list;
-    for (struct interned *i = list; i; i = i->next) {
-        if (strcmp(i->s, s) == 0) {
-            return i->s;
-        }
-    }
-    struct interned *n = malloc(sizeof(*n) + strlen(s) + 1);
-    if (!n) {
-        return "?";
-    }
-    strcpy(n->s, s);
-    n->next = list;
-    list = n;
-    return n->s;
-}
-
-/* ---- a parsed document -------------------------------------------------------------- */
-
-struct ydoc {
-    yaml_document_t doc;
-    const char *file;           /* interned */
-    bool loaded;
-};
-
-static yaml_node_t *node(struct ydoc *d, int i)
-{
-    return i ? yaml_document_get_node(&d->doc, i) : NULL;
-}
-
-static struct sim_mark mark_of(const struct ydoc *d, const yaml_node_t *n)
-{
-    struct sim_mark m = { d->file, 0, 0 };
-    if (n) {
-        m.line = (unsigned)n->start_mark.line + 1;
-        m.column = (unsigned)n->start_mark.column + 1;
-    }
-    return m;
-}
-
-static int err_at(struct ydoc *d, const yaml_node_t *n, struct sim_error *err,
-                  int code, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-
-static int err_at(struct ydoc *d, const yaml_node_t *n, struct sim_error *err,
-                  int code, const char *fmt, ...)
-{
-    struct sim_mark m = mark_of(d, n);
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = sim_error_vset_at(err, code, m.file, m.line, m.column, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
-static int doc_parse(struct ydoc *d, const char *file, const char *text,
-                     size_t len, struct sim_error *err)
-{
-    memset(d, 0, sizeof(*d));
-    d->file = intern(file);
-    yaml_parser_t p;
-    if (!yaml_parser_initialize(&p)) {
-        return sim_error_set(err, SIM_ENOMEM, "out of memory (YAML parser)");
-    }
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-    int rc = 0;
-    if (!yaml_parser_load(&p, &d->doc)) {
-        const yaml_mark_t *m = &p.problem_mark;
-        char ctx[160] = "";
-        if (p.context) {
-            snprintf(ctx, sizeof(ctx), " (%s at line %u)", p.context,
-                     (unsigned)p.context_mark.line + 1);
-        }
-        rc = sim_error_set_at(err, SIM_ESYNTAX, d->file, (unsigned)m->line + 1,
-                              (unsigned)m->column + 1, "YAML syntax: %s%s",
-                              p.problem ? p.problem : "unreadable", ctx);
-    } else {
-        d->loaded = true;
-        if (!yaml_document_get_root_node(&d->doc)) {
-            rc = sim_error_set_at(err, SIM_ESYNTAX, d->file, 1, 1,
-                                  "the file is empty");
-        }
-    }
-    yaml_parser_delete(&p);
-    return rc;
-}
-
-static void doc_free(struct ydoc *d)
-{
-    if (d->loaded) {
-        yaml_document_delete(&d->doc);
-        d->loaded = false;
-    }
-}
-
-static const char *scalar(const yaml_node_t *n)
-{
-    return (n && n->type == YAML_SCALAR_NODE) ? (const char *)n->data.scalar.value
-                                              : NULL;
-}
-
-static const char *kind_name(const yaml_node_t *n)
-{
-    if (!n) {
-        return "nothing";
-    }
-    switch (n->type) {
-    case YAML_SCALAR_NODE: return "a value";
-    case YAML_SEQUENCE_NODE: return "a list";
-    case YAML_MAPPING_NODE: return "a mapping";
-    default: return "nothing";
-    }
-}
-
-static int expect(struct ydoc *d, const yaml_node_t *n, yaml_node_type_t t,
-                  const char *what, struct sim_error *err)
-{
-    if (n && n->type == t) {
-        return 0;
-    }
-    static const char *const names[] = { "", "a value", "a list", "a mapping" };
-    return err_at(d, n, err, SIM_EINVAL, "%s must be %s, not %s", what,
-                  names[t], kind_name(n));
-}
-
-/* The value of key in mapping m, or NULL (and *key_node the key). */
-static yaml_node_t *get(struct ydoc *d, yaml_node_t *m, const char *key)
-{
-    if (!m || m->type != YAML_MAPPING_NODE) {
-        return NULL;
-    }
-    for (yaml_node_pair_t *p = m->data.mapping.pairs.start;
-         p < m->data.mapping.pairs.top; p++) {
-        const char *k = scalar(node(d, p->key));
-        if (k && strcmp(k, key) == 0) {
-            return node(d, p->value);
-        }
-    }
-    return NULL;
-}
-
-/*
- * Check mapping m's keys against a NULL-terminated list: duplicates and
- * unknown keys (with the closest valid one) are errors at the key.
- */
-static int check_keys(struct ydoc *d, yaml_node_t *m, const char *const *valid,
-                      const char *what, struct sim_error *err)
-{
-    for (yaml_node_pair_t *p = m->data.mapping.pairs.start;
-         p < m->data.mapping.pairs.top; p++) {
-        yaml_node_t *kn = node(d, p->key);
-        const char *k = scalar(kn);
-        if (!k) {
-            return err_at(d, kn, err, SIM_EINVAL, "keys of %s must be plain "
-                                                  "names", what);
-        }
-        for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++) {
-            const char *k2 = scalar(node(d, q->key));
-            if (k2 && strcmp(k, k2) == 0) {
-                return err_at(d, kn, err, SIM_EEXIST,
-                              "duplicate key '%s' in %s (first at line %u)", k,
-                              what, mark_of(d, node(d, q->key)).line);
-            }
-        }
-        const char *best = NULL;
-        unsigned best_d = 99;
-        bool ok = false;
-        for (const char *const *v = valid; *v; v++) {
-            if (strcmp(*v, k) == 0) {
-                ok = true;
-                break;
-            }
-            unsigned dist = sim_edit_distance(k, *v);
-            if (dist < best_d) {
-                best_d = dist;
-                best = *v;
-            }
-        }
-        if (!ok) {
-            if (best && best_d <= 3) {
-                return err_at(d, kn, err, SIM_ENOENT,
-                              "unknown key '%s' in %s (did you mean '%s'?)", k,
-                              what, best);
-            }
-            return err_at(d, kn, err, SIM_ENOENT, "unknown key '%s' in %s", k,
-                          what);
-        }
-    }
-    return 0;
-}
-
-/*
- * Add mapping m's scalar entries to props (keeping marks), except the keys
- * in skip (which are recorded as valid for hints). Later calls override.
- */
-static int add_props(struct ydoc *d, yaml_node_t *m, struct sim_props *props,
-                     const char *const *skip, const char *what,
-                     struct sim_error *err)
-{
-    if (!m) {
-        return 0;
-    }
-    int rc = expect(d, m, YAML_MAPPING_NODE, what, err);
-    if (rc < 0) {
-        return rc;
-    }
-    for (yaml_node_pair_t *p = m->data.mapping.pairs.start;
-         p < m->data.mapping.pairs.top; p++) {
-        yaml_node_t *kn = node(d, p->key), *vn = node(d, p->value);
-        const char *k = scalar(kn);
-        bool skipped = false;
-        for (const char *const *s = skip; s && *s; s++) {
-            if (k && strcmp(k, *s) == 0) {
-                skipped = true;
-            }
-        }
-        if (!k || skipped) {
-            continue;
-        }
-        for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++) {
-            const char *k2 = scalar(node(d, q->key));
-            if (k2 && strcmp(k, k2) == 0) {
-                return err_at(d, kn, err, SIM_EEXIST,
-                              "duplicate key '%s' in %s (first at line %u)", k,
-                              what, mark_of(d, node(d, q->key)).line);
-            }
-        }
-        const char *v = scalar(vn);
-        if (!v) {
-            return err_at(d, vn, err, SIM_EINVAL, "%s: '%s' must be a value, "
-                                                  "not %s", what, k,
-                          kind_name(vn));
-        }
-        struct sim_mark vm = mark_of(d, vn), km = mark_of(d, kn);
-        if (sim_props_set(props, k, v, &vm, &km) < 0) {
-            return sim_error_set(err, SIM_ENOMEM, "out of memory");
-        }
-    }
-    for (const char *const *s = skip; s && *s; s++) {
-        sim_props_expect(props, *s);
-    }
-    return 0;
-}
 
 /* ---- the machine being loaded --------------------------------------------------------- */
 
@@ -385,41 +136,41 @@ static int collect(struct loader *L, const char *key, enum ent_kind kind,
                    const char *const *keys, const char *what)
 {
     struct ydoc *d = &L->doc;
-    yaml_node_t *seq = get(d, L->root, key);
+    yaml_node_t *seq = ydoc_get(d, L->root, key);
     if (!seq) {
         return 0;
     }
     char ctx[64];
     snprintf(ctx, sizeof(ctx), "'%s'", key);
-    int rc = expect(d, seq, YAML_SEQUENCE_NODE, ctx, L->err);
+    int rc = ydoc_expect(d, seq, YAML_SEQUENCE_NODE, ctx, L->err);
     if (rc < 0) {
         return rc;
     }
     for (yaml_node_item_t *it = seq->data.sequence.items.start;
          it < seq->data.sequence.items.top; it++) {
-        yaml_node_t *e = node(d, *it);
-        if ((rc = expect(d, e, YAML_MAPPING_NODE, what, L->err)) < 0 ||
-            (rc = check_keys(d, e, keys, what, L->err)) < 0) {
+        yaml_node_t *e = ydoc_node(d, *it);
+        if ((rc = ydoc_expect(d, e, YAML_MAPPING_NODE, what, L->err)) < 0 ||
+            (rc = ydoc_check_keys(d, e, keys, what, L->err)) < 0) {
             return rc;
         }
-        yaml_node_t *idn = get(d, e, "id");
-        const char *id = scalar(idn);
+        yaml_node_t *idn = ydoc_get(d, e, "id");
+        const char *id = ydoc_scalar(idn);
         if (!idn) {
-            return err_at(d, e, L->err, SIM_ENOENT, "%s needs an 'id'", what);
+            return ydoc_err_at(d, e, L->err, SIM_ENOENT, "%s needs an 'id'", what);
         }
         if (!id || !id_is_valid(id)) {
-            return err_at(d, idn, L->err, SIM_EINVAL,
+            return ydoc_err_at(d, idn, L->err, SIM_EINVAL,
                           "'%s' is not a valid id (letters, digits, '-' and "
                           "'_')", id ? id : "?");
         }
         int prev = find_ent(L, id);
         if (prev >= 0) {
-            return err_at(d, idn, L->err, SIM_EEXIST,
+            return ydoc_err_at(d, idn, L->err, SIM_EEXIST,
                           "duplicate id '%s' (first used at line %u)", id,
-                          mark_of(d, L->ent[prev].id_node).line);
+                          ydoc_mark_of(d, L->ent[prev].id_node).line);
         }
         if (L->n_ent == TOPO_MAX_ENTRIES) {
-            return err_at(d, e, L->err, SIM_ERANGE, "more than %d entries",
+            return ydoc_err_at(d, e, L->err, SIM_ERANGE, "more than %d entries",
                           TOPO_MAX_ENTRIES);
         }
         struct ent *x = &L->ent[L->n_ent++];
@@ -445,15 +196,15 @@ static int parse_acs(struct loader *L, yaml_node_t *n, uint16_t *out)
         { "DT", PCI_ACS_DT },
     };
     struct ydoc *d = &L->doc;
-    int rc = expect(d, n, YAML_SEQUENCE_NODE, "acs", L->err);
+    int rc = ydoc_expect(d, n, YAML_SEQUENCE_NODE, "acs", L->err);
     if (rc < 0) {
         return rc;
     }
     *out = 0;
     for (yaml_node_item_t *it = n->data.sequence.items.start;
          it < n->data.sequence.items.top; it++) {
-        yaml_node_t *v = node(d, *it);
-        const char *s = scalar(v);
+        yaml_node_t *v = ydoc_node(d, *it);
+        const char *s = ydoc_scalar(v);
         unsigned i;
         for (i = 0; s && i < sizeof(bits) / sizeof(bits[0]); i++) {
             if (strcmp(s, bits[i].name) == 0) {
@@ -462,7 +213,7 @@ static int parse_acs(struct loader *L, yaml_node_t *n, uint16_t *out)
             }
         }
         if (!s || i == sizeof(bits) / sizeof(bits[0])) {
-            return err_at(d, v, L->err, SIM_EINVAL,
+            return ydoc_err_at(d, v, L->err, SIM_EINVAL,
                           "'%s' is not an ACS control (SV, TB, RR, CR, UF, "
                           "EC, DT)", s ? s : "?");
         }
@@ -473,17 +224,17 @@ static int parse_acs(struct loader *L, yaml_node_t *n, uint16_t *out)
 static int parse_count(struct loader *L, yaml_node_t *n, const char *what,
                        uint64_t min, uint64_t max, uint64_t *out)
 {
-    const char *s = scalar(n);
+    const char *s = ydoc_scalar(n);
     char why[200];
     if (!s) {
-        return err_at(&L->doc, n, L->err, SIM_EINVAL, "%s must be a number",
+        return ydoc_err_at(&L->doc, n, L->err, SIM_EINVAL, "%s must be a number",
                       what);
     }
     if (sim_parse_u64(s, out, why, sizeof(why)) < 0) {
-        return err_at(&L->doc, n, L->err, SIM_EINVAL, "%s: %s", what, why);
+        return ydoc_err_at(&L->doc, n, L->err, SIM_EINVAL, "%s: %s", what, why);
     }
     if (*out < min || *out > max) {
-        return err_at(&L->doc, n, L->err, SIM_ERANGE,
+        return ydoc_err_at(&L->doc, n, L->err, SIM_ERANGE,
                       "%s: %llu is out of range (%llu to %llu)", what,
                       (unsigned long long)*out, (unsigned long long)min,
                       (unsigned long long)max);
@@ -495,9 +246,9 @@ static int parse_count(struct loader *L, yaml_node_t *n, const char *what,
 static int socket_ports(struct loader *L, struct ent *s)
 {
     struct ydoc *d = &L->doc;
-    yaml_node_t *rp = get(d, s->n, "root-ports");
+    yaml_node_t *rp = ydoc_get(d, s->n, "root-ports");
     if (!rp) {
-        return err_at(d, s->n, L->err, SIM_ENOENT,
+        return ydoc_err_at(d, s->n, L->err, SIM_ENOENT,
                       "socket '%s' needs 'root-ports' (a count, e.g. 4)", s->id);
     }
     static char names[TOPO_MAX_ENTRIES][TOPO_MAX_PORTS][8];
@@ -515,28 +266,28 @@ static int socket_ports(struct loader *L, struct ent *s)
         }
         return 0;
     }
-    int rc = expect(d, rp, YAML_SEQUENCE_NODE, "root-ports", L->err);
+    int rc = ydoc_expect(d, rp, YAML_SEQUENCE_NODE, "root-ports", L->err);
     if (rc < 0) {
         return rc;
     }
     for (yaml_node_item_t *it = rp->data.sequence.items.start;
          it < rp->data.sequence.items.top; it++) {
-        yaml_node_t *e = node(d, *it);
+        yaml_node_t *e = ydoc_node(d, *it);
         if (s->n_ports == 32) {
-            return err_at(d, e, L->err, SIM_ERANGE, "more than 32 root ports");
+            return ydoc_err_at(d, e, L->err, SIM_ERANGE, "more than 32 root ports");
         }
         unsigned i = s->n_ports++;
         snprintf(names[idx][i], 8, "rp%u", i);
         s->port_name[i] = names[idx][i];
-        if ((rc = expect(d, e, YAML_MAPPING_NODE, "a root port", L->err)) < 0 ||
-            (rc = check_keys(d, e, rootport_keys, "a root port", L->err)) < 0) {
+        if ((rc = ydoc_expect(d, e, YAML_MAPPING_NODE, "a root port", L->err)) < 0 ||
+            (rc = ydoc_check_keys(d, e, rootport_keys, "a root port", L->err)) < 0) {
             return rc;
         }
-        const char *id = scalar(get(d, e, "id"));
+        const char *id = ydoc_scalar(ydoc_get(d, e, "id"));
         if (id) {
             s->port_name[i] = id;
         }
-        yaml_node_t *acs = get(d, e, "acs");
+        yaml_node_t *acs = ydoc_get(d, e, "acs");
         if (acs && (rc = parse_acs(L, acs, &s->acs[i])) < 0) {
             return rc;
         }
@@ -547,9 +298,9 @@ static int socket_ports(struct loader *L, struct ent *s)
 static int switch_ports(struct loader *L, struct ent *w)
 {
     struct ydoc *d = &L->doc;
-    yaml_node_t *pn = get(d, w->n, "ports");
+    yaml_node_t *pn = ydoc_get(d, w->n, "ports");
     if (!pn) {
-        return err_at(d, w->n, L->err, SIM_ENOENT,
+        return ydoc_err_at(d, w->n, L->err, SIM_ENOENT,
                       "switch '%s' needs 'ports' (downstream ports, e.g. 4)",
                       w->id);
     }
@@ -565,7 +316,7 @@ static int switch_ports(struct loader *L, struct ent *w)
         snprintf(names[idx][i], 8, "dp%u", i);
         w->port_name[i] = names[idx][i];
     }
-    yaml_node_t *acs = get(d, w->n, "acs");
+    yaml_node_t *acs = ydoc_get(d, w->n, "acs");
     if (!acs) {
         return 0;
     }
@@ -579,13 +330,13 @@ static int switch_ports(struct loader *L, struct ent *w)
         }
         return 0;
     }
-    if ((rc = expect(d, acs, YAML_MAPPING_NODE, "acs", L->err)) < 0) {
+    if ((rc = ydoc_expect(d, acs, YAML_MAPPING_NODE, "acs", L->err)) < 0) {
         return rc;
     }
     for (yaml_node_pair_t *p = acs->data.mapping.pairs.start;
          p < acs->data.mapping.pairs.top; p++) {
-        yaml_node_t *kn = node(d, p->key);
-        const char *k = scalar(kn);
+        yaml_node_t *kn = ydoc_node(d, p->key);
+        const char *k = ydoc_scalar(kn);
         unsigned i;
         for (i = 0; k && i < w->n_ports; i++) {
             if (strcmp(k, w->port_name[i]) == 0) {
@@ -593,11 +344,11 @@ static int switch_ports(struct loader *L, struct ent *w)
             }
         }
         if (!k || i == w->n_ports) {
-            return err_at(d, kn, L->err, SIM_ENOENT,
+            return ydoc_err_at(d, kn, L->err, SIM_ENOENT,
                           "switch '%s' has no downstream port '%s' (dp0 to "
                           "dp%u)", w->id, k ? k : "?", w->n_ports - 1);
         }
-        if ((rc = parse_acs(L, node(d, p->value), &w->acs[i])) < 0) {
+        if ((rc = parse_acs(L, ydoc_node(d, p->value), &w->acs[i])) < 0) {
             return rc;
         }
     }
@@ -610,18 +361,18 @@ static int switch_ports(struct loader *L, struct ent *w)
 static int resolve_parent(struct loader *L, struct ent *e, bool explicit_pass)
 {
     struct ydoc *d = &L->doc;
-    yaml_node_t *pn = get(d, e->n, "parent");
+    yaml_node_t *pn = ydoc_get(d, e->n, "parent");
     if (!pn) {
-        return explicit_pass ? err_at(d, e->n, L->err, SIM_ENOENT,
+        return explicit_pass ? ydoc_err_at(d, e->n, L->err, SIM_ENOENT,
                                       "%s '%s' has no 'parent' (name a socket "
                                       "or a switch it hangs below)",
                                       e->kind == ENT_GPU ? "GPU" : "switch",
                                       e->id)
                              : 0;
     }
-    const char *ref = scalar(pn);
+    const char *ref = ydoc_scalar(pn);
     if (!ref) {
-        return err_at(d, pn, L->err, SIM_EINVAL, "parent must be a name");
+        return ydoc_err_at(d, pn, L->err, SIM_EINVAL, "parent must be a name");
     }
     char name[128];
     snprintf(name, sizeof(name), "%s", ref);
@@ -634,12 +385,12 @@ static int resolve_parent(struct loader *L, struct ent *e, bool explicit_pass)
     }
     int pi = find_ent(L, name);
     if (pi < 0) {
-        return err_at(d, pn, L->err, SIM_ENOENT,
+        return ydoc_err_at(d, pn, L->err, SIM_ENOENT,
                       "parent '%s' of '%s' does not exist", name, e->id);
     }
     struct ent *p = &L->ent[pi];
     if (p->kind != ENT_SOCKET && p->kind != ENT_SWITCH) {
-        return err_at(d, pn, L->err, SIM_EINVAL,
+        return ydoc_err_at(d, pn, L->err, SIM_EINVAL,
                       "parent '%s' of '%s' is a %s: a parent must be a socket "
                       "or a switch", name, e->id,
                       p->kind == ENT_GPU ? "GPU" : "NVSwitch");
@@ -652,24 +403,24 @@ static int resolve_parent(struct loader *L, struct ent *e, bool explicit_pass)
             }
         }
         if (port == p->n_ports) {
-            return err_at(d, pn, L->err, SIM_ENOENT,
+            return ydoc_err_at(d, pn, L->err, SIM_ENOENT,
                           "'%s' has no port '%s' (%s0 to %s%u)", name, dot + 1,
                           p->kind == ENT_SOCKET ? "rp" : "dp",
                           p->kind == ENT_SOCKET ? "rp" : "dp", p->n_ports - 1);
         }
         if (p->child[port] >= 0) {
-            return err_at(d, pn, L->err, SIM_EBUSY,
+            return ydoc_err_at(d, pn, L->err, SIM_EBUSY,
                           "port %s.%s already has '%s' below it (line %u): a "
                           "port takes one device", name, dot + 1,
                           L->ent[p->child[port]].id,
-                          mark_of(d, L->ent[p->child[port]].n).line);
+                          ydoc_mark_of(d, L->ent[p->child[port]].n).line);
         }
     } else {
         while (port < p->n_ports && p->child[port] >= 0) {
             port++;
         }
         if (port == p->n_ports) {
-            return err_at(d, pn, L->err, SIM_EBUSY,
+            return ydoc_err_at(d, pn, L->err, SIM_EBUSY,
                           "'%s' has no free %s left for '%s' (all %u are "
                           "taken): add ports or name another parent", name,
                           p->kind == ENT_SOCKET ? "root port"
@@ -695,7 +446,7 @@ static int check_loops(struct loader *L)
         int p = e->parent;
         for (unsigned steps = 0; p >= 0; steps++) {
             if (p == (int)i || steps > L->n_ent) {
-                return err_at(&L->doc, e->parent_node, L->err, SIM_EINVAL,
+                return ydoc_err_at(&L->doc, e->parent_node, L->err, SIM_EINVAL,
                               "switch '%s' is its own ancestor (a loop in "
                               "'parent' references)", e->id);
             }
@@ -707,37 +458,6 @@ static int check_loops(struct loader *L)
 
 /* ---- GPU catalog -------------------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 4096 > cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) {
-            break;
-        }
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 /* Load catalog entry model into g->catalog. */
 static int load_catalog(struct loader *L, struct ent *g, const char *model,
                         yaml_node_t *model_node)
@@ -748,19 +468,19 @@ static int load_catalog(struct loader *L, struct ent *g, const char *model,
     const char *shown = NULL;
     if (L->opt && L->opt->gpu_dir) {
         snprintf(path, sizeof(path), "%s/%s.yaml", L->opt->gpu_dir, model);
-        if ((text = read_file(path, &len))) {
+        if ((text = ydoc_read_file(path, &len))) {
             shown = path;
         }
     }
     if (!text && L->dir) {
         snprintf(path, sizeof(path), "%s/gpus/%s.yaml", L->dir, model);
-        if ((text = read_file(path, &len))) {
+        if ((text = ydoc_read_file(path, &len))) {
             shown = path;
         }
     }
     int rc;
     if (text) {
-        rc = doc_parse(&g->catalog, shown, text, len, L->err);
+        rc = ydoc_doc_parse(&g->catalog, shown, text, len, L->err);
         free(text);
     } else {
         char emb[200];
@@ -778,33 +498,15 @@ static int load_catalog(struct loader *L, struct ent *g, const char *model,
                              (int)(strlen(e->path) - 10), e->path + 5);
                 }
             }
-            return err_at(&L->doc, model_node, L->err, SIM_ENOENT,
+            return ydoc_err_at(&L->doc, model_node, L->err, SIM_ENOENT,
                           "no GPU catalog entry '%s' (catalog: %s)", model,
                           list);
         }
         char shown_emb[220];
         snprintf(shown_emb, sizeof(shown_emb), "<built-in>/%s", emb);
-        rc = doc_parse(&g->catalog, shown_emb, t, strlen(t), L->err);
+        rc = ydoc_doc_parse(&g->catalog, shown_emb, t, strlen(t), L->err);
     }
     return rc;
-}
-
-/* "16GT/s" -> "4" (the generation), or an error at the value. */
-static int speed_to_gen(struct ydoc *d, yaml_node_t *n, struct sim_error *err,
-                        char *buf, size_t len)
-{
-    static const char *const speeds[] = { "2.5GT/s", "5GT/s", "8GT/s",
-                                          "16GT/s", "32GT/s", "64GT/s" };
-    const char *v = scalar(n);
-    for (unsigned i = 0; v && i < 6; i++) {
-        if (strcmp(v, speeds[i]) == 0) {
-            snprintf(buf, len, "%u", i + 1);
-            return 0;
-        }
-    }
-    return err_at(d, n, err, SIM_EINVAL,
-                  "'%s' is not a PCIe speed (2.5GT/s, 5GT/s, 8GT/s, 16GT/s, "
-                  "32GT/s or 64GT/s)", v ? v : "?");
 }
 
 /* Catalog (nested) keys to the GPU model's flat properties. */
@@ -812,49 +514,49 @@ static int catalog_props(struct loader *L, struct ent *g, struct sim_props *p)
 {
     struct ydoc *c = &g->catalog;
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
-    int rc = expect(c, root, YAML_MAPPING_NODE, "a GPU catalog entry", L->err);
+    int rc = ydoc_expect(c, root, YAML_MAPPING_NODE, "a GPU catalog entry", L->err);
     if (rc < 0 ||
-        (rc = check_keys(c, root, gpu_catalog_keys, "a GPU catalog entry",
+        (rc = ydoc_check_keys(c, root, gpu_catalog_keys, "a GPU catalog entry",
                          L->err)) < 0) {
         return rc;
     }
-    const char *ver = scalar(get(c, root, "p2psim-gpu"));
+    const char *ver = ydoc_scalar(ydoc_get(c, root, "p2psim-gpu"));
     if (!ver || strcmp(ver, "1") != 0) {
-        return err_at(c, root, L->err, SIM_EINVAL,
+        return ydoc_err_at(c, root, L->err, SIM_EINVAL,
                       "a GPU catalog entry starts with 'p2psim-gpu: 1'");
     }
-    if (!get(c, root, "sources")) {
-        return err_at(c, root, L->err, SIM_ENOENT,
+    if (!ydoc_get(c, root, "sources")) {
+        return ydoc_err_at(c, root, L->err, SIM_ENOENT,
                       "a GPU catalog entry needs 'sources' (where each figure "
                       "comes from)");
     }
     static const char *const skip[] = { "p2psim-gpu", "pcie", "nvlink",
                                         "atomics", "sources",
                                         "memory-bandwidth", NULL };
-    if ((rc = add_props(c, root, p, skip, "a GPU catalog entry", L->err)) < 0) {
+    if ((rc = ydoc_add_props(c, root, p, skip, "a GPU catalog entry", L->err)) < 0) {
         return rc;
     }
     yaml_node_t *n;
-    if ((n = get(c, root, "memory-bandwidth"))) {
-        struct sim_mark m = mark_of(c, n);
-        sim_props_set(p, "hbm-bandwidth", scalar(n) ? scalar(n) : "", &m, &m);
+    if ((n = ydoc_get(c, root, "memory-bandwidth"))) {
+        struct sim_mark m = ydoc_mark_of(c, n);
+        sim_props_set(p, "hbm-bandwidth", ydoc_scalar(n) ? ydoc_scalar(n) : "", &m, &m);
     }
     /* pcie: {speed|gen, width} */
-    if ((n = get(c, root, "pcie"))) {
+    if ((n = ydoc_get(c, root, "pcie"))) {
         static const char *const k[] = { "speed", "gen", "width", NULL };
-        if ((rc = expect(c, n, YAML_MAPPING_NODE, "pcie", L->err)) < 0 ||
-            (rc = check_keys(c, n, k, "pcie", L->err)) < 0) {
+        if ((rc = ydoc_expect(c, n, YAML_MAPPING_NODE, "pcie", L->err)) < 0 ||
+            (rc = ydoc_check_keys(c, n, k, "pcie", L->err)) < 0) {
             return rc;
         }
-        yaml_node_t *s = get(c, n, "speed");
-        yaml_node_t *gn = get(c, n, "gen");
-        yaml_node_t *w = get(c, n, "width");
+        yaml_node_t *s = ydoc_get(c, n, "speed");
+        yaml_node_t *gn = ydoc_get(c, n, "gen");
+        yaml_node_t *w = ydoc_get(c, n, "width");
         if (s || gn) {
-            struct sim_mark m = mark_of(c, s ? s : gn);
+            struct sim_mark m = ydoc_mark_of(c, s ? s : gn);
             char buf[8];
-            const char *v = scalar(s ? s : gn);
+            const char *v = ydoc_scalar(s ? s : gn);
             if (s) {
-                if ((rc = speed_to_gen(c, s, L->err, buf, sizeof(buf))) < 0) {
+                if ((rc = ydoc_speed_to_gen(c, s, L->err, buf, sizeof(buf))) < 0) {
                     return rc;
                 }
                 v = buf;
@@ -862,40 +564,40 @@ static int catalog_props(struct loader *L, struct ent *g, struct sim_props *p)
             sim_props_set(p, "pcie-gen", v ? v : "", &m, &m);
         }
         if (w) {
-            struct sim_mark m = mark_of(c, w);
-            sim_props_set(p, "pcie-width", scalar(w) ? scalar(w) : "", &m, &m);
+            struct sim_mark m = ydoc_mark_of(c, w);
+            sim_props_set(p, "pcie-width", ydoc_scalar(w) ? ydoc_scalar(w) : "", &m, &m);
         }
     }
-    if ((n = get(c, root, "nvlink"))) {
+    if ((n = ydoc_get(c, root, "nvlink"))) {
         static const char *const k[] = { "links", "generation", "link-rate",
                                          NULL };
         static const char *const to[] = { "nvlink-links", "nvlink-generation",
                                           "nvlink-link-rate", NULL };
-        if ((rc = expect(c, n, YAML_MAPPING_NODE, "nvlink", L->err)) < 0 ||
-            (rc = check_keys(c, n, k, "nvlink", L->err)) < 0) {
+        if ((rc = ydoc_expect(c, n, YAML_MAPPING_NODE, "nvlink", L->err)) < 0 ||
+            (rc = ydoc_check_keys(c, n, k, "nvlink", L->err)) < 0) {
             return rc;
         }
         for (int i = 0; k[i]; i++) {
-            yaml_node_t *v = get(c, n, k[i]);
+            yaml_node_t *v = ydoc_get(c, n, k[i]);
             if (v) {
-                struct sim_mark m = mark_of(c, v);
-                sim_props_set(p, to[i], scalar(v) ? scalar(v) : "", &m, &m);
+                struct sim_mark m = ydoc_mark_of(c, v);
+                sim_props_set(p, to[i], ydoc_scalar(v) ? ydoc_scalar(v) : "", &m, &m);
             }
         }
     }
-    if ((n = get(c, root, "atomics"))) {
+    if ((n = ydoc_get(c, root, "atomics"))) {
         static const char *const k[] = { "pcie", "nvlink", NULL };
         static const char *const to[] = { "atomics-pcie", "atomics-nvlink",
                                           NULL };
-        if ((rc = expect(c, n, YAML_MAPPING_NODE, "atomics", L->err)) < 0 ||
-            (rc = check_keys(c, n, k, "atomics", L->err)) < 0) {
+        if ((rc = ydoc_expect(c, n, YAML_MAPPING_NODE, "atomics", L->err)) < 0 ||
+            (rc = ydoc_check_keys(c, n, k, "atomics", L->err)) < 0) {
             return rc;
         }
         for (int i = 0; k[i]; i++) {
-            yaml_node_t *v = get(c, n, k[i]);
+            yaml_node_t *v = ydoc_get(c, n, k[i]);
             if (v) {
-                struct sim_mark m = mark_of(c, v);
-                sim_props_set(p, to[i], scalar(v) ? scalar(v) : "", &m, &m);
+                struct sim_mark m = ydoc_mark_of(c, v);
+                sim_props_set(p, to[i], ydoc_scalar(v) ? ydoc_scalar(v) : "", &m, &m);
             }
         }
     }
@@ -920,15 +622,15 @@ static unsigned prop_uint(const struct sim_props *p, const char *key,
 static int gpu_setup(struct loader *L, struct ent *g)
 {
     struct ydoc *d = &L->doc;
-    yaml_node_t *mn = get(d, g->n, "model");
-    const char *model = scalar(mn);
+    yaml_node_t *mn = ydoc_get(d, g->n, "model");
+    const char *model = ydoc_scalar(mn);
     if (!mn) {
-        return err_at(d, g->n, L->err, SIM_ENOENT,
+        return ydoc_err_at(d, g->n, L->err, SIM_ENOENT,
                       "GPU '%s' needs a 'model' (a catalog entry such as "
                       "H200-SXM)", g->id);
     }
     if (!model) {
-        return err_at(d, mn, L->err, SIM_EINVAL, "model must be a name");
+        return ydoc_err_at(d, mn, L->err, SIM_EINVAL, "model must be a name");
     }
     int rc = load_catalog(L, g, model, mn);
     if (rc < 0) {
@@ -940,22 +642,22 @@ static int gpu_setup(struct loader *L, struct ent *g)
     if (!g->gpu_props) {
         return sim_error_set(L->err, SIM_ENOMEM, "out of memory");
     }
-    struct sim_mark where = mark_of(d, g->n);
-    sim_props_init(g->gpu_props, intern(owner), &where);
+    struct sim_mark where = ydoc_mark_of(d, g->n);
+    sim_props_init(g->gpu_props, ydoc_intern(owner), &where);
     if ((rc = catalog_props(L, g, g->gpu_props)) < 0) {
         return rc;
     }
-    yaml_node_t *dg = get(d, L->defaults, "gpu");
-    if ((rc = add_props(d, dg, g->gpu_props, NULL, "defaults.gpu", L->err)) < 0 ||
-        (rc = add_props(d, get(d, g->n, "set"), g->gpu_props, NULL, "set",
+    yaml_node_t *dg = ydoc_get(d, L->defaults, "gpu");
+    if ((rc = ydoc_add_props(d, dg, g->gpu_props, NULL, "defaults.gpu", L->err)) < 0 ||
+        (rc = ydoc_add_props(d, ydoc_get(d, g->n, "set"), g->gpu_props, NULL, "set",
                         L->err)) < 0) {
         return rc;
     }
-    yaml_node_t *un = get(d, g->n, "p2p-unlocked");
+    yaml_node_t *un = ydoc_get(d, g->n, "p2p-unlocked");
     if (un) {
-        struct sim_mark m = mark_of(d, un);
+        struct sim_mark m = ydoc_mark_of(d, un);
         sim_props_set(g->gpu_props, "p2p-unlocked",
-                      scalar(un) ? scalar(un) : "", &m, &m);
+                      ydoc_scalar(un) ? ydoc_scalar(un) : "", &m, &m);
     }
     g->max_gen = prop_uint(g->gpu_props, "pcie-gen", 5);
     g->max_width = prop_uint(g->gpu_props, "pcie-width", 16);
@@ -973,32 +675,32 @@ static int gpu_setup(struct loader *L, struct ent *g)
 static int link_props(struct loader *L, struct ent *e, struct sim_props *p)
 {
     struct ydoc *d = &L->doc;
-    int rc = add_props(d, get(d, L->defaults, "pcie-link"), p, NULL,
+    int rc = ydoc_add_props(d, ydoc_get(d, L->defaults, "pcie-link"), p, NULL,
                        "defaults.pcie-link", L->err);
     if (rc < 0) {
         return rc;
     }
-    yaml_node_t *ln = get(d, e->n, "link");
+    yaml_node_t *ln = ydoc_get(d, e->n, "link");
     if (ln) {
-        if ((rc = expect(d, ln, YAML_MAPPING_NODE, "link", L->err)) < 0 ||
-            (rc = check_keys(d, ln, link_keys, "link", L->err)) < 0) {
+        if ((rc = ydoc_expect(d, ln, YAML_MAPPING_NODE, "link", L->err)) < 0 ||
+            (rc = ydoc_check_keys(d, ln, link_keys, "link", L->err)) < 0) {
             return rc;
         }
         static const char *const skip[] = { "speed", NULL };
-        if ((rc = add_props(d, ln, p, skip, "link", L->err)) < 0) {
+        if ((rc = ydoc_add_props(d, ln, p, skip, "link", L->err)) < 0) {
             return rc;
         }
-        yaml_node_t *sp = get(d, ln, "speed");
+        yaml_node_t *sp = ydoc_get(d, ln, "speed");
         if (sp) {
             char buf[4];
-            if ((rc = speed_to_gen(d, sp, L->err, buf, sizeof(buf))) < 0) {
+            if ((rc = ydoc_speed_to_gen(d, sp, L->err, buf, sizeof(buf))) < 0) {
                 return rc;
             }
-            if (get(d, ln, "gen")) {
-                return err_at(d, sp, L->err, SIM_EINVAL,
+            if (ydoc_get(d, ln, "gen")) {
+                return ydoc_err_at(d, sp, L->err, SIM_EINVAL,
                               "give either speed or gen, not both");
             }
-            struct sim_mark m = mark_of(d, sp);
+            struct sim_mark m = ydoc_mark_of(d, sp);
             sim_props_set(p, "gen", buf, &m, &m);
         }
     }
@@ -1032,8 +734,8 @@ static struct sim_props *new_props(struct loader *L, const char *owner,
 {
     struct sim_props *p = malloc(sizeof(*p));
     if (p) {
-        struct sim_mark m = mark_of(&L->doc, where);
-        sim_props_init(p, intern(owner), &m);
+        struct sim_mark m = ydoc_mark_of(&L->doc, where);
+        sim_props_init(p, ydoc_intern(owner), &m);
     }
     return p;
 }
@@ -1062,13 +764,13 @@ static int socket_shape(struct loader *L, yaml_node_t *rcn,
         { "numa", "socket", "per-port" },
     };
     for (int i = 0; i < 2; i++) {
-        yaml_node_t *v = get(&L->doc, rcn, k[i].key);
+        yaml_node_t *v = ydoc_get(&L->doc, rcn, k[i].key);
         if (!v) {
             continue;
         }
-        const char *s = scalar(v);
+        const char *s = ydoc_scalar(v);
         if (!s || (strcmp(s, k[i].a) && strcmp(s, k[i].b))) {
-            return err_at(&L->doc, v, L->err, SIM_EINVAL,
+            return ydoc_err_at(&L->doc, v, L->err, SIM_EINVAL,
                           "%s is '%s' or '%s', not '%s'", k[i].key, k[i].a,
                           k[i].b, s ? s : "?");
         }
@@ -1094,17 +796,17 @@ static int build_socket(struct loader *L, struct fab *f, struct ent *s,
     }
     static const char *const shape_keys[] = { "host-bridges", "numa", NULL };
     snprintf(ts->id, sizeof(ts->id), "%s", s->id);
-    int rc = add_props(d, get(d, L->defaults, "root-complex"), p, shape_keys,
+    int rc = ydoc_add_props(d, ydoc_get(d, L->defaults, "root-complex"), p, shape_keys,
                        "defaults.root-complex", L->err);
     if (rc == 0) {
-        rc = socket_shape(L, get(d, L->defaults, "root-complex"), ts);
+        rc = socket_shape(L, ydoc_get(d, L->defaults, "root-complex"), ts);
     }
     if (rc == 0) {
-        rc = add_props(d, get(d, s->n, "root-complex"), p, shape_keys,
+        rc = ydoc_add_props(d, ydoc_get(d, s->n, "root-complex"), p, shape_keys,
                        "root-complex", L->err);
     }
     if (rc == 0) {
-        rc = socket_shape(L, get(d, s->n, "root-complex"), ts);
+        rc = socket_shape(L, ydoc_get(d, s->n, "root-complex"), ts);
     }
     if (rc == 0) {
         set_num(p, "root-ports", s->n_ports);
@@ -1122,7 +824,7 @@ static int build_socket(struct loader *L, struct fab *f, struct ent *s,
             rc_set_acs(rcc, i, s->acs[i]);
         }
     }
-    yaml_node_t *mem = get(d, s->n, "memory");
+    yaml_node_t *mem = ydoc_get(d, s->n, "memory");
     if (!mem) {
         return 0;
     }
@@ -1133,10 +835,10 @@ static int build_socket(struct loader *L, struct fab *f, struct ent *s,
     if (!p) {
         return sim_error_set(L->err, SIM_ENOMEM, "out of memory");
     }
-    rc = add_props(d, get(d, L->defaults, "memory"), p, NULL,
+    rc = ydoc_add_props(d, ydoc_get(d, L->defaults, "memory"), p, NULL,
                    "defaults.memory", L->err);
     if (rc == 0) {
-        rc = add_props(d, mem, p, NULL, "memory", L->err);
+        rc = ydoc_add_props(d, mem, p, NULL, "memory", L->err);
     }
     if (rc == 0 && !fab_add(f, "host-memory", name, p, L->err)) {
         rc = -SIM_EINVAL;
@@ -1164,10 +866,10 @@ static int build_device(struct loader *L, struct fab *f, struct ent *e)
         }
         static const char *const skip[] = { "id", "parent", "link", "acs",
                                             NULL };
-        rc = add_props(d, get(d, L->defaults, "switch"), p, NULL,
+        rc = ydoc_add_props(d, ydoc_get(d, L->defaults, "switch"), p, NULL,
                        "defaults.switch", L->err);
         if (rc == 0) {
-            rc = add_props(d, e->n, p, skip, owner, L->err);
+            rc = ydoc_add_props(d, e->n, p, skip, owner, L->err);
         }
         if (rc == 0 && !fab_add(f, "pcie-switch", e->id, p, L->err)) {
             rc = -SIM_EINVAL;
@@ -1179,7 +881,7 @@ static int build_device(struct loader *L, struct fab *f, struct ent *e)
         struct sim_component *sw = fab_find(f, e->id);
         for (unsigned i = 0; i < e->n_ports; i++) {
             if (e->acs[i] && psw_set_acs(sw, i, e->acs[i], 0) < 0) {
-                return err_at(d, get(d, e->n, "acs"), L->err, SIM_EINVAL,
+                return ydoc_err_at(d, ydoc_get(d, e->n, "acs"), L->err, SIM_EINVAL,
                               "switch '%s': ACS controls not supported", e->id);
             }
         }
@@ -1222,18 +924,18 @@ static int build_links(struct loader *L, struct fab *f)
 static int build_socket_links(struct loader *L, struct fab *f)
 {
     struct ydoc *d = &L->doc;
-    yaml_node_t *seq = get(d, L->root, "socket-links");
+    yaml_node_t *seq = ydoc_get(d, L->root, "socket-links");
     if (!seq) {
         return 0;
     }
     unsigned used[TOPO_MAX_ENTRIES] = { 0 };
     for (yaml_node_item_t *it = seq->data.sequence.items.start;
          it < seq->data.sequence.items.top; it++) {
-        yaml_node_t *e = node(d, *it);
-        yaml_node_t *bn = get(d, e, "between");
+        yaml_node_t *e = ydoc_node(d, *it);
+        yaml_node_t *bn = ydoc_get(d, e, "between");
         int s[2];
         for (int k = 0; k < 2; k++) {
-            s[k] = find_ent(L, scalar(node(d, bn->data.sequence.items.start[k])));
+            s[k] = find_ent(L, ydoc_scalar(ydoc_node(d, bn->data.sequence.items.start[k])));
         }
         char a[128], b[128];
         snprintf(a, sizeof(a), "%s.xs%u", L->ent[s[0]].id, used[s[0]]++);
@@ -1243,7 +945,7 @@ static int build_socket_links(struct loader *L, struct fab *f)
             return sim_error_set(L->err, SIM_ENOMEM, "out of memory");
         }
         static const char *const skip[] = { "between", NULL };
-        int rc = add_props(d, e, p, skip, "socket link", L->err);
+        int rc = ydoc_add_props(d, e, p, skip, "socket link", L->err);
         if (rc == 0 && !fab_connect(f, a, b, "socket-link", p, L->err)) {
             rc = -SIM_EINVAL;
         }
@@ -1261,27 +963,27 @@ static int check_pair(struct loader *L, yaml_node_t *e, const char *what,
                       int out[2])
 {
     struct ydoc *d = &L->doc;
-    yaml_node_t *bn = get(d, e, "between");
+    yaml_node_t *bn = ydoc_get(d, e, "between");
     if (!bn) {
-        return err_at(d, e, L->err, SIM_ENOENT,
+        return ydoc_err_at(d, e, L->err, SIM_ENOENT,
                       "%s needs 'between: [a, b]'", what);
     }
     if (bn->type != YAML_SEQUENCE_NODE ||
         bn->data.sequence.items.top - bn->data.sequence.items.start != 2) {
-        return err_at(d, bn, L->err, SIM_EINVAL,
+        return ydoc_err_at(d, bn, L->err, SIM_EINVAL,
                       "between must list exactly two ids, e.g. [cpu0, cpu1]");
     }
     for (int k = 0; k < 2; k++) {
-        yaml_node_t *v = node(d, bn->data.sequence.items.start[k]);
-        const char *id = scalar(v);
+        yaml_node_t *v = ydoc_node(d, bn->data.sequence.items.start[k]);
+        const char *id = ydoc_scalar(v);
         out[k] = id ? find_ent(L, id) : -1;
         if (out[k] < 0) {
-            return err_at(d, v, L->err, SIM_ENOENT, "%s: '%s' does not exist",
+            return ydoc_err_at(d, v, L->err, SIM_ENOENT, "%s: '%s' does not exist",
                           what, id ? id : "?");
         }
     }
     if (out[0] == out[1]) {
-        return err_at(d, bn, L->err, SIM_EINVAL,
+        return ydoc_err_at(d, bn, L->err, SIM_EINVAL,
                       "%s joins '%s' to itself", what, L->ent[out[0]].id);
     }
     return 0;
@@ -1290,28 +992,28 @@ static int check_pair(struct loader *L, yaml_node_t *e, const char *what,
 static int check_socket_links(struct loader *L)
 {
     struct ydoc *d = &L->doc;
-    yaml_node_t *seq = get(d, L->root, "socket-links");
+    yaml_node_t *seq = ydoc_get(d, L->root, "socket-links");
     if (!seq) {
         return 0;
     }
-    int rc = expect(d, seq, YAML_SEQUENCE_NODE, "'socket-links'", L->err);
+    int rc = ydoc_expect(d, seq, YAML_SEQUENCE_NODE, "'socket-links'", L->err);
     for (yaml_node_item_t *it = seq->data.sequence.items.start;
          rc == 0 && it < seq->data.sequence.items.top; it++) {
-        yaml_node_t *e = node(d, *it);
+        yaml_node_t *e = ydoc_node(d, *it);
         int s[2];
-        if ((rc = expect(d, e, YAML_MAPPING_NODE, "a socket link", L->err)) < 0 ||
-            (rc = check_keys(d, e, xs_keys, "a socket link", L->err)) < 0 ||
+        if ((rc = ydoc_expect(d, e, YAML_MAPPING_NODE, "a socket link", L->err)) < 0 ||
+            (rc = ydoc_check_keys(d, e, xs_keys, "a socket link", L->err)) < 0 ||
             (rc = check_pair(L, e, "a socket link", s)) < 0) {
             return rc;
         }
         for (int k = 0; k < 2; k++) {
             if (L->ent[s[k]].kind != ENT_SOCKET) {
-                return err_at(d, get(d, e, "between"), L->err, SIM_EINVAL,
+                return ydoc_err_at(d, ydoc_get(d, e, "between"), L->err, SIM_EINVAL,
                               "a socket link joins sockets; '%s' is not one",
                               L->ent[s[k]].id);
             }
             if (++L->ent[s[k]].n_xs > 7) {
-                return err_at(d, e, L->err, SIM_ERANGE,
+                return ydoc_err_at(d, e, L->err, SIM_ERANGE,
                               "socket '%s' has more than 7 socket links",
                               L->ent[s[k]].id);
             }
@@ -1323,11 +1025,11 @@ static int check_socket_links(struct loader *L)
 static int check_nvlinks(struct loader *L, struct topo_machine *m)
 {
     struct ydoc *d = &L->doc;
-    yaml_node_t *seq = get(d, L->root, "nvlinks");
+    yaml_node_t *seq = ydoc_get(d, L->root, "nvlinks");
     if (!seq) {
         return 0;
     }
-    int rc = expect(d, seq, YAML_SEQUENCE_NODE, "'nvlinks'", L->err);
+    int rc = ydoc_expect(d, seq, YAML_SEQUENCE_NODE, "'nvlinks'", L->err);
     if (rc < 0) {
         return rc;
     }
@@ -1339,22 +1041,22 @@ static int check_nvlinks(struct loader *L, struct topo_machine *m)
     }
     for (yaml_node_item_t *it = seq->data.sequence.items.start;
          it < seq->data.sequence.items.top; it++) {
-        yaml_node_t *e = node(d, *it);
+        yaml_node_t *e = ydoc_node(d, *it);
         int s[2];
-        if ((rc = expect(d, e, YAML_MAPPING_NODE, "an NVLink", L->err)) < 0 ||
-            (rc = check_keys(d, e, nvl_keys, "an NVLink", L->err)) < 0 ||
+        if ((rc = ydoc_expect(d, e, YAML_MAPPING_NODE, "an NVLink", L->err)) < 0 ||
+            (rc = ydoc_check_keys(d, e, nvl_keys, "an NVLink", L->err)) < 0 ||
             (rc = check_pair(L, e, "an NVLink", s)) < 0) {
             return rc;
         }
         uint64_t links = 1;
-        yaml_node_t *ln = get(d, e, "links");
+        yaml_node_t *ln = ydoc_get(d, e, "links");
         if (ln && (rc = parse_count(L, ln, "links", 1, 18, &links)) < 0) {
             return rc;
         }
         for (int k = 0; k < 2; k++) {
             struct ent *x = &L->ent[s[k]];
             if (x->kind != ENT_GPU && x->kind != ENT_NVSWITCH) {
-                return err_at(d, get(d, e, "between"), L->err, SIM_EINVAL,
+                return ydoc_err_at(d, ydoc_get(d, e, "between"), L->err, SIM_EINVAL,
                               "an NVLink joins GPUs and NVSwitches; '%s' is a "
                               "%s", x->id,
                               x->kind == ENT_SOCKET ? "socket" : "PCIe switch");
@@ -1362,7 +1064,7 @@ static int check_nvlinks(struct loader *L, struct topo_machine *m)
             if (x->kind == ENT_GPU) {
                 x->nvlinks_used += (unsigned)links;
                 if (x->nvlinks_used > x->nvlinks_have) {
-                    return err_at(d, ln ? ln : e, L->err, SIM_ERANGE,
+                    return ydoc_err_at(d, ln ? ln : e, L->err, SIM_ERANGE,
                                   "GPU '%s' would use %u NVLinks but its model "
                                   "has %u", x->id, x->nvlinks_used,
                                   x->nvlinks_have);
@@ -1371,7 +1073,7 @@ static int check_nvlinks(struct loader *L, struct topo_machine *m)
         }
         if (L->ent[s[0]].kind == ENT_NVSWITCH &&
             L->ent[s[1]].kind == ENT_NVSWITCH) {
-            return err_at(d, e, L->err, SIM_EINVAL,
+            return ydoc_err_at(d, e, L->err, SIM_EINVAL,
                           "an NVLink between two NVSwitches is not supported");
         }
         struct topo_nvlink *nv = &m->nvlink[m->n_nvlinks++];
@@ -1390,58 +1092,58 @@ static int pass_shape(struct loader *L, struct topo_machine *m)
 {
     struct ydoc *d = &L->doc;
     L->root = yaml_document_get_root_node(&d->doc);
-    int rc = expect(d, L->root, YAML_MAPPING_NODE, "a machine file", L->err);
-    if (rc < 0 || (rc = check_keys(d, L->root, top_keys, "a machine file",
+    int rc = ydoc_expect(d, L->root, YAML_MAPPING_NODE, "a machine file", L->err);
+    if (rc < 0 || (rc = ydoc_check_keys(d, L->root, top_keys, "a machine file",
                                    L->err)) < 0) {
         return rc;
     }
-    yaml_node_t *v = get(d, L->root, "p2psim-machine");
+    yaml_node_t *v = ydoc_get(d, L->root, "p2psim-machine");
     if (!v) {
-        return err_at(d, L->root, L->err, SIM_ENOENT,
+        return ydoc_err_at(d, L->root, L->err, SIM_ENOENT,
                       "a machine file starts with 'p2psim-machine: 1'");
     }
-    if (!scalar(v) || strcmp(scalar(v), "1") != 0) {
-        return err_at(d, v, L->err, SIM_EINVAL,
+    if (!ydoc_scalar(v) || strcmp(ydoc_scalar(v), "1") != 0) {
+        return ydoc_err_at(d, v, L->err, SIM_EINVAL,
                       "schema version '%s' is not supported (this p2psim "
-                      "reads version 1)", scalar(v) ? scalar(v) : "?");
+                      "reads version 1)", ydoc_scalar(v) ? ydoc_scalar(v) : "?");
     }
-    yaml_node_t *nm = get(d, L->root, "name");
+    yaml_node_t *nm = ydoc_get(d, L->root, "name");
     if (!nm) {
-        return err_at(d, L->root, L->err, SIM_ENOENT,
+        return ydoc_err_at(d, L->root, L->err, SIM_ENOENT,
                       "a machine file needs a 'name'");
     }
-    if (!scalar(nm)) {
-        return err_at(d, nm, L->err, SIM_EINVAL, "name must be a value");
+    if (!ydoc_scalar(nm)) {
+        return ydoc_err_at(d, nm, L->err, SIM_EINVAL, "name must be a value");
     }
-    snprintf(m->name, sizeof(m->name), "%s", scalar(nm));
-    yaml_node_t *desc = get(d, L->root, "description");
-    if (desc && scalar(desc)) {
-        m->description = strdup(scalar(desc));
+    snprintf(m->name, sizeof(m->name), "%s", ydoc_scalar(nm));
+    yaml_node_t *desc = ydoc_get(d, L->root, "description");
+    if (desc && ydoc_scalar(desc)) {
+        m->description = strdup(ydoc_scalar(desc));
     }
-    L->defaults = get(d, L->root, "defaults");
+    L->defaults = ydoc_get(d, L->root, "defaults");
     if (L->defaults &&
-        ((rc = expect(d, L->defaults, YAML_MAPPING_NODE, "defaults", L->err)) <
+        ((rc = ydoc_expect(d, L->defaults, YAML_MAPPING_NODE, "defaults", L->err)) <
              0 ||
-         (rc = check_keys(d, L->defaults, default_keys, "defaults", L->err)) <
+         (rc = ydoc_check_keys(d, L->defaults, default_keys, "defaults", L->err)) <
              0)) {
         return rc;
     }
-    yaml_node_t *fm = get(d, L->root, "fabric-manager");
+    yaml_node_t *fm = ydoc_get(d, L->root, "fabric-manager");
     if (fm) {
-        const char *s = scalar(fm);
+        const char *s = ydoc_scalar(fm);
         if (!s || (strcmp(s, "running") && strcmp(s, "stopped"))) {
-            return err_at(d, fm, L->err, SIM_EINVAL,
+            return ydoc_err_at(d, fm, L->err, SIM_EINVAL,
                           "fabric-manager is 'running' or 'stopped', not '%s'",
                           s ? s : "?");
         }
         m->fabric_manager = strcmp(s, "running") == 0;
     }
-    if (!get(d, L->root, "sockets")) {
-        return err_at(d, L->root, L->err, SIM_ENOENT,
+    if (!ydoc_get(d, L->root, "sockets")) {
+        return ydoc_err_at(d, L->root, L->err, SIM_ENOENT,
                       "a machine file needs 'sockets' (at least one)");
     }
-    if (!get(d, L->root, "gpus")) {
-        return err_at(d, L->root, L->err, SIM_ENOENT,
+    if (!ydoc_get(d, L->root, "gpus")) {
+        return ydoc_err_at(d, L->root, L->err, SIM_ENOENT,
                       "a machine file needs 'gpus' (at least one)");
     }
     if ((rc = collect(L, "sockets", ENT_SOCKET, socket_keys, "a socket")) < 0 ||
@@ -1544,9 +1246,9 @@ static void loader_free(struct loader *L)
 {
     for (unsigned i = 0; i < L->n_ent; i++) {
         free_props(L->ent[i].gpu_props);
-        doc_free(&L->ent[i].catalog);
+        ydoc_doc_free(&L->ent[i].catalog);
     }
-    doc_free(&L->doc);
+    ydoc_doc_free(&L->doc);
 }
 
 struct topo_machine *topo_load_string(const char *name, const char *text,
@@ -1563,7 +1265,7 @@ struct topo_machine *topo_load_string(const char *name, const char *text,
         return NULL;
     }
     m->fabric_manager = -1;
-    m->file = intern(name);
+    m->file = ydoc_intern(name);
     L->opt = opt;
     L->err = err;
     char *dir = strdup(name);
@@ -1574,7 +1276,7 @@ struct topo_machine *topo_load_string(const char *name, const char *text,
     } else if (dir) {
         L->dir = ".";
     }
-    int rc = doc_parse(&L->doc, name, text, len, err);
+    int rc = ydoc_doc_parse(&L->doc, name, text, len, err);
     if (rc == 0) {
         rc = pass_shape(L, m);
     }
@@ -1599,9 +1301,9 @@ struct topo_machine *topo_load_file(const char *path,
                                     struct sim_error *err)
 {
     size_t len = 0;
-    char *text = read_file(path, &len);
+    char *text = ydoc_read_file(path, &len);
     if (!text) {
-        sim_error_set_at(err, SIM_ENOENT, intern(path), 0, 0,
+        sim_error_set_at(err, SIM_ENOENT, ydoc_intern(path), 0, 0,
                          "cannot read the machine file: %s", strerror(errno));
         return NULL;
     }

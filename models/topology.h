@@ -1,6 +1,7 @@
 /*
  * models/topology.h - machine files (topologies/SCHEMA.md) to built
- * machines. The only file of models/ that sees libyaml.
+ * machines. The loader (topology.c, topology_yaml.c) is the only part of
+ * models/ that sees libyaml.
  *
  * A machine either loads completely (every reference resolved, every
  * component configured, the fabric finalized) or not at all: on error the
