@@ -41,6 +41,7 @@
 
 #include <stdlib.h>
 
+#include "sim/component.h"
 #include "sim/error.h"
 #include "sim/port.h"
 
@@ -192,4 +193,43 @@ void pcie_egress_pop(struct pcie_egress *q, enum tlp_fc_class cls)
         q->buffered--;
         egress_promote(q);
     }
+}
+
+static unsigned drain_once(struct pcie_egress *q, struct sim_port *port)
+{
+    enum tlp_fc_class cls;
+    struct tlp *t;
+    unsigned n = 0;
+    while ((t = pcie_egress_next(q, &cls)) != NULL) {
+        uint32_t bytes = tlp_payload_bytes(t);
+        int rc = sim_port_send(port, t);
+        if (rc == -SIM_EAGAIN) {
+            pcie_egress_refuse(q, cls);
+            continue;
+        }
+        SIM_ASSERT(rc == 0, "%s.%s: send failed (%s): routing sent a TLP to "
+                   "an unconnected port", port->owner->name, port->name,
+                   sim_err_name(rc));
+        pcie_egress_pop(q, cls);
+        q->tlps_out++;
+        q->bytes_out += bytes;
+        n++;
+    }
+    return n;
+}
+
+unsigned pcie_egress_drain(struct pcie_egress *q, struct sim_port *port)
+{
+    if (q->draining) {
+        q->redrain = true;      /* a link called back while we sent */
+        return 0;
+    }
+    unsigned n = 0;
+    q->draining = true;
+    do {
+        q->redrain = false;
+        n += drain_once(q, port);
+    } while (q->redrain);
+    q->draining = false;
+    return n;
 }

@@ -31,6 +31,8 @@
 
 #include "sim/tlp.h"
 
+struct sim_port;
+
 /* Traffic Classes per ingress stream (TC0..TC7). */
 #define PCIE_EGRESS_TCS 8u
 
@@ -62,6 +64,9 @@ struct pcie_egress {
     uint32_t buffered;          /* of which released: min(count, buffer) */
     uint8_t refused;            /* bit per tlp_fc_class refused since the
                                    last ready() */
+    bool draining, redrain;     /* re-entry guard of pcie_egress_drain() */
+    /* statistics */
+    uint64_t tlps_out, bytes_out;
 };
 
 /*
@@ -110,6 +115,16 @@ static inline void pcie_egress_ready(struct pcie_egress *q)
 {
     q->refused = 0;
 }
+
+/*
+ * pcie_egress_drain - offer the queue to port, in the order next() gives,
+ * until it is empty or the link refuses every class left; counts what
+ * left in tlps_out and bytes_out. A link that calls back (ready()) while
+ * a send is under way makes the running drain go round again instead of
+ * nesting. Returns the number of TLPs that left in this call. Sending on
+ * an unconnected port is a bug of the caller (routing rules it out).
+ */
+unsigned pcie_egress_drain(struct pcie_egress *q, struct sim_port *port);
 
 static inline uint32_t pcie_egress_count(const struct pcie_egress *q)
 {

@@ -179,7 +179,6 @@ struct rc_port {
     sim_time_t last_due;        /* due time of the newest TLP from here */
     uint32_t n_waiting;         /* TLPs from here waiting in their event */
     struct pcie_egress q;       /* egress queue (egress.h) */
-    bool pumping, repump;       /* re-entry guard of rc_egress_pump() */
     struct rc_port_counters n;
 };
 
@@ -439,47 +438,11 @@ static struct rc_decision rc_decide(struct rc *rc, unsigned in, struct tlp *t)
 
 static void rc_egress_pump(struct rc *rc, struct rc_port *p);
 
-/*
- * Offer what the ordering rules allow, oldest first (egress.c). A refused
- * TLP marks its class refused until ready().
- */
-static void rc_egress_pump_once(struct rc *rc, struct rc_port *p)
-{
-    enum tlp_fc_class cls;
-    struct tlp *t;
-
-    while ((t = pcie_egress_next(&p->q, &cls)) != NULL) {
-        uint32_t bytes = tlp_payload_bytes(t);
-        int rc2 = sim_port_send(p->port, t);
-        if (rc2 == -SIM_EAGAIN) {
-            pcie_egress_refuse(&p->q, cls);
-            continue;
-        }
-        pcie_egress_pop(&p->q, cls);
-        if (rc2 == 0) {
-            p->n.tlps_out++;
-            p->n.bytes_out += bytes;
-        } else {
-            /* "not connected", which rc_decide rules out */
-            SIM_NEVER(rc2 != 0);
-            rc->cnt.unsupported++;
-            tlp_free(t);
-        }
-    }
-}
-
+/* Offer the egress queue of port p to its link (ordering in egress.c). */
 static void rc_egress_pump(struct rc *rc, struct rc_port *p)
 {
-    if (p->pumping) {
-        p->repump = true;       /* a link called back while we sent */
-        return;
-    }
-    p->pumping = true;
-    do {
-        p->repump = false;
-        rc_egress_pump_once(rc, p);
-    } while (p->repump);
-    p->pumping = false;
+    (void)rc;
+    pcie_egress_drain(&p->q, p->port);
 }
 
 /*
@@ -806,6 +769,11 @@ static void rc_report(const struct sim_component *c, struct sim_stats *out)
         sim_stats_add(out, name, p->n.f);
         RC_PORT_COUNTERS(RC_COUNTER_REPORT)
 #undef RC_COUNTER_REPORT
+        /* what left the port: counted by its egress queue */
+        snprintf(name, sizeof(name), "%s.%s.tlps_out", c->name, p->port->name);
+        sim_stats_add(out, name, p->q.tlps_out);
+        snprintf(name, sizeof(name), "%s.%s.bytes_out", c->name, p->port->name);
+        sim_stats_add(out, name, p->q.bytes_out);
     }
 }
 

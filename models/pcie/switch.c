@@ -106,8 +106,6 @@
 #define PSW_COUNTERS(X)                                                       \
     X(tlps_in, "TLPs received on the port")                                   \
     X(bytes_in, "payload bytes received on the port")                         \
-    X(tlps_out, "TLPs sent out of the port")                                  \
-    X(bytes_out, "payload bytes sent out of the port")                        \
     X(redirects, "TLPs received here that ACS sent upstream")                 \
     X(blocked, "ACS violations (SV, TB, EC) of TLPs received here")           \
     X(unsupported, "TLPs received here that no port may take")                \
@@ -129,7 +127,6 @@ struct psw_port {
     uint64_t acs_egress_blocked;/* Egress Control Vector, bit j = dp<j> */
     /* modelling state */
     struct pcie_egress q;       /* egress queue (egress.h) */
-    bool pumping, repump;       /* re-entry guard of psw_egress_pump() */
     /* statistics */
     struct psw_counters n;
 };
@@ -270,50 +267,10 @@ static void psw_trace(const struct psw *sw, enum sim_trace_point p,
 
 /* ---- the TLP path -------------------------------------------------------- */
 
-/*
- * Offer what the ordering rules allow, oldest first (egress.c). A refused
- * TLP marks its class refused until ready(). When a TLP leaves, the queue
- * moves the oldest TLP still holding its ingress credits into the egress
- * buffer, which returns them.
- */
-static void psw_egress_pump_once(struct psw *sw, struct psw_port *p)
-{
-    enum tlp_fc_class cls;
-    struct tlp *t;
-
-    while ((t = pcie_egress_next(&p->q, &cls)) != NULL) {
-        uint32_t bytes = tlp_payload_bytes(t);
-        int rc = sim_port_send(p->port, t);
-        if (rc == -SIM_EAGAIN) {
-            pcie_egress_refuse(&p->q, cls);
-            continue;
-        }
-        pcie_egress_pop(&p->q, cls);
-        sw->in_flight--;
-        if (rc == 0) {
-            p->n.tlps_out++;
-            p->n.bytes_out += bytes;
-        } else {
-            /* only "not connected", which psw_receive rules out */
-            SIM_NEVER(rc != 0);
-            p->n.dropped++;
-            tlp_free(t);
-        }
-    }
-}
-
+/* Offer the egress queue of port p to its link (ordering in egress.c). */
 static void psw_egress_pump(struct psw *sw, struct psw_port *p)
 {
-    if (p->pumping) {
-        p->repump = true;       /* a link called back while we sent */
-        return;
-    }
-    p->pumping = true;
-    do {
-        p->repump = false;
-        psw_egress_pump_once(sw, p);
-    } while (p->repump);
-    p->pumping = false;
+    sw->in_flight -= pcie_egress_drain(&p->q, p->port);
 }
 
 /*
@@ -518,6 +475,11 @@ static void psw_report(const struct sim_component *c, struct sim_stats *out)
         sim_stats_add(out, name, p->n.f);
         PSW_COUNTERS(PSW_COUNTER_REPORT)
 #undef PSW_COUNTER_REPORT
+        /* what left the port: counted by its egress queue */
+        snprintf(name, sizeof(name), "%s.%s.tlps_out", c->name, p->port->name);
+        sim_stats_add(out, name, p->q.tlps_out);
+        snprintf(name, sizeof(name), "%s.%s.bytes_out", c->name, p->port->name);
+        sim_stats_add(out, name, p->q.bytes_out);
     }
     snprintf(name, sizeof(name), "%s.in_flight", c->name);
     sim_stats_set(out, name, sw->in_flight);
