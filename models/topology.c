@@ -51,6 +51,7 @@ struct ent {
     /* sockets and switches: downstream ports */
     unsigned n_ports;
     const char *port_name[TOPO_MAX_PORTS];
+    char port_buf[TOPO_MAX_PORTS][8];   /* default names "rp3", "dp0" */
     int child[TOPO_MAX_PORTS];  /* entity index below each port, or -1 */
     uint16_t acs[TOPO_MAX_PORTS];
     /* switches and GPUs: where they hang */
@@ -251,8 +252,6 @@ static int socket_ports(struct loader *L, struct ent *s)
         return ydoc_err_at(d, s->n, L->err, SIM_ENOENT,
                       "socket '%s' needs 'root-ports' (a count, e.g. 4)", s->id);
     }
-    static char names[TOPO_MAX_ENTRIES][TOPO_MAX_PORTS][8];
-    unsigned idx = (unsigned)(s - L->ent);
     if (rp->type == YAML_SCALAR_NODE) {
         uint64_t n;
         int rc = parse_count(L, rp, "root-ports", 1, 32, &n);
@@ -261,8 +260,8 @@ static int socket_ports(struct loader *L, struct ent *s)
         }
         s->n_ports = (unsigned)n;
         for (unsigned i = 0; i < s->n_ports; i++) {
-            snprintf(names[idx][i], 8, "rp%u", i);
-            s->port_name[i] = names[idx][i];
+            snprintf(s->port_buf[i], sizeof(s->port_buf[i]), "rp%u", i);
+            s->port_name[i] = s->port_buf[i];
         }
         return 0;
     }
@@ -277,8 +276,8 @@ static int socket_ports(struct loader *L, struct ent *s)
             return ydoc_err_at(d, e, L->err, SIM_ERANGE, "more than 32 root ports");
         }
         unsigned i = s->n_ports++;
-        snprintf(names[idx][i], 8, "rp%u", i);
-        s->port_name[i] = names[idx][i];
+        snprintf(s->port_buf[i], sizeof(s->port_buf[i]), "rp%u", i);
+        s->port_name[i] = s->port_buf[i];
         if ((rc = ydoc_expect(d, e, YAML_MAPPING_NODE, "a root port", L->err)) < 0 ||
             (rc = ydoc_check_keys(d, e, rootport_keys, "a root port", L->err)) < 0) {
             return rc;
@@ -310,11 +309,9 @@ static int switch_ports(struct loader *L, struct ent *w)
         return rc;
     }
     w->n_ports = (unsigned)n;
-    static char names[TOPO_MAX_ENTRIES][TOPO_MAX_PORTS][8];
-    unsigned idx = (unsigned)(w - L->ent);
     for (unsigned i = 0; i < w->n_ports; i++) {
-        snprintf(names[idx][i], 8, "dp%u", i);
-        w->port_name[i] = names[idx][i];
+        snprintf(w->port_buf[i], sizeof(w->port_buf[i]), "dp%u", i);
+        w->port_name[i] = w->port_buf[i];
     }
     yaml_node_t *acs = ydoc_get(d, w->n, "acs");
     if (!acs) {
