@@ -7,6 +7,7 @@
 
 #include "models/topology_int.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,25 +18,36 @@
 
 /* ---- interned file names (error marks outlive the load) -------------------- */
 
+/*
+ * Interned strings live as long as the process: error marks point at file
+ * names after the load that made them is gone. Loads may run on several
+ * threads (sweeps), hence the lock.
+ */
 const char *ydoc_intern(const char *s)
 {
     static struct interned {
         struct interned *next;
         char s[];
     } *list;
-    for (struct interned *i = list; i; i = i->next) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    const char *found = NULL;
+    pthread_mutex_lock(&lock);
+    for (struct interned *i = list; i && !found; i = i->next) {
         if (strcmp(i->s, s) == 0) {
-            return i->s;
+            found = i->s;
         }
     }
-    struct interned *n = malloc(sizeof(*n) + strlen(s) + 1);
-    if (!n) {
-        return "?";
+    if (!found) {
+        struct interned *n = malloc(sizeof(*n) + strlen(s) + 1);
+        if (n) {
+            strcpy(n->s, s);
+            n->next = list;
+            list = n;
+            found = n->s;
+        }
     }
-    strcpy(n->s, s);
-    n->next = list;
-    list = n;
-    return n->s;
+    pthread_mutex_unlock(&lock);
+    return found ? found : "?";
 }
 
 /* ---- a parsed document -------------------------------------------------------------- */
