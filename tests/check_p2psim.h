@@ -31,5 +31,6 @@ Suite *make_topology_suite(void);
 
 /* api/ */
 Suite *make_exec_suite(void);
+Suite *make_cudart_error_suite(void);
 
 #endif /* P2PSIM_TESTS_CHECK_P2PSIM_H */

@@ -42,10 +42,12 @@ TESTS += tests/check_api
 tests_check_api_SOURCES = \
 	%reldir%/check_p2psim.h \
 	%reldir%/check_api.c \
+	%reldir%/api/check_cudart_error.c \
 	%reldir%/api/check_exec.c
 tests_check_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_api_LDADD = api/libp2psim.la $(CHECK_LIBS)
+tests_check_api_LDADD = api/libp2psim.la api/cudart/libcudart_error.la \
+	$(CHECK_LIBS) -lpthread
 if HAVE_SYSTEMC
 nodist_EXTRA_tests_check_api_SOURCES = dummy.cxx
 endif
