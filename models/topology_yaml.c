@@ -164,6 +164,23 @@ yaml_node_t *ydoc_get(struct ydoc *d, yaml_node_t *m, const char *key)
     return NULL;
 }
 
+/* An error if key k (of pair p) already appeared earlier in mapping m. */
+static int duplicate_key(struct ydoc *d, yaml_node_t *m, yaml_node_pair_t *p,
+                         const char *k, const char *what,
+                         struct sim_error *err)
+{
+    for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++) {
+        const char *k2 = ydoc_scalar(ydoc_node(d, q->key));
+        if (k2 && strcmp(k, k2) == 0) {
+            return ydoc_err_at(d, ydoc_node(d, p->key), err, SIM_EEXIST,
+                               "duplicate key '%s' in %s (first at line %u)",
+                               k, what,
+                               ydoc_mark_of(d, ydoc_node(d, q->key)).line);
+        }
+    }
+    return 0;
+}
+
 /*
  * Check mapping m's keys against a NULL-terminated list: duplicates and
  * unknown keys (with the closest valid one) are errors at the key.
@@ -179,13 +196,9 @@ int ydoc_check_keys(struct ydoc *d, yaml_node_t *m, const char *const *valid,
             return ydoc_err_at(d, kn, err, SIM_EINVAL, "keys of %s must be plain "
                                                   "names", what);
         }
-        for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++) {
-            const char *k2 = ydoc_scalar(ydoc_node(d, q->key));
-            if (k2 && strcmp(k, k2) == 0) {
-                return ydoc_err_at(d, kn, err, SIM_EEXIST,
-                              "duplicate key '%s' in %s (first at line %u)", k,
-                              what, ydoc_mark_of(d, ydoc_node(d, q->key)).line);
-            }
+        int dup = duplicate_key(d, m, p, k, what, err);
+        if (dup < 0) {
+            return dup;
         }
         const char *best = NULL;
         unsigned best_d = 99;
@@ -242,13 +255,9 @@ int ydoc_add_props(struct ydoc *d, yaml_node_t *m, struct sim_props *props,
         if (!k || skipped) {
             continue;
         }
-        for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++) {
-            const char *k2 = ydoc_scalar(ydoc_node(d, q->key));
-            if (k2 && strcmp(k, k2) == 0) {
-                return ydoc_err_at(d, kn, err, SIM_EEXIST,
-                              "duplicate key '%s' in %s (first at line %u)", k,
-                              what, ydoc_mark_of(d, ydoc_node(d, q->key)).line);
-            }
+        int dup = duplicate_key(d, m, p, k, what, err);
+        if (dup < 0) {
+            return dup;
         }
         const char *v = ydoc_scalar(vn);
         if (!v) {

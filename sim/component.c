@@ -382,3 +382,19 @@ void sim_link_ready(struct sim_link *l, unsigned from)
         }
     }
 }
+
+void sim_trace_component(const struct sim_component *c,
+                         enum sim_trace_point p, const char *port,
+                         const struct tlp *t, uint64_t a, uint64_t b,
+                         const char *msg)
+{
+    struct sim *sim = c->sim;
+    if (!(sim->trace_mask & SIM_TRACE_BIT(p))) {
+        return;
+    }
+    struct sim_trace_record r = {
+        .point = p, .component = c->name, .port = port, .tlp = t,
+        .a = a, .b = b, .msg = msg,
+    };
+    sim_trace_emit(sim, &r);
+}

@@ -71,4 +71,14 @@ void sim_trace_emit(struct sim *sim, struct sim_trace_record *r);
 
 const char *sim_trace_point_name(enum sim_trace_point p);
 
+/*
+ * sim_trace_component - emit point p from component c (port name may be
+ * NULL) if a sink wants it: the one way models build a record.
+ */
+struct sim_component;
+void sim_trace_component(const struct sim_component *c,
+                         enum sim_trace_point p, const char *port,
+                         const struct tlp *t, uint64_t a, uint64_t b,
+                         const char *msg);
+
 #endif /* P2PSIM_SIM_TRACE_H */

@@ -134,15 +134,7 @@ static void ring_fini(struct gpu_ring *r)
 void gpu__trace(struct gpu *g, const struct tlp *t, uint64_t a, uint64_t b,
                 const char *msg)
 {
-    struct sim *sim = g->c->sim;
-    if (!sim_trace_wanted(sim, SIM_TP_MODEL)) {
-        return;
-    }
-    struct sim_trace_record r = {
-        .point = SIM_TP_MODEL, .component = g->c->name, .port = "pcie",
-        .tlp = t, .a = a, .b = b, .msg = msg,
-    };
-    sim_trace_emit(sim, &r);
+    sim_trace_component(g->c, SIM_TP_MODEL, "pcie", t, a, b, msg);
 }
 
 /* ---- egress: one FIFO for everything the GPU sends ----------------------- */

@@ -186,14 +186,8 @@ static sim_time_t hmem_charge(struct hmem *h, uint64_t bytes)
 static void hmem_trace(struct hmem *h, enum sim_trace_point p,
                        const struct tlp *t, const char *msg)
 {
-    struct sim *sim = h->self->sim;
-    if (sim_trace_wanted(sim, p)) {
-        struct sim_trace_record r = {
-            .point = p, .component = h->self->name, .port = h->up->name,
-            .tlp = t, .a = t->addr, .b = t->len_bytes, .msg = msg,
-        };
-        sim_trace_emit(sim, &r);
-    }
+    sim_trace_component(h->self, p, h->up->name, t, t->addr, t->len_bytes,
+                        msg);
 }
 
 /* Unsupported Request: UR completion for non-posted, drop for posted. */

@@ -237,16 +237,7 @@ static void rc_trace(const struct rc *rc, enum sim_trace_point p,
                      const struct sim_port *port, const struct tlp *t,
                      uint64_t a, uint64_t b, const char *msg)
 {
-    struct sim *sim = rc->comp->sim;
-    if (!sim_trace_wanted(sim, p)) {
-        return;
-    }
-    struct sim_trace_record r = {
-        .point = p, .component = rc->comp->name,
-        .port = port ? port->name : NULL, .tlp = t, .a = a, .b = b,
-        .msg = msg,
-    };
-    sim_trace_emit(sim, &r);
+    sim_trace_component(rc->comp, p, port ? port->name : NULL, t, a, b, msg);
 }
 
 /* ---- the decision -------------------------------------------------------- */

@@ -253,16 +253,7 @@ static void psw_trace(const struct psw *sw, enum sim_trace_point p,
                       const struct sim_port *port, const struct tlp *t,
                       uint64_t a, uint64_t b, const char *msg)
 {
-    struct sim *sim = sw->comp->sim;
-    if (!sim_trace_wanted(sim, p)) {
-        return;
-    }
-    struct sim_trace_record r = {
-        .point = p, .component = sw->comp->name,
-        .port = port ? port->name : NULL, .tlp = t, .a = a, .b = b,
-        .msg = msg,
-    };
-    sim_trace_emit(sim, &r);
+    sim_trace_component(sw->comp, p, port ? port->name : NULL, t, a, b, msg);
 }
 
 /* ---- the TLP path -------------------------------------------------------- */
