@@ -42,7 +42,7 @@ models_libmodels_la_SOURCES = \
 	%reldir%/topology_yaml.c
 nodist_models_libmodels_la_SOURCES = %reldir%/topology_data.c
 models_libmodels_la_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
-models_libmodels_la_LIBADD = sim/libsim.la $(YAML_LIBS)
+models_libmodels_la_LIBADD = $(YAML_LIBS)
 
 # The machine files and the GPU catalog, built into the library so that
 # p2psim works without them installed; the default machine is one of them.

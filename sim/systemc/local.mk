@@ -8,7 +8,7 @@ noinst_LTLIBRARIES += %reldir%/libsim_systemc.la
 	%reldir%/engine_systemc.h \
 	%reldir%/sc_main_stub.cpp
 %canon_reldir%_libsim_systemc_la_CXXFLAGS = $(AM_CXXFLAGS) $(SYSTEMC_CFLAGS)
-%canon_reldir%_libsim_systemc_la_LIBADD = $(SYSTEMC_LIBS) sim/libsim.la
+%canon_reldir%_libsim_systemc_la_LIBADD = $(SYSTEMC_LIBS)
 
 # The hold model as a plain SystemC program (bench/hold links it).
 noinst_LTLIBRARIES += bench/libhold_systemc.la

@@ -1,0 +1,4 @@
+/* api/cudart/copy.c - (being written) */
+#include <config.h>
+
+#include "api/cudart/rt.h"

@@ -1,0 +1,4 @@
+/* api/cudart/peer.c - (being written) */
+#include <config.h>
+
+#include "api/cudart/rt.h"

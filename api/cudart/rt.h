@@ -1,0 +1,282 @@
+/*
+ * api/cudart/rt.h - the CUDA shim's runtime state, shared by the files of
+ * api/cudart/ (not installed, not seen by programs).
+ *
+ * One runtime per process: the machine (libp2psim), the devices, the
+ * allocation table, streams and events, and the host threads' simulated
+ * clocks. Every served call takes the runtime lock (rt_enter) and leaves
+ * it (rt_leave); the simulation itself only runs inside rt_wait, under
+ * the lock, when every host thread of the program is waiting.
+ *
+ * File map:
+ *   rt.c       start-up (P2PSIM_TOPOLOGY), the lock, host threads and
+ *              their clocks, rt_wait (the only place time advances),
+ *              call costs, the report at exit
+ *   stream.c   streams, the operation queue, events, host functions
+ *   copy.c     cudaMemcpy* (operations on streams through p2psim_copy)
+ *   device.c   devices, properties, attributes, versions, limits
+ *   peer.c     peer access
+ *   memory.c   device memory (UVA windows), pinned host memory, pointer
+ *              attributes, memset, memory pools, stream-ordered allocation
+ *   managed.c  managed memory (residency, migration on first touch)
+ *   launch.c   registration and launch entry points, occupancy
+ *   error.c    error names, last error, sticky error
+ */
+#ifndef P2PSIM_API_CUDART_RT_H
+#define P2PSIM_API_CUDART_RT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/include/cuda_runtime_api.h"
+#include "api/p2psim.h"
+#include "api/cudart/error.h"
+#include "sim/time.h"
+
+struct rt_stream;
+struct rt_op;
+
+/* ---- host threads ------------------------------------------------------------ */
+
+enum rt_thread_state {
+    RT_RUNNING,                 /* in the program, between calls */
+    RT_WAITING,                 /* in rt_wait */
+    RT_OUTSIDE,                 /* blocked outside CUDA (pthread_join) */
+    RT_EXITED,
+};
+
+struct rt_thread {
+    sim_time_t clock;           /* this thread's simulated time, ps */
+    int device;                 /* current device */
+    enum rt_thread_state state;
+    bool in_callback;           /* running a host function: no CUDA calls */
+    unsigned id;                /* 0 for the first thread seen */
+    struct rt_stream **per_thread;  /* cudaStreamPerThread, per device */
+    /* rt_wait's condition while WAITING */
+    bool (*until)(void *arg);
+    void *until_arg;
+    sim_time_t deadline;        /* SIM_TIME_MAX: none */
+    struct rt_thread *next;     /* all threads */
+};
+
+/* ---- devices ----------------------------------------------------------------- */
+
+struct rt_device {
+    unsigned index;
+    uintptr_t va_base;          /* UVA window of this GPU's HBM */
+    uint64_t va_size;
+    uint64_t mem_size;
+    uint64_t mem_used;          /* bytes allocated */
+    struct rt_stream *legacy;   /* the legacy default stream */
+    bool *peer_enabled;         /* [peer]: this device may access peer */
+    unsigned flags;             /* cudaSetDeviceFlags */
+    bool initialized;           /* primary context created */
+    cudaMemPool_t default_pool, current_pool;
+    size_t limits[16];          /* cudaDeviceSetLimit, by cudaLimit */
+};
+
+/* ---- allocations (memory.c) ------------------------------------------------ */
+
+enum rt_mem_kind {
+    RT_MEM_DEVICE,              /* cudaMalloc, pools: GPU HBM */
+    RT_MEM_HOST,                /* cudaMallocHost/HostAlloc/HostRegister */
+    RT_MEM_MANAGED,             /* cudaMallocManaged */
+};
+
+struct rt_alloc {
+    enum rt_mem_kind kind;
+    uintptr_t base;             /* program address */
+    uint64_t size;
+    int device;                 /* owner (DEVICE), device current at
+                                   allocation (HOST, MANAGED) */
+    unsigned flags;             /* cudaHostAlloc / cudaHostRegister /
+                                   cudaMemAttach* flags */
+    uint64_t bus;               /* HOST, MANAGED: host bus address */
+    unsigned socket;            /* HOST, MANAGED: DRAM it is pinned in */
+    bool registered;            /* HOST: cudaHostRegister (not owned) */
+    cudaMemPool_t pool;         /* DEVICE from a pool, else NULL */
+    void *priv;                 /* managed.c: residency; memory.c: etc. */
+};
+
+/*
+ * Where an address is. RT_WHERE_PAGEABLE: not the shim's (ordinary host
+ * memory). For DEVICE, off is the HBM offset; for HOST and MANAGED the
+ * host bus address of the byte. alloc is NULL for PAGEABLE.
+ */
+enum rt_where { RT_WHERE_PAGEABLE, RT_WHERE_DEVICE, RT_WHERE_HOST,
+                RT_WHERE_MANAGED };
+
+struct rt_ptr {
+    enum rt_where where;
+    struct rt_alloc *alloc;
+    int device;                 /* DEVICE: owner */
+    uint64_t off;               /* from alloc->base */
+    uint64_t avail;             /* bytes from ptr to the allocation's end */
+};
+
+/* Look up ptr (any byte inside an allocation). */
+void rt_ptr_find(const void *ptr, struct rt_ptr *out);
+/* The device whose UVA window holds ptr (allocated or not), or -1. */
+int rt_ptr_window(const void *ptr);
+/* The p2psim location of byte off of a, for p2psim_copy. */
+struct p2psim_loc rt_alloc_loc(const struct rt_alloc *a, uint64_t off);
+
+/* ---- streams, operations, events (stream.c) ------------------------------- */
+
+/*
+ * A completion that others wait on: an operation's end. Refcounted,
+ * because events and later operations keep it after the operation is
+ * gone. done is set from inside the simulation (at time t).
+ */
+struct rt_fence {
+    unsigned refs;
+    bool done;
+    int status;                 /* cudaError_t of the operation */
+    sim_time_t t;               /* when it completed */
+};
+
+struct rt_fence *rt_fence_ref(struct rt_fence *f);
+void rt_fence_put(struct rt_fence *f);
+
+/*
+ * An operation on a stream. The queue starts it (start()) at
+ * max(enqueue time, stream predecessor's end, deps' ends); it finishes
+ * with rt_op_done() from inside the simulation, or right away.
+ */
+struct rt_op {
+    void (*start)(struct rt_op *op, sim_time_t at);
+    void (*release)(struct rt_op *op);  /* free op-owned data, may be NULL */
+    sim_time_t t_enq;           /* the enqueuing thread's clock */
+    struct rt_fence *fence;     /* completes when the op does */
+    struct rt_fence **deps;
+    unsigned n_deps;
+    struct rt_stream *stream;
+    struct rt_op *next;
+    const char *what;           /* "memcpy", "event", ... (reports) */
+};
+
+/*
+ * rt_op_alloc - zeroed op of size bytes (a struct embedding struct rt_op
+ * first), with a fresh fence. NULL when out of memory.
+ */
+struct rt_op *rt_op_alloc(size_t size, const char *what,
+                          void (*start)(struct rt_op *, sim_time_t));
+/* Add a dependency (takes a reference). 0 or cudaErrorMemoryAllocation. */
+cudaError_t rt_op_depend(struct rt_op *op, struct rt_fence *f);
+/*
+ * rt_enqueue - put op at the tail of s (resolved: never a special handle)
+ * with t_enq = the calling thread's clock; applies the legacy stream's
+ * implicit synchronization. Starts it if it can. Takes ownership of op.
+ */
+cudaError_t rt_enqueue(struct rt_stream *s, struct rt_op *op);
+/* The op has completed at the current simulated time with status. */
+void rt_op_done(struct rt_op *op, int status);
+
+/*
+ * rt_stream_resolve - the stream a handle names for the calling thread on
+ * device dev (dev = -1: the current device): 0 and cudaStreamLegacy give
+ * the legacy stream, cudaStreamPerThread the thread's own. NULL for a
+ * handle that is not a live stream (cudaErrorInvalidResourceHandle).
+ */
+struct rt_stream *rt_stream_resolve(cudaStream_t h, int dev);
+int rt_stream_device(const struct rt_stream *s);
+/* The stream's last fence (NULL when idle forever), referenced. */
+struct rt_fence *rt_stream_tail(struct rt_stream *s);
+/* Wait until s has nothing pending. */
+cudaError_t rt_stream_sync(struct rt_stream *s);
+/* Wait until every stream of device dev (all devices if -1) is idle. */
+cudaError_t rt_device_sync(int dev);
+/* Create the device's legacy stream (device.c calls it at init). */
+struct rt_stream *rt_stream_new_legacy(int dev);
+
+/* ---- time --------------------------------------------------------------------- */
+
+/*
+ * rt_wait - block the calling thread until until(arg) holds or simulated
+ * time reaches deadline (SIM_TIME_MAX: none). Time advances only while
+ * every host thread is waiting (or blocked outside, or gone); the last one
+ * to wait runs the simulation. On return the thread's clock is at least
+ * the time its condition became true. Called with the lock held.
+ * Returns 0, or cudaErrorUnknown if the simulation ran dry with the
+ * condition still false (a deadlock in the program: a wait for work
+ * nobody will do).
+ */
+cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline);
+
+/* The calling thread's state (created on first use). */
+struct rt_thread *rt_self(void);
+/* Charge the calling thread d of host time (a call's own cost). */
+void rt_charge(sim_time_t d);
+
+/*
+ * Host-side costs of calls (shared/calibration/h200-x1-api-costs.md),
+ * in ps. Indexed by enum rt_cost.
+ */
+enum rt_cost {
+    RT_COST_CALL,               /* any cheap call (get/set, queries) */
+    RT_COST_LAUNCH,             /* kernel launch */
+    RT_COST_MEMCPY_ASYNC_H2D,   /* cudaMemcpyAsync host <-> device */
+    RT_COST_MEMCPY_ASYNC_D2D,   /* cudaMemcpyAsync device -> device */
+    RT_COST_MEMCPY_SYNC,        /* cudaMemcpy's own overhead */
+    RT_COST_EVENT_RECORD,
+    RT_COST_MALLOC,             /* cudaMalloc + cudaFree pair, split */
+    RT_COST_SYNC,               /* return from a synchronization */
+    RT_COST_HOSTFN,             /* a host function's dispatch */
+    RT_COST_N
+};
+extern sim_time_t rt_costs[RT_COST_N];
+
+/* ---- the runtime --------------------------------------------------------------- */
+
+struct rt {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool ready;                 /* rt_init succeeded */
+    cudaError_t init_error;     /* what every call returns if it failed */
+    struct p2psim *p;
+    unsigned n_dev;
+    struct rt_device *dev;
+    struct rt_thread *threads;
+    unsigned n_threads;
+    bool running_sim;           /* a thread is inside the simulation */
+    /* allocations (memory.c): sorted by base */
+    struct rt_alloc **allocs;
+    unsigned n_allocs, cap_allocs;
+    /* streams (stream.c) */
+    struct rt_stream *streams;
+    /* what the report counts */
+    uint64_t n_copies_p2p, n_copies_staged, bytes_p2p, bytes_staged;
+};
+
+extern struct rt rt;
+
+/*
+ * rt_enter - start serving a call: initialize the runtime on first use
+ * (loading the machine), take the lock, note the thread. Returns 0, or the
+ * error the call must return (initialization failed, sticky error, called
+ * from a host function). rt_leave drops the lock.
+ *
+ * Pattern:
+ *     cudaError_t e = rt_enter();
+ *     if (e) return cudart_error_return(e);
+ *     ... e = ...;
+ *     rt_leave();
+ *     return cudart_error_return(e);
+ */
+cudaError_t rt_enter(void);
+void rt_leave(void);
+/* rt_enter without the sticky check (error queries, teardown calls). */
+cudaError_t rt_enter_nosticky(void);
+
+/* The calling thread's current device, or a valid ordinal check. */
+int rt_current_device(void);
+bool rt_device_valid(int dev);
+/* First use of a device (its context): streams, pools. */
+cudaError_t rt_device_init(int dev);
+
+/* memory.c: called once by rt_init after the devices exist. */
+cudaError_t rt_memory_init(void);
+void rt_memory_fini(void);
+
+#endif /* P2PSIM_API_CUDART_RT_H */
