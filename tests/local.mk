@@ -52,6 +52,26 @@ if HAVE_SYSTEMC
 nodist_EXTRA_tests_check_api_SOURCES = dummy.cxx
 endif
 
+# The CUDA shim, called as programs call it: one suite per file of
+# api/cudart/, the error-path suite, each test in its own process.
+check_PROGRAMS += tests/check_cudart
+TESTS += tests/check_cudart
+tests_check_cudart_SOURCES = \
+	%reldir%/check_cudart.c \
+	%reldir%/cudart/cudart_test.h \
+	%reldir%/cudart/check_device.c \
+	%reldir%/cudart/check_peer.c \
+	%reldir%/cudart/check_memory.c \
+	%reldir%/cudart/check_managed.c \
+	%reldir%/cudart/check_stream.c \
+	%reldir%/cudart/check_copy.c \
+	%reldir%/cudart/check_time.c \
+	%reldir%/cudart/check_launch.c \
+	%reldir%/cudart/check_errors.c
+tests_check_cudart_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
+	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_cudart_LDADD = api/cudart/libcudart.la $(CHECK_LIBS) -lpthread
+
 # The sim/ suites under valgrind: no leak, no invalid access.
 TESTS += tests/valgrind-sim.sh
 CLEANFILES += tests/valgrind-sim.sh

@@ -1,0 +1,4 @@
+/* tests/cudart/check_stream.c - (being written) */
+#include <config.h>
+
+#include "tests/cudart/cudart_test.h"

@@ -1,0 +1,51 @@
+/*
+ * tests/cudart/cudart_test.h - what the shim's suites share: the suite
+ * constructors and choosing the simulated machine.
+ */
+#ifndef P2PSIM_TESTS_CUDART_CUDART_TEST_H
+#define P2PSIM_TESTS_CUDART_CUDART_TEST_H
+
+#undef NDEBUG
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "api/include/cuda_runtime_api.h"
+
+Suite *make_cudart_device_suite(void);
+Suite *make_cudart_peer_suite(void);
+Suite *make_cudart_memory_suite(void);
+Suite *make_cudart_managed_suite(void);
+Suite *make_cudart_stream_suite(void);
+Suite *make_cudart_copy_suite(void);
+Suite *make_cudart_time_suite(void);
+Suite *make_cudart_launch_suite(void);
+Suite *make_cudart_errors_suite(void);
+
+/*
+ * cudart_test_machine - use topologies/<file> of the source tree (NULL:
+ * the built-in default machine) for this test's runtime. Call before the
+ * first CUDA call of the test (each test is its own process).
+ */
+static inline void cudart_test_machine(const char *file)
+{
+    if (!file) {
+        unsetenv("P2PSIM_TOPOLOGY");
+        return;
+    }
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/topologies/%s", P2PSIM_SRCDIR, file);
+    setenv("P2PSIM_TOPOLOGY", path, 1);
+}
+
+/* ck_assert that a CUDA call returned e (prints both names otherwise). */
+#define ck_cuda(call, e)                                                      \
+    do {                                                                      \
+        cudaError_t got_ = (call);                                            \
+        ck_assert_msg(got_ == (e), "%s: got %d (%s), want %d (%s)", #call,    \
+                      (int)got_, cudaGetErrorName(got_), (int)(e),            \
+                      cudaGetErrorName(e));                                   \
+    } while (0)
+#define ck_cuda_ok(call) ck_cuda(call, cudaSuccess)
+
+#endif /* P2PSIM_TESTS_CUDART_CUDART_TEST_H */
