@@ -14,6 +14,7 @@ api_cudart_libcudart_error_la_SOURCES = \
 pkglib_LTLIBRARIES = api/cudart/libcudart.la
 api_cudart_libcudart_la_SOURCES = \
 	%reldir%/rt.c \
+	%reldir%/errors.c \
 	%reldir%/rt.h \
 	%reldir%/stream.c \
 	%reldir%/copy.c \
@@ -28,3 +29,34 @@ api_cudart_libcudart_la_LDFLAGS = -version-info 13:0:0 -no-undefined \
 	-Wl,--version-script=$(srcdir)/api/cudart/libcudart.map
 EXTRA_api_cudart_libcudart_la_DEPENDENCIES = $(srcdir)/api/cudart/libcudart.map
 EXTRA_DIST += api/cudart/.may_include api/cudart/libcudart.map
+
+# ---- packaging --------------------------------------------------------------
+# p2psim-cudart.pc: `cc app.c $(pkg-config --cflags --libs p2psim-cudart)`
+# compiles against our headers ($(pkgincludedir)/cuda, api/include/local.mk)
+# and links the shim with a runpath to $(pkglibdir). The -uninstalled
+# twin serves the same from the build tree (PKG_CONFIG_PATH=api/cudart);
+# configure writes both.
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = api/cudart/p2psim-cudart.pc
+EXTRA_DIST += api/cudart/p2psim-cudart.pc.in \
+	api/cudart/p2psim-cudart-uninstalled.pc.in
+
+# The libp2psim-cudart names: -lp2psim-cudart (and dlopen by that name)
+# reach the shim without naming libcudart; the soname stays
+# libcudart.so.13, so programs still record NEEDED libcudart.so.13.
+cudart_aliases = libp2psim-cudart.so libp2psim-cudart.so.13
+install-exec-hook: install-cudart-aliases
+uninstall-hook: uninstall-cudart-aliases
+install-cudart-aliases:
+	@if test -f $(DESTDIR)$(pkglibdir)/libcudart.so.13; then \
+		cd $(DESTDIR)$(pkglibdir) && for n in $(cudart_aliases); do \
+			echo " $(LN_S) libcudart.so.13 $$n"; \
+			rm -f $$n && $(LN_S) libcudart.so.13 $$n || exit 1; \
+		done; \
+	fi
+uninstall-cudart-aliases:
+	@for n in $(cudart_aliases); do \
+		echo " rm -f $(DESTDIR)$(pkglibdir)/$$n"; \
+		rm -f $(DESTDIR)$(pkglibdir)/$$n; \
+	done
+.PHONY: install-cudart-aliases uninstall-cudart-aliases

@@ -1,4 +1,398 @@
-/* api/cudart/rt.c - (being written) */
+/*
+ * api/cudart/rt.c - the shim's runtime: start-up, the lock, host threads
+ * and their simulated clocks, and rt_wait, the one place where simulated
+ * time advances.
+ *
+ * Time (docs/cuda-shim-design.md, shared/reference/cuda-api.md §5.5):
+ * every host thread has a clock. A call charges its own host-side cost to
+ * the caller's clock (rt_costs, from h200-x1-api-costs.md); work it
+ * enqueues starts no earlier than that clock. The simulation runs only
+ * inside rt_wait, and only while no host thread is running between calls:
+ * the last thread to wait runs it, under the lock, until some waiter's
+ * condition holds; that waiter leaves with its clock at the simulated time
+ * of the event that released it. So a thread never enqueues work "in the
+ * past", and a multi-threaded program sees one consistent timeline.
+ *
+ * A thread that is neither in a call nor waiting may be blocked outside
+ * CUDA (pthread_join on the workers that are waiting here, a barrier):
+ * waiting for it would deadlock. When no call has been made for a grace
+ * period of wall time (P2PSIM_HOST_GRACE_MS, default 20), such threads are
+ * taken as blocked outside, and time goes on without them; when one comes
+ * back, its clock catches up with the simulation. This is the only place
+ * where wall time can influence simulated time; a program whose threads
+ * all enter CUDA calls within the grace period is deterministic.
+ */
 #include <config.h>
 
 #include "api/cudart/rt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim/error.h"
+#include "sim/sim.h"
+
+struct rt rt = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .cond = PTHREAD_COND_INITIALIZER,
+};
+
+/*
+ * Host-side cost of calls, ps. Measured on one H200 with CUDA 13.0
+ * (shared/calibration/h200-x1-api-costs.md, "Host side"), except where
+ * marked.
+ */
+sim_time_t rt_costs[RT_COST_N] = {
+    /* [estimate] a call that only reads or writes runtime state */
+    [RT_COST_CALL] = SIM_NS(100),
+    /* empty<<<1,1>>> on a non-blocking stream: 3.96 us */
+    [RT_COST_LAUNCH] = SIM_NS(3960),
+    /* cudaMemcpyAsync 16 B host -> device, pinned: 1.47 us */
+    [RT_COST_MEMCPY_ASYNC_H2D] = SIM_NS(1470),
+    /* cudaMemcpyAsync 16 B device -> device: 4.14 us */
+    [RT_COST_MEMCPY_ASYNC_D2D] = SIM_NS(4140),
+    /* cudaMemcpy's own overhead beyond enqueue and completion: 16 B
+     * H2D took 6.24 us, of which 1.47 is the enqueue and 2.17 the copy
+     * (spin-gated figure), leaving 2.6 us [computed] for the wait's
+     * wake-up, charged as RT_COST_SYNC; so no extra cost here. */
+    [RT_COST_MEMCPY_SYNC] = 0,
+    /* cudaEventRecord: 0.90 us */
+    [RT_COST_EVENT_RECORD] = SIM_NS(900),
+    /* cudaMalloc + cudaFree of 1 MB: 2.81 us, half each */
+    [RT_COST_MALLOC] = SIM_NS(1405),
+    /* waking a host thread blocked on completion: 6.24 - 1.47 - 2.17 us
+     * [computed], see RT_COST_MEMCPY_SYNC */
+    [RT_COST_SYNC] = SIM_NS(2600),
+    /* [estimate] the driver's callback thread picking up a host function */
+    [RT_COST_HOSTFN] = SIM_NS(2000),
+};
+
+static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
+static pthread_key_t rt_key;
+static _Thread_local struct rt_thread *rt_self_;
+static uint64_t rt_activity;    /* calls made, for the grace period */
+static long rt_grace_ms = 20;
+
+/* ---- host threads -------------------------------------------------------------- */
+
+static void rt_thread_gone(void *arg)
+{
+    struct rt_thread *t = arg;
+    pthread_mutex_lock(&rt.lock);
+    t->state = RT_EXITED;
+    free(t->per_thread);
+    t->per_thread = NULL;
+    pthread_cond_broadcast(&rt.cond);
+    pthread_mutex_unlock(&rt.lock);
+}
+
+/* With the lock held. */
+struct rt_thread *rt_self(void)
+{
+    struct rt_thread *t = rt_self_;
+    if (t) {
+        return t;
+    }
+    t = calloc(1, sizeof(*t));
+    if (!t) {
+        fprintf(stderr, "p2psim: out of memory\n");
+        abort();
+    }
+    t->clock = rt.p ? p2psim_now(rt.p) : 0;
+    t->state = RT_RUNNING;
+    t->id = rt.n_threads++;
+    t->deadline = SIM_TIME_MAX;
+    t->next = rt.threads;
+    rt.threads = t;
+    rt_self_ = t;
+    pthread_setspecific(rt_key, t);
+    return t;
+}
+
+void rt_charge(sim_time_t d)
+{
+    struct rt_thread *t = rt_self();
+    t->clock = sim_time_add(t->clock, d);
+}
+
+/* ---- start-up and the report at exit ---------------------------------------- */
+
+static void rt_report(void);
+
+static void rt_init(void)
+{
+    pthread_key_create(&rt_key, rt_thread_gone);
+    const char *g = getenv("P2PSIM_HOST_GRACE_MS");
+    if (g && *g) {
+        rt_grace_ms = strtol(g, NULL, 10);
+        if (rt_grace_ms < 1) {
+            rt_grace_ms = 1;
+        }
+    }
+    const char *file = getenv("P2PSIM_TOPOLOGY");
+    if (file && !*file) {
+        file = NULL;
+    }
+    struct sim_error err = { 0 };
+    rt.p = p2psim_open(file, NULL, &err);
+    if (!rt.p) {
+        char buf[512];
+        fprintf(stderr, "p2psim: cannot load the machine: %s\n",
+                sim_error_format(&err, buf, sizeof(buf)));
+        rt.init_error = cudaErrorInitializationError;
+        return;
+    }
+    rt.n_dev = p2psim_gpu_count(rt.p);
+    rt.dev = calloc(rt.n_dev ? rt.n_dev : 1, sizeof(*rt.dev));
+    if (!rt.dev) {
+        rt.init_error = cudaErrorMemoryAllocation;
+        return;
+    }
+    for (unsigned d = 0; d < rt.n_dev; d++) {
+        rt.dev[d].index = d;
+        rt.dev[d].peer_enabled = calloc(rt.n_dev, sizeof(bool));
+        if (!rt.dev[d].peer_enabled) {
+            rt.init_error = cudaErrorMemoryAllocation;
+            return;
+        }
+    }
+    cudaError_t e = rt_memory_init();
+    if (e) {
+        rt.init_error = e;
+        return;
+    }
+    rt.ready = true;
+    atexit(rt_report);
+}
+
+static cudaError_t enter(bool sticky)
+{
+    struct rt_thread *self = rt_self_;
+    if (self && self->in_callback) {
+        /* A host function may not call CUDA (it runs with the lock held). */
+        return cudaErrorNotPermitted;
+    }
+    pthread_once(&rt_once, rt_init);
+    if (!rt.ready) {
+        return rt.init_error ? rt.init_error : cudaErrorInitializationError;
+    }
+    pthread_mutex_lock(&rt.lock);
+    rt_activity++;
+    self = rt_self();
+    if (self->state != RT_RUNNING) {
+        /* Back from outside CUDA: catch up with the simulation. */
+        self->state = RT_RUNNING;
+    }
+    sim_time_t now = p2psim_now(rt.p);
+    if (self->clock < now) {
+        self->clock = now;
+    }
+    int s = sticky ? cudart_error_sticky() : 0;
+    if (s) {
+        pthread_mutex_unlock(&rt.lock);
+        return s;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t rt_enter(void)
+{
+    return enter(true);
+}
+
+cudaError_t rt_enter_nosticky(void)
+{
+    return enter(false);
+}
+
+void rt_leave(void)
+{
+    pthread_mutex_unlock(&rt.lock);
+}
+
+int rt_current_device(void)
+{
+    return rt_self()->device;
+}
+
+bool rt_device_valid(int dev)
+{
+    return dev >= 0 && (unsigned)dev < rt.n_dev;
+}
+
+/* ---- rt_wait ------------------------------------------------------------------- */
+
+static unsigned threads_running(void)
+{
+    unsigned n = 0;
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        n += t->state == RT_RUNNING;
+    }
+    return n;
+}
+
+static bool waiter_released(const struct rt_thread *t, sim_time_t now)
+{
+    return now >= t->deadline || (t->until && t->until(t->until_arg));
+}
+
+/* The simulation's stop condition: no waiter released yet. */
+static bool none_released(struct sim *sim, void *arg)
+{
+    (void)sim;
+    (void)arg;
+    sim_time_t now = p2psim_now(rt.p);
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        if (t->state == RT_WAITING && waiter_released(t, now)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * Run the simulation until a waiter is released or the earliest deadline.
+ * Returns false if nothing could happen (no event, no deadline): the
+ * waiters wait for work that nobody will do.
+ */
+static bool run_simulation(void)
+{
+    struct sim *sim = p2psim_sim(rt.p);
+    sim_time_t limit = SIM_TIME_MAX;
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        if (t->state == RT_WAITING && t->deadline < limit) {
+            limit = t->deadline;
+        }
+    }
+    if (!none_released(NULL, NULL)) {
+        return true;
+    }
+    if (sim_events_pending(sim) == 0 && limit == SIM_TIME_MAX) {
+        return false;
+    }
+    rt.running_sim = true;
+    sim_run_while(sim, none_released, NULL, limit);
+    rt.running_sim = false;
+    if (limit != SIM_TIME_MAX && none_released(NULL, NULL) &&
+        sim_events_pending(sim) == 0 && p2psim_now(rt.p) < limit) {
+        /* Nothing left before the deadline: jump to it. */
+        sim_run_until(sim, limit);
+    }
+    return true;
+}
+
+static void timed_wait(long ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&rt.cond, &rt.lock, &ts);
+}
+
+cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
+{
+    struct rt_thread *self = rt_self();
+    self->until = until;
+    self->until_arg = arg;
+    self->deadline = deadline;
+    self->state = RT_WAITING;
+    cudaError_t e = cudaSuccess;
+    bool slept = false;
+    uint64_t seen = rt_activity;
+    for (;;) {
+        if (waiter_released(self, p2psim_now(rt.p))) {
+            break;
+        }
+        if (!rt.running_sim && threads_running() == 0) {
+            if (!run_simulation()) {
+                e = cudaErrorUnknown;
+                fprintf(stderr, "p2psim: every host thread waits for work "
+                                "that nothing will do (deadlock)\n");
+                break;
+            }
+            pthread_cond_broadcast(&rt.cond);
+            slept = true;
+            continue;
+        }
+        timed_wait(rt_grace_ms);
+        slept = true;
+        if (rt_activity == seen && !rt.running_sim) {
+            /* Nobody called in for the grace period: whoever is running
+             * is blocked outside CUDA. */
+            for (struct rt_thread *t = rt.threads; t; t = t->next) {
+                if (t->state == RT_RUNNING) {
+                    t->state = RT_OUTSIDE;
+                }
+            }
+        }
+        seen = rt_activity;
+    }
+    self->state = RT_RUNNING;
+    self->until = NULL;
+    self->deadline = SIM_TIME_MAX;
+    sim_time_t now = p2psim_now(rt.p);
+    if (self->clock < now) {
+        self->clock = now;
+        if (slept) {
+            self->clock = sim_time_add(self->clock, rt_costs[RT_COST_SYNC]);
+        }
+    }
+    return e;
+}
+
+/* ---- the report at exit ------------------------------------------------------- */
+
+static void report_json(const char *file)
+{
+    FILE *f = fopen(file, "w");
+    if (!f) {
+        fprintf(stderr, "p2psim: cannot write %s: %s\n", file,
+                strerror(errno));
+        return;
+    }
+    struct sim *sim = p2psim_sim(rt.p);
+    fprintf(f,
+            "{\n  \"machine\": \"%s\",\n  \"simulated_ps\": %" PRIu64 ",\n"
+            "  \"events\": %" PRIu64 ",\n  \"tlp_hops\": %" PRIu64 ",\n"
+            "  \"copies_p2p\": %" PRIu64 ",\n  \"bytes_p2p\": %" PRIu64 ",\n"
+            "  \"copies_staged\": %" PRIu64 ",\n"
+            "  \"bytes_staged\": %" PRIu64 ",\n  \"host_threads\": %u\n}\n",
+            p2psim_machine_name(rt.p), p2psim_now(rt.p),
+            sim_events_fired(sim), sim_tlp_hops(sim), rt.n_copies_p2p,
+            rt.bytes_p2p, rt.n_copies_staged, rt.bytes_staged, rt.n_threads);
+    fclose(f);
+}
+
+static void rt_report(void)
+{
+    if (pthread_mutex_trylock(&rt.lock) != 0) {
+        return; /* a thread is still inside a call: no consistent state */
+    }
+    const char *stats = getenv("P2PSIM_STATS");
+    if (stats && *stats) {
+        report_json(stats);
+    }
+    const char *r = getenv("P2PSIM_REPORT");
+    if (r && *r && strcmp(r, "0") != 0) {
+        sim_time_t now = p2psim_now(rt.p);
+        fprintf(stderr,
+                "p2psim: machine %s, simulated time %.3f ms, %u host "
+                "thread%s\n"
+                "p2psim: GPU-to-GPU copies: %" PRIu64 " P2P (%" PRIu64
+                " bytes), %" PRIu64 " staged through host memory (%" PRIu64
+                " bytes)\n",
+                p2psim_machine_name(rt.p), (double)now / SIM_PS_PER_MS,
+                rt.n_threads, rt.n_threads == 1 ? "" : "s", rt.n_copies_p2p,
+                rt.bytes_p2p, rt.n_copies_staged, rt.bytes_staged);
+    }
+    pthread_mutex_unlock(&rt.lock);
+}

@@ -121,6 +121,12 @@ void rt_ptr_find(const void *ptr, struct rt_ptr *out);
 int rt_ptr_window(const void *ptr);
 /* The p2psim location of byte off of a, for p2psim_copy. */
 struct p2psim_loc rt_alloc_loc(const struct rt_alloc *a, uint64_t off);
+/*
+ * Whether device accessor may reach a (DEVICE) directly without peer
+ * access enabled: a pool allocation whose pool granted it access
+ * (cudaMemPoolSetAccess). memory.c.
+ */
+bool rt_alloc_peer_ok(const struct rt_alloc *a, int accessor);
 
 /* ---- streams, operations, events (stream.c) ------------------------------- */
 
@@ -170,6 +176,8 @@ cudaError_t rt_op_depend(struct rt_op *op, struct rt_fence *f);
  * implicit synchronization. Starts it if it can. Takes ownership of op.
  */
 cudaError_t rt_enqueue(struct rt_stream *s, struct rt_op *op);
+/* Free an op that was never enqueued (its release() runs). */
+void rt_op_discard(struct rt_op *op);
 /* The op has completed at the current simulated time with status. */
 void rt_op_done(struct rt_op *op, int status);
 
