@@ -40,8 +40,6 @@
 
 #include "api/cudart/rt.h"
 #include "api/include/p2psim_cudart_internal.h"
-#include "sim/event.h"
-#include "sim/sim.h"
 
 /* [estimate] host memcpy into or out of a bounce buffer: 20 GB/s, a
  * single-threaded copy on a server CPU. */
@@ -60,7 +58,6 @@ struct copy_op {
     /* host to host */
     void *h_dst;
     const void *h_src;
-    struct sim_event ev;
 };
 
 static sim_time_t host_memcpy_time(uint64_t len)
@@ -72,8 +69,8 @@ static void copy_release(struct rt_op *op)
 {
     struct copy_op *c = (struct copy_op *)op;
     if (c->bounce) {
-        p2psim_host_unregister(rt.p, c->bounce_bus);
-        free(c->bounce);
+        rt_machine->host_unregister(c->bounce_bus);
+        rt_machine->host_free(c->bounce, c->len);
     }
 }
 
@@ -97,10 +94,9 @@ static void copy_done(void *arg, const struct p2psim_copy_result *r)
     rt_op_done(&c->op, r->status ? cudaErrorIllegalAddress : 0);
 }
 
-static void h2h_fire(struct sim *sim, struct sim_event *ev)
+static void h2h_fire(void *arg)
 {
-    (void)sim;
-    struct copy_op *c = SIM_CONTAINER_OF(ev, struct copy_op, ev);
+    struct copy_op *c = arg;
     memmove(c->h_dst, c->h_src, c->len);
     rt_op_done(&c->op, 0);
 }
@@ -109,13 +105,14 @@ static void copy_start(struct rt_op *op, sim_time_t at)
 {
     struct copy_op *c = (struct copy_op *)op;
     if (c->h_dst) {
-        sim_event_init(&c->ev, h2h_fire);
-        sim_event_schedule_at(p2psim_sim(rt.p), &c->ev,
-                              sim_time_add(at, host_memcpy_time(c->len)));
+        if (rt_machine->timer(sim_time_add(at, host_memcpy_time(c->len)),
+                              h2h_fire, c) < 0) {
+            rt_op_done(op, cudaErrorMemoryAllocation);
+        }
         return;
     }
-    if (p2psim_copy(rt.p, &c->dst, &c->src, c->len, c->flags, at, copy_done,
-                    c) < 0) {
+    if (rt_machine->copy(&c->dst, &c->src, c->len, c->flags, at, copy_done,
+                         c) < 0) {
         rt_op_done(op, cudaErrorInvalidValue);
     }
 }
@@ -176,15 +173,14 @@ static bool access_ok(int from, int to, const struct rt_alloc *target)
 /* Register a pinned bounce buffer for a pageable side on GPU gpu. */
 static cudaError_t bounce_new(struct copy_op *c, unsigned gpu)
 {
-    size_t n = (c->len + 4095) & ~(size_t)4095;
-    c->bounce = aligned_alloc(4096, n);
+    c->bounce = rt_machine->host_alloc(c->len);
     if (!c->bounce) {
         return cudaErrorMemoryAllocation;
     }
-    if (p2psim_host_register(rt.p, c->bounce, c->len,
-                             p2psim_gpu_socket(rt.p, gpu),
-                             &c->bounce_bus) < 0) {
-        free(c->bounce);
+    if (rt_machine->host_register(c->bounce, c->len,
+                                  p2psim_gpu_socket(rt.p, gpu),
+                                  &c->bounce_bus) < 0) {
+        rt_machine->host_free(c->bounce, c->len);
         c->bounce = NULL;
         return cudaErrorMemoryAllocation;
     }

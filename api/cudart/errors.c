@@ -15,9 +15,9 @@ cudaError_t cudaGetLastError(void)
      * cudaGetLastError calls on a machine without a driver). */
     cudaError_t e = rt_enter_nosticky();
     if (e) {
-        return e == cudaErrorNotPermitted ? cudart_error_get_last() : e;
+        return e == cudaErrorNotPermitted ? (cudaError_t)cudart_error_get_last() : e;
     }
-    e = cudart_error_get_last();
+    e = (cudaError_t)cudart_error_get_last();
     rt_leave();
     return e;
 }
@@ -26,9 +26,9 @@ cudaError_t cudaPeekAtLastError(void)
 {
     cudaError_t e = rt_enter_nosticky();
     if (e) {
-        return e == cudaErrorNotPermitted ? cudart_error_peek_last() : e;
+        return e == cudaErrorNotPermitted ? (cudaError_t)cudart_error_peek_last() : e;
     }
-    e = cudart_error_peek_last();
+    e = (cudaError_t)cudart_error_peek_last();
     rt_leave();
     return e;
 }

@@ -102,7 +102,7 @@ struct rt_thread *rt_self(void)
         fprintf(stderr, "p2psim: out of memory\n");
         abort();
     }
-    t->clock = rt.p ? p2psim_now(rt.p) : 0;
+    t->clock = rt.ready ? rt_machine->now() : 0;
     t->state = RT_RUNNING;
     t->id = rt.n_threads++;
     t->deadline = SIM_TIME_MAX;
@@ -146,6 +146,14 @@ static void rt_init(void)
         rt.init_error = cudaErrorInitializationError;
         return;
     }
+    const char *server = getenv("P2PSIM_SERVER");
+    if (server && *server) {
+        cudaError_t e = rt_remote_connect(server);
+        if (e) {
+            rt.init_error = e;
+            return;
+        }
+    }
     rt.n_dev = p2psim_gpu_count(rt.p);
     rt.dev = calloc(rt.n_dev ? rt.n_dev : 1, sizeof(*rt.dev));
     if (!rt.dev) {
@@ -187,7 +195,7 @@ static cudaError_t enter(bool sticky)
         /* Back from outside CUDA: catch up with the simulation. */
         self->state = RT_RUNNING;
     }
-    sim_time_t now = p2psim_now(rt.p);
+    sim_time_t now = rt_machine->now();
     if (self->clock < now) {
         self->clock = now;
     }
@@ -241,11 +249,10 @@ static bool waiter_released(const struct rt_thread *t, sim_time_t now)
 }
 
 /* The simulation's stop condition: no waiter released yet. */
-static bool none_released(struct sim *sim, void *arg)
+static bool none_released(void *arg)
 {
-    (void)sim;
     (void)arg;
-    sim_time_t now = p2psim_now(rt.p);
+    sim_time_t now = rt_machine->now();
     for (struct rt_thread *t = rt.threads; t; t = t->next) {
         if (t->state == RT_WAITING && waiter_released(t, now)) {
             return false;
@@ -261,28 +268,19 @@ static bool none_released(struct sim *sim, void *arg)
  */
 static bool run_simulation(void)
 {
-    struct sim *sim = p2psim_sim(rt.p);
     sim_time_t limit = SIM_TIME_MAX;
     for (struct rt_thread *t = rt.threads; t; t = t->next) {
         if (t->state == RT_WAITING && t->deadline < limit) {
             limit = t->deadline;
         }
     }
-    if (!none_released(NULL, NULL)) {
+    if (!none_released(NULL)) {
         return true;
     }
-    if (sim_events_pending(sim) == 0 && limit == SIM_TIME_MAX) {
-        return false;
-    }
     rt.running_sim = true;
-    sim_run_while(sim, none_released, NULL, limit);
+    bool ok = rt_machine->advance(none_released, NULL, limit);
     rt.running_sim = false;
-    if (limit != SIM_TIME_MAX && none_released(NULL, NULL) &&
-        sim_events_pending(sim) == 0 && p2psim_now(rt.p) < limit) {
-        /* Nothing left before the deadline: jump to it. */
-        sim_run_until(sim, limit);
-    }
-    return true;
+    return ok;
 }
 
 static void timed_wait(long ms)
@@ -309,7 +307,7 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
     bool slept = false;
     uint64_t seen = rt_activity;
     for (;;) {
-        if (waiter_released(self, p2psim_now(rt.p))) {
+        if (waiter_released(self, rt_machine->now())) {
             break;
         }
         if (!rt.running_sim && threads_running() == 0) {
@@ -339,7 +337,7 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
     self->state = RT_RUNNING;
     self->until = NULL;
     self->deadline = SIM_TIME_MAX;
-    sim_time_t now = p2psim_now(rt.p);
+    sim_time_t now = rt_machine->now();
     if (self->clock < now) {
         self->clock = now;
         if (slept) {
@@ -366,7 +364,7 @@ static void report_json(const char *file)
             "  \"copies_p2p\": %" PRIu64 ",\n  \"bytes_p2p\": %" PRIu64 ",\n"
             "  \"copies_staged\": %" PRIu64 ",\n"
             "  \"bytes_staged\": %" PRIu64 ",\n  \"host_threads\": %u\n}\n",
-            p2psim_machine_name(rt.p), p2psim_now(rt.p),
+            p2psim_machine_name(rt.p), rt_machine->now(),
             sim_events_fired(sim), sim_tlp_hops(sim), rt.n_copies_p2p,
             rt.bytes_p2p, rt.n_copies_staged, rt.bytes_staged, rt.n_threads);
     fclose(f);
@@ -383,7 +381,7 @@ static void rt_report(void)
     }
     const char *r = getenv("P2PSIM_REPORT");
     if (r && *r && strcmp(r, "0") != 0) {
-        sim_time_t now = p2psim_now(rt.p);
+        sim_time_t now = rt_machine->now();
         fprintf(stderr,
                 "p2psim: machine %s, simulated time %.3f ms, %u host "
                 "thread%s\n"

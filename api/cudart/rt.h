@@ -9,6 +9,7 @@
  * the lock, when every host thread of the program is waiting.
  *
  * File map:
+ *   machine.c  the machine underneath, in this process (rt_machine_ops)
  *   rt.c       start-up (P2PSIM_TOPOLOGY), the lock, host threads and
  *              their clocks, rt_wait (the only place time advances),
  *              call costs, the report at exit
@@ -140,7 +141,14 @@ struct rt_fence {
     bool done;
     int status;                 /* cudaError_t of the operation */
     sim_time_t t;               /* when it completed */
+    /* called once when it completes (ipc.c tells the server) */
+    void (*on_done)(struct rt_fence *f, void *arg);
+    void *on_done_arg;
 };
+
+/* Complete a fence that no op owns (ipc.c: an event recorded by another
+ * process), at the current simulated time; starts what waited for it. */
+void rt_fence_complete(struct rt_fence *f, int status);
 
 struct rt_fence *rt_fence_ref(struct rt_fence *f);
 void rt_fence_put(struct rt_fence *f);
@@ -198,6 +206,34 @@ cudaError_t rt_device_sync(int dev);
 /* Create the device's legacy stream (device.c calls it at init). */
 struct rt_stream *rt_stream_new_legacy(int dev);
 
+/*
+ * An event (cudaEvent_t points at it). f is what the last record captured
+ * (NULL: never recorded). ipc: set for an interprocess event that is
+ * shared with other processes (ipc.c); then rt_event_fence asks ipc.c.
+ */
+struct CUevent_st {
+    int dev;
+    unsigned flags;
+    struct rt_fence *f;
+    struct rt_ipc_event *ipc;
+    struct CUevent_st *next;
+};
+
+/* A live event, or NULL. */
+struct CUevent_st *rt_event_find(cudaEvent_t e);
+/* Create an event on device dev with flags (ipc.c opens handles so). */
+cudaError_t rt_event_new(int dev, unsigned flags, struct CUevent_st **out);
+
+/* ---- interprocess events (ipc.c) ------------------------------------------------ */
+
+/* The fence of ev's last record, wherever it was recorded (referenced;
+ * NULL: never recorded). */
+struct rt_fence *rt_ipc_event_fence(struct CUevent_st *ev);
+/* ev (interprocess) was just recorded in this process: f is its fence. */
+void rt_ipc_event_recorded(struct CUevent_st *ev, struct rt_fence *f);
+/* ev is being destroyed. */
+void rt_ipc_event_destroy(struct CUevent_st *ev);
+
 /* ---- time --------------------------------------------------------------------- */
 
 /*
@@ -234,6 +270,71 @@ enum rt_cost {
     RT_COST_N
 };
 extern sim_time_t rt_costs[RT_COST_N];
+
+/* ---- the machine underneath ------------------------------------------------------ */
+
+/*
+ * What the runtime asks of the simulated machine, behind one table (the
+ * idea of SQLite's VFS): machine.c serves it from libp2psim in this
+ * process; remote.c from a p2psim server that several processes of one
+ * program share (`p2psim run` starts it for multi-process programs, IPC).
+ * Read-only questions (GPU count, P2P verdicts, catalog values) go to
+ * rt.p, a local copy of the machine, in both cases.
+ *
+ * Callbacks (copy done, timers) run in the thread that is inside
+ * advance(), with the lock held, at the simulated time they stand for.
+ */
+typedef void rt_timer_fn(void *arg);
+
+struct rt_machine_ops {
+    const char *name;           /* "local", "server" */
+    sim_time_t (*now)(void);
+    /* as p2psim_copy */
+    int (*copy)(const struct p2psim_loc *dst, const struct p2psim_loc *src,
+                uint64_t len, unsigned flags, sim_time_t start_at,
+                p2psim_done_fn *done, void *arg);
+    /* as p2psim_fill */
+    int (*fill)(unsigned gpu, uint64_t off, uint8_t value, uint64_t len,
+                sim_time_t start_at, p2psim_done_fn *done, void *arg);
+    /* as p2psim_host_register / _unregister */
+    int (*host_register)(void *ptr, uint64_t len, unsigned socket,
+                         uint64_t *bus);
+    int (*host_unregister)(uint64_t bus);
+    /* fn(arg) at simulated time at */
+    int (*timer)(sim_time_t at, rt_timer_fn *fn, void *arg);
+    /*
+     * Run the machine while keep_going(arg) holds, up to limit. Returns
+     * false when nothing can happen any more (no event, no deadline).
+     */
+    bool (*advance)(bool (*keep_going)(void *arg), void *arg,
+                    sim_time_t limit);
+    /* HBM space of a GPU (shared by every process of the program) */
+    int (*hbm_alloc)(unsigned gpu, uint64_t size, uint64_t align,
+                     uint64_t *off);
+    int (*hbm_free)(unsigned gpu, uint64_t off);
+    /* bytes of a GPU's HBM, for host-side reads and writes of the shim */
+    int (*hbm_read)(unsigned gpu, uint64_t off, void *buf, uint64_t len);
+    int (*hbm_write)(unsigned gpu, uint64_t off, const void *buf,
+                     uint64_t len);
+    /*
+     * Host memory the machine can reach once registered (pinned
+     * allocations, bounce buffers): page-aligned, zeroed; NULL when out
+     * of memory. Through a server it is shared memory.
+     */
+    void *(*host_alloc)(uint64_t len);
+    void (*host_free)(void *ptr, uint64_t len);
+};
+
+extern const struct rt_machine_ops *rt_machine;
+extern const struct rt_machine_ops rt_machine_local;
+extern const struct rt_machine_ops rt_machine_remote;
+
+/*
+ * rt_remote_connect - (remote.c) join the p2psim server listening on the
+ * UNIX socket path (P2PSIM_SERVER) and make rt_machine the remote one.
+ * Called by rt_init, before any other use of the machine.
+ */
+cudaError_t rt_remote_connect(const char *path);
 
 /* ---- the runtime --------------------------------------------------------------- */
 

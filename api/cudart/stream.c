@@ -28,8 +28,6 @@
 
 #include "api/cudart/rt.h"
 #include "api/include/p2psim_cudart_internal.h"
-#include "sim/event.h"
-#include "sim/sim.h"
 
 struct rt_stream {
     int dev;
@@ -42,13 +40,6 @@ struct rt_stream {
     bool head_started;
     struct rt_fence *last;      /* fence of the last op enqueued */
     struct rt_stream *next;     /* rt.streams */
-};
-
-struct CUevent_st {
-    int dev;
-    unsigned flags;
-    struct rt_fence *f;         /* what the last record captured */
-    struct CUevent_st *next;
 };
 
 static struct CUevent_st *events;
@@ -153,7 +144,7 @@ static void stream_pump(struct rt_stream *s)
             at = op->deps[i]->t;
         }
     }
-    sim_time_t now = p2psim_now(rt.p);
+    sim_time_t now = rt_machine->now();
     if (at < now) {
         at = now;
     }
@@ -170,12 +161,28 @@ static void pump_all(void)
     }
 }
 
+static void fence_finish(struct rt_fence *f, int status)
+{
+    f->done = true;
+    f->status = status;
+    f->t = rt_machine->now();
+    if (f->on_done) {
+        f->on_done(f, f->on_done_arg);
+    }
+}
+
+void rt_fence_complete(struct rt_fence *f, int status)
+{
+    if (!f->done) {
+        fence_finish(f, status);
+        pump_all();
+    }
+}
+
 void rt_op_done(struct rt_op *op, int status)
 {
     struct rt_stream *s = op->stream;
-    op->fence->done = true;
-    op->fence->status = status;
-    op->fence->t = p2psim_now(rt.p);
+    fence_finish(op->fence, status);
     if (cudart_error_is_sticky(status)) {
         /* The process's CUDA state is lost from now on; a non-sticky
          * status reaches the program through the synchronization that
@@ -256,7 +263,6 @@ cudaError_t rt_enqueue(struct rt_stream *s, struct rt_op *op)
 /* An op that ends at its start plus a fixed time, running act() then. */
 struct timed_op {
     struct rt_op op;
-    struct sim_event ev;
     sim_time_t duration;
     void (*act)(struct timed_op *t);
     /* for host functions and callbacks */
@@ -266,10 +272,9 @@ struct timed_op {
     void *data;
 };
 
-static void timed_fire(struct sim *sim, struct sim_event *ev)
+static void timed_fire(void *arg)
 {
-    (void)sim;
-    struct timed_op *t = SIM_CONTAINER_OF(ev, struct timed_op, ev);
+    struct timed_op *t = arg;
     if (t->act) {
         t->act(t);
     }
@@ -279,9 +284,9 @@ static void timed_fire(struct sim *sim, struct sim_event *ev)
 static void timed_start(struct rt_op *op, sim_time_t at)
 {
     struct timed_op *t = (struct timed_op *)op;
-    sim_event_init(&t->ev, timed_fire);
-    sim_event_schedule_at(p2psim_sim(rt.p), &t->ev,
-                          sim_time_add(at, t->duration));
+    if (rt_machine->timer(sim_time_add(at, t->duration), timed_fire, t) < 0) {
+        rt_op_done(op, cudaErrorMemoryAllocation);
+    }
 }
 
 static struct timed_op *timed_new(const char *what, sim_time_t duration)
@@ -430,7 +435,7 @@ cudaError_t rt_device_sync(int dev)
 static cudaError_t catch_up(void)
 {
     sim_time_t clock = rt_self()->clock;
-    if (p2psim_now(rt.p) >= clock) {
+    if (rt_machine->now() >= clock) {
         return cudaSuccess;
     }
     sim_time_t keep = clock;
@@ -729,6 +734,20 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream,
 #define EVENT_FLAGS                                                           \
     (cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess)
 
+cudaError_t rt_event_new(int dev, unsigned flags, struct CUevent_st **out)
+{
+    struct CUevent_st *ev = calloc(1, sizeof(*ev));
+    if (!ev) {
+        return cudaErrorMemoryAllocation;
+    }
+    ev->dev = dev;
+    ev->flags = flags;
+    ev->next = events;
+    events = ev;
+    *out = ev;
+    return cudaSuccess;
+}
+
 static cudaError_t event_create(cudaEvent_t *pe, unsigned flags)
 {
     if (!pe || (flags & ~(unsigned)EVENT_FLAGS)) {
@@ -738,17 +757,8 @@ static cudaError_t event_create(cudaEvent_t *pe, unsigned flags)
     if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming)) {
         return cudaErrorInvalidValue;
     }
-    struct CUevent_st *ev = calloc(1, sizeof(*ev));
-    if (!ev) {
-        return cudaErrorMemoryAllocation;
-    }
-    ev->dev = rt_current_device();
-    ev->flags = flags;
-    ev->next = events;
-    events = ev;
-    *pe = ev;
     rt_charge(rt_costs[RT_COST_CALL]);
-    return cudaSuccess;
+    return rt_event_new(rt_current_device(), flags, pe);
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t *event)
@@ -761,7 +771,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
     SERVE(event_create(event, flags));
 }
 
-static struct CUevent_st *event_find(cudaEvent_t e)
+struct CUevent_st *rt_event_find(cudaEvent_t e)
 {
     for (struct CUevent_st *ev = events; ev; ev = ev->next) {
         if (ev == e) {
@@ -771,9 +781,16 @@ static struct CUevent_st *event_find(cudaEvent_t e)
     return NULL;
 }
 
+/* The fence an event stands for now (referenced), NULL if never
+ * recorded. */
+static struct rt_fence *event_fence(struct CUevent_st *ev)
+{
+    return ev->ipc ? rt_ipc_event_fence(ev) : rt_fence_ref(ev->f);
+}
+
 static cudaError_t event_record(cudaEvent_t e, cudaStream_t h, unsigned flags)
 {
-    struct CUevent_st *ev = event_find(e);
+    struct CUevent_st *ev = rt_event_find(e);
     if (!ev) {
         return cudaErrorInvalidResourceHandle;
     }
@@ -800,6 +817,9 @@ static cudaError_t event_record(cudaEvent_t e, cudaStream_t h, unsigned flags)
     }
     rt_fence_put(ev->f);
     ev->f = f;
+    if (ev->ipc) {
+        rt_ipc_event_recorded(ev, f);
+    }
     return cudaSuccess;
 }
 
@@ -816,17 +836,19 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
 
 static cudaError_t event_query(cudaEvent_t e)
 {
-    struct CUevent_st *ev = event_find(e);
+    struct CUevent_st *ev = rt_event_find(e);
     if (!ev) {
         return cudaErrorInvalidResourceHandle;
     }
-    if (!ev->f) {
+    struct rt_fence *f = event_fence(ev);
+    if (!f) {
         return cudaSuccess; /* never recorded: complete (CUDA) */
     }
     cudaError_t err = catch_up();
-    if (!err && !ev->f->done) {
+    if (!err && !f->done) {
         err = cudaErrorNotReady;
     }
+    rt_fence_put(f);
     return err;
 }
 
@@ -837,14 +859,14 @@ cudaError_t cudaEventQuery(cudaEvent_t event)
 
 static cudaError_t event_sync(cudaEvent_t e)
 {
-    struct CUevent_st *ev = event_find(e);
+    struct CUevent_st *ev = rt_event_find(e);
     if (!ev) {
         return cudaErrorInvalidResourceHandle;
     }
-    if (!ev->f) {
+    struct rt_fence *f = event_fence(ev);
+    if (!f) {
         return cudaSuccess;
     }
-    struct rt_fence *f = rt_fence_ref(ev->f);
     cudaError_t err = rt_wait(fence_done, f, SIM_TIME_MAX);
     if (!err) {
         err = f->status;
@@ -863,7 +885,7 @@ static cudaError_t elapsed(float *ms, cudaEvent_t a, cudaEvent_t b)
     if (!ms) {
         return cudaErrorInvalidValue;
     }
-    struct CUevent_st *ea = event_find(a), *eb = event_find(b);
+    struct CUevent_st *ea = rt_event_find(a), *eb = rt_event_find(b);
     if (!ea || !eb) {
         return cudaErrorInvalidResourceHandle;
     }
@@ -897,6 +919,9 @@ static cudaError_t event_destroy(cudaEvent_t e)
         if (*pp == e) {
             struct CUevent_st *ev = *pp;
             *pp = ev->next;
+            if (ev->ipc) {
+                rt_ipc_event_destroy(ev);
+            }
             rt_fence_put(ev->f);
             free(ev);
             return cudaSuccess;
@@ -921,19 +946,22 @@ static cudaError_t stream_wait_event(cudaStream_t h, cudaEvent_t e,
     if (err) {
         return err;
     }
-    struct CUevent_st *ev = event_find(e);
+    struct CUevent_st *ev = rt_event_find(e);
     if (!ev) {
         return cudaErrorInvalidResourceHandle;
     }
     rt_charge(rt_costs[RT_COST_CALL]);
-    if (!ev->f) {
+    struct rt_fence *f = event_fence(ev);
+    if (!f) {
         return cudaSuccess; /* never recorded: nothing to wait for */
     }
     struct timed_op *t = timed_new("event wait", 0);
     if (!t) {
+        rt_fence_put(f);
         return cudaErrorMemoryAllocation;
     }
-    err = rt_op_depend(&t->op, ev->f);
+    err = rt_op_depend(&t->op, f);
+    rt_fence_put(f);
     if (err) {
         rt_op_discard(&t->op);
         return err;

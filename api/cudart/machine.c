@@ -1,0 +1,189 @@
+/*
+ * api/cudart/machine.c - the machine underneath the runtime when it runs
+ * in this process: rt_machine_ops served by libp2psim (rt.p), and the HBM
+ * space of each GPU (first fit over a sorted list of ranges).
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "api/cudart/rt.h"
+#include "sim/error.h"
+#include "sim/sim.h"
+
+const struct rt_machine_ops *rt_machine = &rt_machine_local;
+
+static sim_time_t local_now(void)
+{
+    return p2psim_now(rt.p);
+}
+
+static int local_copy(const struct p2psim_loc *dst,
+                      const struct p2psim_loc *src, uint64_t len,
+                      unsigned flags, sim_time_t start_at,
+                      p2psim_done_fn *done, void *arg)
+{
+    return p2psim_copy(rt.p, dst, src, len, flags, start_at, done, arg);
+}
+
+static int local_fill(unsigned gpu, uint64_t off, uint8_t value, uint64_t len,
+                      sim_time_t start_at, p2psim_done_fn *done, void *arg)
+{
+    return p2psim_fill(rt.p, gpu, off, value, len, start_at, done, arg);
+}
+
+static int local_register(void *ptr, uint64_t len, unsigned socket,
+                          uint64_t *bus)
+{
+    return p2psim_host_register(rt.p, ptr, len, socket, bus);
+}
+
+static int local_unregister(uint64_t bus)
+{
+    return p2psim_host_unregister(rt.p, bus);
+}
+
+static int local_timer(sim_time_t at, rt_timer_fn *fn, void *arg)
+{
+    return p2psim_call_at(rt.p, at, fn, arg);
+}
+
+struct keep {
+    bool (*fn)(void *arg);
+    void *arg;
+};
+
+static bool keep_going(struct sim *sim, void *arg)
+{
+    (void)sim;
+    const struct keep *k = arg;
+    return k->fn(k->arg);
+}
+
+static bool local_advance(bool (*fn)(void *arg), void *arg, sim_time_t limit)
+{
+    struct sim *sim = p2psim_sim(rt.p);
+    if (sim_events_pending(sim) == 0 && limit == SIM_TIME_MAX) {
+        return false;
+    }
+    struct keep k = { fn, arg };
+    sim_run_while(sim, keep_going, &k, limit);
+    if (limit != SIM_TIME_MAX && fn(arg) && sim_events_pending(sim) == 0 &&
+        sim_now(sim) < limit) {
+        /* Nothing left before the deadline: time jumps to it. */
+        sim_run_until(sim, limit);
+    }
+    return true;
+}
+
+/* ---- HBM space ----------------------------------------------------------------- */
+
+struct hbm_space {
+    struct { uint64_t off, len; } *r;   /* sorted by off */
+    unsigned n, cap;
+};
+
+static struct hbm_space *spaces;
+
+static struct hbm_space *space_of(unsigned gpu)
+{
+    if (!spaces) {
+        spaces = calloc(rt.n_dev ? rt.n_dev : 1, sizeof(*spaces));
+    }
+    return spaces && gpu < rt.n_dev ? &spaces[gpu] : NULL;
+}
+
+static int local_hbm_alloc(unsigned gpu, uint64_t size, uint64_t align,
+                           uint64_t *off)
+{
+    struct hbm_space *s = space_of(gpu);
+    uint64_t total = p2psim_hbm_size(rt.p, gpu);
+    if (!s || size == 0 || align == 0 || (align & (align - 1))) {
+        return -SIM_EINVAL;
+    }
+    size = (size + align - 1) & ~(align - 1);
+    uint64_t at = 0;
+    unsigned i = 0;
+    for (; i <= s->n; i++) {
+        uint64_t end = i < s->n ? s->r[i].off : total;
+        if (end >= at && end - at >= size) {
+            break;
+        }
+        if (i < s->n) {
+            at = (s->r[i].off + s->r[i].len + align - 1) & ~(align - 1);
+        }
+    }
+    if (i > s->n) {
+        return -SIM_ENOMEM;
+    }
+    if (s->n == s->cap) {
+        unsigned cap = s->cap ? 2 * s->cap : 16;
+        void *n = realloc(s->r, cap * sizeof(*s->r));
+        if (!n) {
+            return -SIM_ENOMEM;
+        }
+        s->r = n;
+        s->cap = cap;
+    }
+    memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof(*s->r));
+    s->r[i].off = at;
+    s->r[i].len = size;
+    s->n++;
+    *off = at;
+    return 0;
+}
+
+static int local_hbm_free(unsigned gpu, uint64_t off)
+{
+    struct hbm_space *s = space_of(gpu);
+    for (unsigned i = 0; s && i < s->n; i++) {
+        if (s->r[i].off == off) {
+            memmove(&s->r[i], &s->r[i + 1], (s->n - i - 1) * sizeof(*s->r));
+            s->n--;
+            return 0;
+        }
+    }
+    return -SIM_ENOENT;
+}
+
+static int local_hbm_read(unsigned gpu, uint64_t off, void *buf, uint64_t len)
+{
+    return p2psim_hbm_read(rt.p, gpu, off, buf, len);
+}
+
+static int local_hbm_write(unsigned gpu, uint64_t off, const void *buf,
+                           uint64_t len)
+{
+    return p2psim_hbm_write(rt.p, gpu, off, buf, len);
+}
+
+static void *local_host_alloc(uint64_t len)
+{
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void local_host_free(void *ptr, uint64_t len)
+{
+    munmap(ptr, len);
+}
+
+const struct rt_machine_ops rt_machine_local = {
+    .name = "local",
+    .now = local_now,
+    .copy = local_copy,
+    .fill = local_fill,
+    .host_register = local_register,
+    .host_unregister = local_unregister,
+    .timer = local_timer,
+    .advance = local_advance,
+    .hbm_alloc = local_hbm_alloc,
+    .hbm_free = local_hbm_free,
+    .hbm_read = local_hbm_read,
+    .hbm_write = local_hbm_write,
+    .host_alloc = local_host_alloc,
+    .host_free = local_host_free,
+};
