@@ -310,7 +310,10 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
         if (waiter_released(self, rt_machine->now())) {
             break;
         }
-        if (!rt.running_sim && threads_running() == 0) {
+        /* Run the simulation if nobody runs, nobody is about to (a
+         * released waiter that has not left yet), and it is not running. */
+        if (!rt.running_sim && threads_running() == 0 &&
+            none_released(NULL)) {
             if (!run_simulation()) {
                 e = cudaErrorUnknown;
                 fprintf(stderr, "p2psim: every host thread waits for work "
