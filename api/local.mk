@@ -3,6 +3,10 @@ noinst_LTLIBRARIES += api/libp2psim.la
 api_libp2psim_la_SOURCES = \
 	%reldir%/exec.c \
 	%reldir%/exec.h \
+	%reldir%/hbm_space.c \
+	%reldir%/hbm_space.h \
+	%reldir%/links.c \
+	%reldir%/links.h \
 	%reldir%/p2psim.c \
 	%reldir%/p2psim.h \
 	%reldir%/p2psim_int.h

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/links.h"
 #include "sim/error.h"
 #include "sim/sim.h"
 
@@ -366,11 +367,51 @@ static void report_json(const char *file)
             "  \"events\": %" PRIu64 ",\n  \"tlp_hops\": %" PRIu64 ",\n"
             "  \"copies_p2p\": %" PRIu64 ",\n  \"bytes_p2p\": %" PRIu64 ",\n"
             "  \"copies_staged\": %" PRIu64 ",\n"
-            "  \"bytes_staged\": %" PRIu64 ",\n  \"host_threads\": %u\n}\n",
+            "  \"bytes_staged\": %" PRIu64 ",\n  \"host_threads\": %u,\n"
+            "  \"links\": [",
             p2psim_machine_name(rt.p), rt_machine->now(),
             sim_events_fired(sim), sim_tlp_hops(sim), rt.n_copies_p2p,
             rt.bytes_p2p, rt.n_copies_staged, rt.bytes_staged, rt.n_threads);
+    unsigned n = p2psim_link_count(rt.p), k = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct p2psim_link_stat ls;
+        if (p2psim_link_stat(rt.p, i, &ls) < 0 ||
+            ls.bytes[0] + ls.bytes[1] == 0) {
+            continue;
+        }
+        fprintf(f,
+                "%s\n    { \"name\": \"%s\", \"kind\": \"%s\", "
+                "\"bytes\": [%" PRIu64 ", %" PRIu64 "], \"tlps\": [%" PRIu64
+                ", %" PRIu64 "] }",
+                k++ ? "," : "", ls.name, ls.kind, ls.bytes[0], ls.bytes[1],
+                ls.tlps[0], ls.tlps[1]);
+    }
+    fprintf(f, "%s]\n}\n", k ? "\n  " : "");
     fclose(f);
+}
+
+/* The links that carried bytes, one line each, on stderr. */
+static void report_links(void)
+{
+    unsigned n = p2psim_link_count(rt.p);
+    sim_time_t now = rt_machine->now();
+    for (unsigned i = 0; i < n; i++) {
+        struct p2psim_link_stat ls;
+        if (p2psim_link_stat(rt.p, i, &ls) < 0 ||
+            ls.bytes[0] + ls.bytes[1] == 0) {
+            continue;
+        }
+        fprintf(stderr, "p2psim:   %-40s %12" PRIu64 " B ->  %12" PRIu64
+                        " B <-",
+                ls.name, ls.bytes[0], ls.bytes[1]);
+        if (ls.rate && now) {
+            double cap = (double)ls.rate * (double)now / (double)SIM_PS_PER_S;
+            fprintf(stderr, "   (%.0f%% / %.0f%% of the link's rate)",
+                    100.0 * (double)ls.bytes[0] / cap,
+                    100.0 * (double)ls.bytes[1] / cap);
+        }
+        fputc('\n', stderr);
+    }
 }
 
 static void rt_report(void)
@@ -394,6 +435,9 @@ static void rt_report(void)
                 p2psim_machine_name(rt.p), (double)now / SIM_PS_PER_MS,
                 rt.n_threads, rt.n_threads == 1 ? "" : "s", rt.n_copies_p2p,
                 rt.bytes_p2p, rt.n_copies_staged, rt.bytes_staged);
+        fprintf(stderr, "p2psim: bytes per link (side 0 -> side 1, and "
+                        "back):\n");
+        report_links();
     }
     pthread_mutex_unlock(&rt.lock);
 }

@@ -254,3 +254,14 @@ const struct sim_link_ops socket_link_ops = {
     .report = slink_report,
     .destroy = slink_destroy,
 };
+
+void socket_link_get_counters(const struct sim_link *l,
+                              struct socket_link_counters *out)
+{
+    const struct slink *s = sim_link_state(l);
+    for (unsigned i = 0; i < 2; i++) {
+        out->tlps[i] = s->dir[i].tlps;
+        out->bytes[i] = s->dir[i].bytes;
+        out->refusals[i] = s->dir[i].refusals;
+    }
+}

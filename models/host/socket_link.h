@@ -19,4 +19,13 @@
 
 extern const struct sim_link_ops socket_link_ops;
 
+/* What crossed the link from side i (TLPs, header + payload bytes). */
+struct socket_link_counters {
+    uint64_t tlps[2];
+    uint64_t bytes[2];
+    uint64_t refusals[2];       /* TLPs refused for a full queue */
+};
+void socket_link_get_counters(const struct sim_link *l,
+                              struct socket_link_counters *out);
+
 #endif /* P2PSIM_MODELS_HOST_SOCKET_LINK_H */
