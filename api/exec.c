@@ -14,6 +14,10 @@
  *                    buffers in flight so the halves of successive chunks
  *                    overlap
  * Copy engines are taken round-robin per GPU.
+ *
+ * Also here: fills of HBM (a copy-engine operation, see "fills"), direct
+ * reads and writes of HBM bytes outside simulated time, and callbacks at
+ * a simulated instant.
  */
 #include <config.h>
 
@@ -432,6 +436,160 @@ int p2psim_copy(struct p2psim *p, const struct p2psim_loc *dst,
     sim_event_init(&x->start, xop_start);
     sim_time_t now = sim_now(sim);
     sim_event_schedule_at(sim, &x->start, start_at > now ? start_at : now);
+    return 0;
+}
+
+/* ---- fills --------------------------------------------------------------- */
+
+/*
+ * Model: a fill is one copy-engine operation on the GPU that owns the
+ * memory: the engine's setup, then len bytes written through the HBM
+ * serialiser, then the HBM latency; the bytes are set when it completes.
+ * The GPU model has no fill direction, so the operation is issued as a
+ * LOCAL copy of the first ceil(len / 2) bytes onto themselves: a LOCAL
+ * copy charges read + write, 2 x ceil(len / 2) bytes, which is the len
+ * bytes a fill writes (one more for an odd len), and copying bytes onto
+ * themselves changes nothing before the fill sets them. CUDA runs a
+ * memset as a kernel on the SMs; the engine's setup stands in for that
+ * launch.
+ */
+struct fop {
+    struct p2psim *p;
+    struct sim_event start;
+    unsigned gpu;
+    uint64_t addr, len;
+    uint8_t value;
+    p2psim_done_fn *done;
+    void *arg;
+    struct p2psim_copy_result res;
+    struct gpu_dma dma;
+};
+
+static void fop_finish(struct fop *f)
+{
+    f->res.t_end = sim_now(p2psim_sim(f->p));
+    if (f->done) {
+        f->done(f->arg, &f->res);
+    }
+    free(f);
+}
+
+static void fill_done(struct gpu_dma *d)
+{
+    struct fop *f = d->user;
+    if (d->status < 0) {
+        f->res.status = d->status;
+    } else {
+        struct sim_component *g = fab_gpu(f->p->m->fab, f->gpu);
+        int rc = mem_sparse_fill(gpu_hbm(g), f->addr, f->value, f->len);
+        if (rc < 0) {
+            f->res.status = rc;
+        }
+    }
+    fop_finish(f);
+}
+
+static void fop_start(struct sim *sim, struct sim_event *ev)
+{
+    struct fop *f = SIM_CONTAINER_OF(ev, struct fop, start);
+    f->res.t_start = sim_now(sim);
+    f->dma.dir = GPU_DMA_LOCAL;
+    f->dma.local_addr = f->addr;
+    f->dma.remote_addr = f->addr;
+    f->dma.len_bytes = (f->len + 1) / 2;
+    f->dma.ce = next_ce(f->p, f->gpu);
+    f->dma.done = fill_done;
+    f->dma.user = f;
+    int rc = gpu_dma_submit(fab_gpu(f->p->m->fab, f->gpu), &f->dma);
+    if (rc < 0) {
+        f->res.status = rc;
+        fop_finish(f);
+    }
+}
+
+int p2psim_fill(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
+                uint8_t value, uint64_t len, sim_time_t start_at,
+                p2psim_done_fn *done, void *arg)
+{
+    uint64_t size = p2psim_hbm_size(p, gpu);
+    if (len == 0 || hbm_addr > size || len > size - hbm_addr) {
+        return -SIM_EINVAL;
+    }
+    struct fop *f = calloc(1, sizeof(*f));
+    if (!f) {
+        return -SIM_ENOMEM;
+    }
+    f->p = p;
+    f->gpu = gpu;
+    f->addr = hbm_addr;
+    f->len = len;
+    f->value = value;
+    f->done = done;
+    f->arg = arg;
+    struct sim *sim = p2psim_sim(p);
+    sim_event_init(&f->start, fop_start);
+    sim_time_t now = sim_now(sim);
+    sim_event_schedule_at(sim, &f->start, start_at > now ? start_at : now);
+    return 0;
+}
+
+/* ---- direct HBM access, timed calls -------------------------------------- */
+
+uint64_t p2psim_hbm_size(const struct p2psim *p, unsigned gpu)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, gpu);
+    return g ? gpu_mem_size(g) : 0;
+}
+
+int p2psim_hbm_read(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
+                    void *dst, uint64_t len)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, gpu);
+    if (!g) {
+        return -SIM_EINVAL;
+    }
+    return mem_sparse_read(gpu_hbm(g), hbm_addr, dst, len);
+}
+
+int p2psim_hbm_write(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
+                     const void *src, uint64_t len)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, gpu);
+    if (!g) {
+        return -SIM_EINVAL;
+    }
+    return mem_sparse_write(gpu_hbm(g), hbm_addr, src, len);
+}
+
+struct call_at {
+    struct sim_event ev;
+    p2psim_call_fn *fn;
+    void *arg;
+};
+
+static void call_at_fire(struct sim *sim, struct sim_event *ev)
+{
+    (void)sim;
+    struct call_at *c = SIM_CONTAINER_OF(ev, struct call_at, ev);
+    p2psim_call_fn *fn = c->fn;
+    void *arg = c->arg;
+    free(c);
+    fn(arg);
+}
+
+int p2psim_call_at(struct p2psim *p, sim_time_t t, p2psim_call_fn *fn,
+                   void *arg)
+{
+    struct call_at *c = calloc(1, sizeof(*c));
+    if (!c) {
+        return -SIM_ENOMEM;
+    }
+    c->fn = fn;
+    c->arg = arg;
+    struct sim *sim = p2psim_sim(p);
+    sim_event_init(&c->ev, call_at_fire);
+    sim_time_t now = sim_now(sim);
+    sim_event_schedule_at(sim, &c->ev, t > now ? t : now);
     return 0;
 }
 

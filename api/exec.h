@@ -64,6 +64,41 @@ int p2psim_copy(struct p2psim *p, const struct p2psim_loc *dst,
                 const struct p2psim_loc *src, uint64_t len, unsigned flags,
                 sim_time_t start_at, p2psim_done_fn *done, void *arg);
 
+/*
+ * p2psim_fill - set len bytes of GPU gpu's HBM from hbm_addr to value,
+ * starting no earlier than start_at; done is called from inside the
+ * simulation when the bytes are set (r->staged is false). The cost is
+ * a copy-engine operation on that GPU: its setup, len bytes through the
+ * HBM serialiser (shared with every other access to that HBM) and the
+ * HBM latency. Returns 0 or -SIM_EINVAL (bad GPU, len 0, range outside
+ * HBM) or -SIM_ENOMEM.
+ */
+int p2psim_fill(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
+                uint8_t value, uint64_t len, sim_time_t start_at,
+                p2psim_done_fn *done, void *arg);
+
+/*
+ * Direct access to a GPU's HBM bytes, outside simulated time (no traffic,
+ * no cost): for the CUDA shim's bookkeeping and for tests. Return 0,
+ * -SIM_EINVAL (no such GPU) or -SIM_ERANGE (past the end of HBM).
+ * p2psim_hbm_size: the GPU's memory size in bytes (0: no such GPU).
+ */
+uint64_t p2psim_hbm_size(const struct p2psim *p, unsigned gpu);
+int p2psim_hbm_read(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
+                    void *dst, uint64_t len);
+int p2psim_hbm_write(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
+                     const void *src, uint64_t len);
+
+/*
+ * p2psim_call_at - call fn(arg) from inside the simulation at time t (now
+ * if t is past): a host-side action that must happen at a simulated
+ * instant (a memset of pinned memory, the end of a fixed latency).
+ * Returns 0 or -SIM_ENOMEM.
+ */
+typedef void p2psim_call_fn(void *arg);
+int p2psim_call_at(struct p2psim *p, sim_time_t t, p2psim_call_fn *fn,
+                   void *arg);
+
 /* Simulated time, and running it. */
 sim_time_t p2psim_now(const struct p2psim *p);
 int p2psim_run(struct p2psim *p);

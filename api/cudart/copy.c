@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/cudart/managed.h"
 #include "api/cudart/rt.h"
 #include "api/include/p2psim_cudart_internal.h"
 
@@ -55,6 +56,10 @@ struct copy_op {
     void *bounce;
     uint64_t bounce_bus;
     void *copy_out;             /* device to pageable: the program's buffer */
+    /* managed sides: copied where they are resident (managed.h) */
+    struct rt_alloc *m_dst, *m_src;
+    uint64_t m_dst_off, m_src_off;
+    struct rt_managed_span span_dst, span_src;
     /* host to host */
     void *h_dst;
     const void *h_src;
@@ -86,6 +91,14 @@ static void copy_done(void *arg, const struct p2psim_copy_result *r)
             rt.bytes_p2p += c->len;
         }
     }
+    if (c->m_src) {
+        rt_managed_span_end(c->m_src, c->m_src_off, c->len, false,
+                            &c->span_src);
+    }
+    if (c->m_dst) {
+        rt_managed_span_end(c->m_dst, c->m_dst_off, c->len, r->status == 0,
+                            &c->span_dst);
+    }
     if (c->copy_out && r->status == 0) {
         memcpy(c->copy_out, c->bounce, c->len);
     }
@@ -110,6 +123,16 @@ static void copy_start(struct rt_op *op, sim_time_t at)
             rt_op_done(op, cudaErrorMemoryAllocation);
         }
         return;
+    }
+    if (c->m_src) {
+        rt_managed_span_begin(c->m_src, c->m_src_off, c->len, true,
+                              &c->span_src);
+        c->src = c->span_src.loc;
+    }
+    if (c->m_dst) {
+        rt_managed_span_begin(c->m_dst, c->m_dst_off, c->len, false,
+                              &c->span_dst);
+        c->dst = c->span_dst.loc;
     }
     if (rt_machine->copy(&c->dst, &c->src, c->len, c->flags, at, copy_done,
                          c) < 0) {
@@ -236,10 +259,12 @@ static cudaError_t copy_enqueue(void *dst, const void *src, size_t len,
         c->h_src = src;
         must_wait = true;
     } else {
-        if (sr.device) {
+        if (sr.device || sr.pinned) {
             c->src = rt_alloc_loc(sr.p.alloc, sr.p.off);
-        } else if (sr.pinned) {
-            c->src = rt_alloc_loc(sr.p.alloc, sr.p.off);
+            if (sr.p.where == RT_WHERE_MANAGED) {
+                c->m_src = sr.p.alloc;
+                c->m_src_off = sr.p.off;
+            }
         } else {
             /* Pageable source: staged into a bounce buffer now. */
             e = bounce_new(c, (unsigned)d.p.device);
@@ -249,10 +274,12 @@ static cudaError_t copy_enqueue(void *dst, const void *src, size_t len,
                 c->src = (struct p2psim_loc){ P2PSIM_HOST, 0, c->bounce_bus };
             }
         }
-        if (!e && d.device) {
+        if (!e && (d.device || d.pinned)) {
             c->dst = rt_alloc_loc(d.p.alloc, d.p.off);
-        } else if (!e && d.pinned) {
-            c->dst = rt_alloc_loc(d.p.alloc, d.p.off);
+            if (d.p.where == RT_WHERE_MANAGED) {
+                c->m_dst = d.p.alloc;
+                c->m_dst_off = d.p.off;
+            }
         } else if (!e) {
             e = bounce_new(c, (unsigned)sr.p.device);
             c->copy_out = dst;
