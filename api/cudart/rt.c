@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/cudart/remote.h"
 #include "api/links.h"
 #include "sim/error.h"
 #include "sim/sim.h"
@@ -139,7 +140,10 @@ static void rt_init(void)
         file = NULL;
     }
     struct sim_error err = { 0 };
-    rt.p = p2psim_open(file, NULL, &err);
+    struct p2psim_options opt = { 0 };
+    opt.engine = getenv("P2PSIM_ENGINE");
+    opt.fidelity = getenv("P2PSIM_FIDELITY");
+    rt.p = p2psim_open(file, &opt, &err);
     if (!rt.p) {
         char buf[512];
         fprintf(stderr, "p2psim: cannot load the machine: %s\n",
@@ -353,6 +357,27 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
 
 /* ---- the report at exit ------------------------------------------------------- */
 
+/*
+ * The machine's counters: under a p2psim server its machine's (remote.c),
+ * which every process of the program shares, so far; else this one's.
+ */
+static void machine_counters(uint64_t *events, uint64_t *tlp_hops)
+{
+    if (rt_remote_is_active()) {
+        rt_remote_counters(events, tlp_hops);
+        return;
+    }
+    struct sim *sim = p2psim_sim(rt.p);
+    *events = sim_events_fired(sim);
+    *tlp_hops = sim_tlp_hops(sim);
+}
+
+static int machine_link_stat(unsigned i, struct p2psim_link_stat *ls)
+{
+    int rc = p2psim_link_stat(rt.p, i, ls);
+    return rc < 0 || !rt_remote_is_active() ? rc : rt_remote_link_stat(i, ls);
+}
+
 static void report_json(const char *file)
 {
     FILE *f = fopen(file, "w");
@@ -361,7 +386,8 @@ static void report_json(const char *file)
                 strerror(errno));
         return;
     }
-    struct sim *sim = p2psim_sim(rt.p);
+    uint64_t events, tlp_hops;
+    machine_counters(&events, &tlp_hops);
     fprintf(f,
             "{\n  \"machine\": \"%s\",\n  \"simulated_ps\": %" PRIu64 ",\n"
             "  \"events\": %" PRIu64 ",\n  \"tlp_hops\": %" PRIu64 ",\n"
@@ -370,12 +396,12 @@ static void report_json(const char *file)
             "  \"bytes_staged\": %" PRIu64 ",\n  \"host_threads\": %u,\n"
             "  \"links\": [",
             p2psim_machine_name(rt.p), rt_machine->now(),
-            sim_events_fired(sim), sim_tlp_hops(sim), rt.n_copies_p2p,
+            events, tlp_hops, rt.n_copies_p2p,
             rt.bytes_p2p, rt.n_copies_staged, rt.bytes_staged, rt.n_threads);
     unsigned n = p2psim_link_count(rt.p), k = 0;
     for (unsigned i = 0; i < n; i++) {
         struct p2psim_link_stat ls;
-        if (p2psim_link_stat(rt.p, i, &ls) < 0 ||
+        if (machine_link_stat(i, &ls) < 0 ||
             ls.bytes[0] + ls.bytes[1] == 0) {
             continue;
         }
@@ -397,7 +423,7 @@ static void report_links(void)
     sim_time_t now = rt_machine->now();
     for (unsigned i = 0; i < n; i++) {
         struct p2psim_link_stat ls;
-        if (p2psim_link_stat(rt.p, i, &ls) < 0 ||
+        if (machine_link_stat(i, &ls) < 0 ||
             ls.bytes[0] + ls.bytes[1] == 0) {
             continue;
         }
