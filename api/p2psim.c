@@ -156,6 +156,36 @@ void p2psim_gpu_link(const struct p2psim *p, unsigned i, unsigned *gen,
     }
 }
 
+const struct gpu_info *p2psim_gpu_info(const struct p2psim *p, unsigned i)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    return g ? gpu_get_info(g) : NULL;
+}
+
+unsigned p2psim_gpu_copy_engines(const struct p2psim *p, unsigned i)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    return g ? gpu_n_copy_engines(g) : 0;
+}
+
+/* Returns 0, or -SIM_EINVAL for a bad index (nothing written). */
+int p2psim_gpu_pci_address(const struct p2psim *p, unsigned i,
+                           unsigned *domain, unsigned *bus, unsigned *device,
+                           unsigned *function)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    if (!g) {
+        return -SIM_EINVAL;
+    }
+    /* The requester ID: bus [15:8], device [7:3], function [2:0]. */
+    uint16_t id = gpu_pcie_id(g);
+    *domain = 0; /* Model: one PCI segment per machine */
+    *bus = id >> 8;
+    *device = (id >> 3) & 0x1f;
+    *function = id & 0x7;
+    return 0;
+}
+
 int p2psim_path(const struct p2psim *p, unsigned a, unsigned b,
                 struct path *out)
 {

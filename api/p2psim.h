@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "api/exec.h"
+#include "models/gpu/gpu.h"
 #include "models/path.h"
 
 struct sim;
@@ -23,6 +24,13 @@ struct p2psim;
 struct p2psim_options {
     const char *engine;         /* "native" (default), "heap", "systemc" */
     uint64_t seed;
+    /*
+     * How copies are simulated: "tlp" (default: every packet through the
+     * link, switch and root-complex models) or "flow" (each transfer a
+     * flow sharing link bandwidth max-min fairly, each link's efficiency
+     * taken from the TLP model for the payload in use).
+     */
+    const char *fidelity;
 };
 
 /* file NULL: the built-in default machine. NULL and err on failure. */
@@ -44,6 +52,18 @@ unsigned p2psim_gpu_socket(const struct p2psim *p, unsigned i);
 /* The negotiated PCIe generation and width of GPU i's own link. */
 void p2psim_gpu_link(const struct p2psim *p, unsigned i, unsigned *gen,
                      unsigned *width);
+/*
+ * What GPU i is: its catalog entry (topologies/gpus/, struct gpu_info), its
+ * copy engines as configured, and its PCI address as the builder
+ * enumerated it (models/fabric.c: domain 0, the secondary bus of the port
+ * above it, device 0, function 0). A bad index gives NULL, 0 and
+ * -SIM_EINVAL.
+ */
+const struct gpu_info *p2psim_gpu_info(const struct p2psim *p, unsigned i);
+unsigned p2psim_gpu_copy_engines(const struct p2psim *p, unsigned i);
+int p2psim_gpu_pci_address(const struct p2psim *p, unsigned i,
+                           unsigned *domain, unsigned *bus, unsigned *device,
+                           unsigned *function);
 
 int p2psim_path(const struct p2psim *p, unsigned a, unsigned b,
                 struct path *out);

@@ -1,4 +1,794 @@
-/* api/cudart/launch.c - (being written) */
+/*
+ * api/cudart/launch.c - device code: what nvcc's static constructors
+ * register (fat binaries, kernels, variables), the <<<>>> protocol
+ * (push and pop of a launch configuration), launches, kernel attributes
+ * and occupancy. The calling sequence nvcc 13.0 generates is drawn in
+ * api/include/p2psim_cudart_internal.h (shared/reference/cuda-api.md
+ * §3.2).
+ *
+ * The registry. One module per __cudaRegisterFatBinary (the fat binary
+ * wrapper it was given, kept as is); one kernel per __cudaRegisterFunction
+ * (host stub -> mangled name, module), whose address is the cudaKernel_t
+ * handed out by __cudaGetKernel; one variable per __cudaRegisterVar and
+ * __cudaRegisterManagedVar. Lookups are linear: programs register tens of
+ * kernels, and a launch looks one up once. The registry has its own lock,
+ * taken after the runtime's (never before it), because registration runs
+ * before main, outside any served call, and must not start the runtime.
+ *
+ * Kernels do not execute yet (a later issue adds SMs and a PTX
+ * interpreter; it will find each kernel's name, stub and fat binary
+ * here). A launch that passes every check a real launch makes fails
+ * loudly instead: it prints "p2psim: kernel <name> not run: kernels are
+ * not simulated yet" once per kernel and returns cudaErrorNotSupported,
+ * which the stub discards, so the program sees it as its last error.
+ *
+ * Checks, in order: a registered kernel (98), a context on the current
+ * device, the configuration (9: a zero or oversized grid or block; 1:
+ * more dynamic shared memory than the kernel may use), the stream (400:
+ * not a live stream, or one of another device), cooperative size (720).
+ *
+ * Limits of a kernel that only its binary knows (registers, static shared
+ * and local memory, launch bounds) read as 0 or as the device maximum
+ * until binaries are parsed: occupancy is then limited by threads, blocks
+ * and dynamic shared memory per SM only.
+ */
 #include <config.h>
 
 #include "api/cudart/rt.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/include/p2psim_cudart_internal.h"
+
+
+/* ---- the registry -------------------------------------------------------- */
+
+/*
+ * What __cudaRegisterFatBinary returns is handle, the first member: 128
+ * zeroed bytes the program may touch (nvcc's exit code does; Cricket found
+ * 0x58 bytes enough, cuda-api.md §3.2) until __cudaUnregisterFatBinary.
+ */
+struct cudart_module {
+    void *handle[16];
+    const struct p2psim_fatbin_wrapper *fatbin; /* the program's, as given */
+    bool complete;              /* __cudaRegisterFatBinaryEnd seen */
+    struct cudart_module *next;
+};
+
+/* A kernel; cudaKernel_t points at one. */
+struct CUkern_st {
+    const void *stub;           /* host stub: the key of every lookup */
+    char *name;                 /* mangled device name (owned) */
+    struct cudart_module *module;
+    int num_regs;               /* per thread; 0: unknown (no limit) */
+    size_t static_smem;         /* bytes; 0 until binaries are parsed */
+    /* cudaFuncSetAttribute */
+    int max_dyn_smem;           /* bytes; -1: the default */
+    int carveout;               /* percent of the maximum; -1: none */
+    int cluster_dim[3];         /* required cluster size; 0: none */
+    int non_portable_cluster;
+    int cluster_policy;
+    bool warned;                /* "not run" printed */
+    struct CUkern_st *next;
+};
+
+/* A __device__, __constant__ or __managed__ variable. */
+struct cudart_var {
+    const void *host_var;       /* host shadow: cudaMemcpyToSymbol's key */
+    char *name;                 /* owned */
+    size_t size;                /* bytes */
+    bool constant, ext, managed;
+    void **managed_ptr;         /* managed: where its address is stored */
+    struct cudart_module *module;
+    struct cudart_var *next;
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Serializes __cudaInitModule, which allocates outside reg_lock. */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cudart_module *modules;
+static struct CUkern_st *kernels;
+static struct cudart_var *vars;
+
+/* The module a handle names, or NULL (reg_lock held). */
+static struct cudart_module *module_of(void **handle)
+{
+    for (struct cudart_module *m = modules; m; m = m->next) {
+        if (m->handle == handle) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* The kernel registered for a host stub, or NULL (reg_lock held). */
+static struct CUkern_st *kernel_of_stub(const void *stub)
+{
+    for (struct CUkern_st *k = kernels; k; k = k->next) {
+        if (k->stub == stub) {
+            return k;
+        }
+    }
+    return NULL;
+}
+
+/* h if it is a live kernel handle, else NULL (reg_lock held). */
+static struct CUkern_st *kernel_of_handle(cudaKernel_t h)
+{
+    for (struct CUkern_st *k = kernels; k; k = k->next) {
+        if (k == h) {
+            return k;
+        }
+    }
+    return NULL;
+}
+
+static char *name_dup(const char *s)
+{
+    return strdup(s ? s : "(unnamed)");
+}
+
+void **__cudaRegisterFatBinary(void *fatCubin)
+{
+    struct cudart_module *m = calloc(1, sizeof(*m));
+    if (!m) {
+        fprintf(stderr, "p2psim: out of memory registering device code\n");
+        return NULL;
+    }
+    m->fatbin = fatCubin;
+    pthread_mutex_lock(&reg_lock);
+    m->next = modules;
+    modules = m;
+    pthread_mutex_unlock(&reg_lock);
+    return m->handle;
+}
+
+void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
+{
+    pthread_mutex_lock(&reg_lock);
+    struct cudart_module *m = module_of(fatCubinHandle);
+    if (m) {
+        m->complete = true;
+    }
+    pthread_mutex_unlock(&reg_lock);
+}
+
+/* Forget a module with its kernels and variables; the program's managed
+ * variables stay allocated (this runs at exit). */
+void __cudaUnregisterFatBinary(void **fatCubinHandle)
+{
+    pthread_mutex_lock(&reg_lock);
+    struct cudart_module **pm = &modules;
+    while (*pm && (*pm)->handle != fatCubinHandle) {
+        pm = &(*pm)->next;
+    }
+    struct cudart_module *m = *pm;
+    if (m) {
+        *pm = m->next;
+        for (struct CUkern_st **pk = &kernels; *pk;) {
+            struct CUkern_st *k = *pk;
+            if (k->module == m) {
+                *pk = k->next;
+                free(k->name);
+                free(k);
+            } else {
+                pk = &k->next;
+            }
+        }
+        for (struct cudart_var **pv = &vars; *pv;) {
+            struct cudart_var *v = *pv;
+            if (v->module == m) {
+                *pv = v->next;
+                free(v->name);
+                free(v);
+            } else {
+                pv = &v->next;
+            }
+        }
+        free(m);
+    }
+    pthread_mutex_unlock(&reg_lock);
+}
+
+void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun,
+                            char *deviceFun, const char *deviceName,
+                            int thread_limit, uint3 *tid, uint3 *bid,
+                            dim3 *bDim, dim3 *gDim, int *wSize)
+{
+    pthread_mutex_lock(&reg_lock);
+    struct cudart_module *m = module_of(fatCubinHandle);
+    struct CUkern_st *k = kernel_of_stub(hostFun);
+    if (!m) {
+        pthread_mutex_unlock(&reg_lock);
+        return;
+    }
+    if (!k) {
+        k = calloc(1, sizeof(*k));
+        if (!k) {
+            pthread_mutex_unlock(&reg_lock);
+            fprintf(stderr, "p2psim: out of memory registering kernel %s\n",
+                    deviceName ? deviceName : deviceFun);
+            return;
+        }
+        k->stub = hostFun;
+        k->max_dyn_smem = -1;
+        k->carveout = -1;
+        k->next = kernels;
+        kernels = k;
+    }
+    free(k->name);
+    k->name = name_dup(deviceName ? deviceName : deviceFun);
+    k->module = m;
+    pthread_mutex_unlock(&reg_lock);
+}
+
+static void add_var(void **handle, const void *host_var, void **managed_ptr,
+                    const char *name, int ext, size_t size, int constant)
+{
+    struct cudart_var *v = calloc(1, sizeof(*v));
+    if (!v || !(v->name = name_dup(name))) {
+        free(v);
+        fprintf(stderr, "p2psim: out of memory registering variable %s\n",
+                name ? name : "");
+        return;
+    }
+    v->host_var = host_var;
+    v->size = size;
+    v->constant = constant != 0;
+    v->ext = ext != 0;
+    v->managed = managed_ptr != NULL;
+    v->managed_ptr = managed_ptr;
+    pthread_mutex_lock(&reg_lock);
+    v->module = module_of(handle);
+    if (!v->module) {
+        pthread_mutex_unlock(&reg_lock);
+        free(v->name);
+        free(v);
+        return;
+    }
+    v->next = vars;
+    vars = v;
+    pthread_mutex_unlock(&reg_lock);
+}
+
+void __cudaRegisterVar(void **fatCubinHandle, char *hostVar,
+                       char *deviceAddress, const char *deviceName, int ext,
+                       size_t size, int constant, int global)
+{
+    add_var(fatCubinHandle, hostVar, NULL,
+            deviceName ? deviceName : deviceAddress, ext, size, constant);
+}
+
+void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress,
+                              char *deviceAddress, const char *deviceName,
+                              int ext, size_t size, int constant, int global)
+{
+    add_var(fatCubinHandle, hostVarPtrAddress, hostVarPtrAddress,
+            deviceName ? deviceName : deviceAddress, ext, size, constant);
+}
+
+/*
+ * Give each managed variable of the module its managed allocation, once.
+ * Model: the variable starts zeroed; its initializer lives in the device
+ * image, which is not read yet.
+ */
+char __cudaInitModule(void **fatCubinHandle)
+{
+    char ok = 1;
+    pthread_mutex_lock(&init_lock);
+    for (;;) {
+        struct cudart_var *todo = NULL;
+        pthread_mutex_lock(&reg_lock);
+        for (struct cudart_var *v = vars; v && !todo; v = v->next) {
+            if (v->managed && v->module &&
+                v->module->handle == fatCubinHandle && !*v->managed_ptr) {
+                todo = v;
+            }
+        }
+        pthread_mutex_unlock(&reg_lock);
+        if (!todo) {
+            break;
+        }
+        /* cudaMallocManaged takes the runtime lock: not under reg_lock.
+         * Only init_lock's holder allocates, so todo stays ours. */
+        void *p = NULL;
+        if (cudaMallocManaged(&p, todo->size ? todo->size : 1,
+                              cudaMemAttachGlobal) != cudaSuccess) {
+            ok = 0;
+            break;
+        }
+        *todo->managed_ptr = p;
+    }
+    pthread_mutex_unlock(&init_lock);
+    return ok;
+}
+
+/* ---- the <<<>>> protocol ------------------------------------------------- */
+
+/*
+ * Per host thread: a stack of configurations, because an argument of a
+ * launch may itself launch (cuda-api.md §3.2). 32 levels is far more than
+ * any program nests.
+ */
+#define CALL_CONFIG_DEPTH 32
+
+struct call_config {
+    dim3 grid, block;
+    size_t smem;                /* dynamic shared memory, bytes */
+    cudaStream_t stream;
+};
+
+static _Thread_local struct call_config call_stack[CALL_CONFIG_DEPTH];
+static _Thread_local unsigned call_depth;
+
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
+                                     size_t sharedMem,
+                                     struct CUstream_st *stream)
+{
+    if (call_depth == CALL_CONFIG_DEPTH) {
+        /* Nonzero: the site skips the launch; say why. */
+        cudart_error_record(cudaErrorMemoryAllocation);
+        return 1;
+    }
+    call_stack[call_depth++] = (struct call_config){ gridDim, blockDim,
+                                                     sharedMem, stream };
+    return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
+                                       size_t *sharedMem, void *stream)
+{
+    if (call_depth == 0) {
+        return cudart_error_return(cudaErrorMissingConfiguration);
+    }
+    const struct call_config *c = &call_stack[--call_depth];
+    *gridDim = c->grid;
+    *blockDim = c->block;
+    *sharedMem = c->smem;
+    *(cudaStream_t *)stream = c->stream;
+    return cudaSuccess;
+}
+
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
+{
+    if (!kernel) {
+        return cudart_error_return(cudaErrorInvalidValue);
+    }
+    pthread_mutex_lock(&reg_lock);
+    struct CUkern_st *k = kernel_of_stub(hostFun);
+    pthread_mutex_unlock(&reg_lock);
+    if (!k) {
+        return cudart_error_return(cudaErrorInvalidDeviceFunction);
+    }
+    *kernel = k;
+    return cudaSuccess;
+}
+
+/* ---- limits of a kernel, occupancy --------------------------------------- */
+
+/* Dynamic shared memory a launch of k may ask for: what the program set,
+ * else 48 KiB less the static part (CUDA's default). */
+static size_t max_dyn_smem(const struct CUkern_st *k,
+                           const struct cudaDeviceProp *p)
+{
+    if (k->max_dyn_smem >= 0) {
+        return (size_t)k->max_dyn_smem;
+    }
+    return p->sharedMemPerBlock > k->static_smem
+               ? p->sharedMemPerBlock - k->static_smem
+               : 0;
+}
+
+/*
+ * Shared memory is handed to blocks in 128-byte units, each block also
+ * holding the system's reserved part (reservedSharedMemPerBlock); the
+ * CUDA occupancy calculator (cuda_occupancy.h) uses the same unit.
+ */
+#define SMEM_UNIT_BYTES 128
+/* Registers are allocated per warp in units of 256 (cuda_occupancy.h). */
+#define REG_UNIT 256
+
+static size_t smem_per_block(const struct CUkern_st *k,
+                             const struct cudaDeviceProp *p, size_t dyn)
+{
+    size_t b = k->static_smem + dyn + p->reservedSharedMemPerBlock;
+    return (b + SMEM_UNIT_BYTES - 1) / SMEM_UNIT_BYTES * SMEM_UNIT_BYTES;
+}
+
+/*
+ * Blocks of k with `threads` threads that one SM holds at once, ignoring
+ * shared memory: the least of the warp slots (maxThreadsPerMultiProcessor
+ * / warpSize), the block slots (maxBlocksPerMultiProcessor) and the
+ * registers. 0 for a block larger than a block may be.
+ */
+static int blocks_by_threads(const struct CUkern_st *k,
+                             const struct cudaDeviceProp *p, int threads)
+{
+    if (threads <= 0 || threads > p->maxThreadsPerBlock) {
+        return 0;
+    }
+    int warps = (threads + p->warpSize - 1) / p->warpSize;
+    int n = p->maxThreadsPerMultiProcessor / p->warpSize / warps;
+    if (n > p->maxBlocksPerMultiProcessor) {
+        n = p->maxBlocksPerMultiProcessor;
+    }
+    if (k->num_regs > 0) {
+        int per_warp = (k->num_regs * p->warpSize + REG_UNIT - 1) / REG_UNIT *
+                       REG_UNIT;
+        int by_regs = p->regsPerMultiprocessor / (per_warp * warps);
+        if (by_regs < n) {
+            n = by_regs;
+        }
+    }
+    return n;
+}
+
+/* As blocks_by_threads, with dyn bytes of dynamic shared memory each. */
+static int blocks_per_sm(const struct CUkern_st *k,
+                         const struct cudaDeviceProp *p, int threads,
+                         size_t dyn)
+{
+    int n = blocks_by_threads(k, p, threads);
+    if (dyn > max_dyn_smem(k, p)) {
+        return 0;
+    }
+    size_t by_smem = p->sharedMemPerMultiprocessor / smem_per_block(k, p, dyn);
+    return by_smem < (size_t)n ? (int)by_smem : n;
+}
+
+/* ---- launches ------------------------------------------------------------ */
+
+static cudaError_t check_config(const struct CUkern_st *k,
+                                const struct cudaDeviceProp *p, dim3 grid,
+                                dim3 block, size_t smem)
+{
+    uint64_t threads = (uint64_t)block.x * block.y * block.z;
+
+    if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z) {
+        return cudaErrorInvalidConfiguration;
+    }
+    if (block.x > (unsigned)p->maxThreadsDim[0] ||
+        block.y > (unsigned)p->maxThreadsDim[1] ||
+        block.z > (unsigned)p->maxThreadsDim[2] ||
+        threads > (uint64_t)p->maxThreadsPerBlock) {
+        return cudaErrorInvalidConfiguration;
+    }
+    if (grid.x > (unsigned)p->maxGridSize[0] ||
+        grid.y > (unsigned)p->maxGridSize[1] ||
+        grid.z > (unsigned)p->maxGridSize[2]) {
+        return cudaErrorInvalidConfiguration;
+    }
+    /* More dynamic shared memory than allowed: "invalid argument" (the
+     * CUDA 12-13 behaviour for a launch past 48 KiB without opt-in). */
+    if (smem > max_dyn_smem(k, p)) {
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+
+/*
+ * Launch k (NULL: not a registered kernel) on the current device. stream
+ * 0 is the legacy stream, or the thread's own with per_thread (the _ptsz
+ * entry points). *launched: the launch passed every check (it costs a
+ * launch's host time). Called with both locks held.
+ */
+static cudaError_t launch(struct CUkern_st *k, dim3 grid, dim3 block,
+                          size_t smem, cudaStream_t h, bool per_thread,
+                          bool cooperative, bool *launched)
+{
+    int dev = rt_current_device();
+    struct cudaDeviceProp p;
+    cudaError_t e;
+
+    if (!k) {
+        return cudaErrorInvalidDeviceFunction;
+    }
+    e = rt_device_init(dev);
+    if (e) {
+        return e;
+    }
+    rt_device_props(dev, &p);
+    e = check_config(k, &p, grid, block, smem);
+    if (e) {
+        return e;
+    }
+    if (per_thread && !h) {
+        h = cudaStreamPerThread;
+    }
+    struct rt_stream *s = rt_stream_resolve(h, dev);
+    if (!s || rt_stream_device(s) != dev) {
+        return cudaErrorInvalidResourceHandle;
+    }
+    if (cooperative) {
+        /* Every block must be resident at once (CUDA Runtime API,
+         * cudaLaunchCooperativeKernel). */
+        uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
+        int per_sm = blocks_per_sm(k, &p, (int)(block.x * block.y * block.z),
+                                   smem);
+        if (blocks > (uint64_t)per_sm * (uint64_t)p.multiProcessorCount) {
+            return cudaErrorCooperativeLaunchTooLarge;
+        }
+    }
+    *launched = true;
+    if (!k->warned) {
+        k->warned = true;
+        fprintf(stderr,
+                "p2psim: kernel %s not run: kernels are not simulated yet\n",
+                k->name ? k->name : "(unnamed)");
+    }
+    return cudaErrorNotSupported;
+}
+
+/* Serve a launch of the kernel a stub (by_stub) or handle names. */
+static cudaError_t serve_launch(const void *key, bool by_stub, dim3 grid,
+                                dim3 block, size_t smem, cudaStream_t stream,
+                                bool per_thread, bool cooperative)
+{
+    cudaError_t e = rt_enter();
+    if (e) {
+        return cudart_error_return(e);
+    }
+    bool launched = false;
+    pthread_mutex_lock(&reg_lock);
+    struct CUkern_st *k = by_stub ? kernel_of_stub(key)
+                                  : kernel_of_handle((cudaKernel_t)key);
+    e = launch(k, grid, block, smem, stream, per_thread, cooperative,
+               &launched);
+    pthread_mutex_unlock(&reg_lock);
+    rt_charge(rt_costs[launched ? RT_COST_LAUNCH : RT_COST_CALL]);
+    rt_leave();
+    return cudart_error_return(e);
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
+                               dim3 blockDim, void **args, size_t sharedMem,
+                               cudaStream_t stream)
+{
+    return serve_launch(kernel, false, gridDim, blockDim, sharedMem, stream,
+                        false, false);
+}
+
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
+                                    dim3 blockDim, void **args,
+                                    size_t sharedMem, cudaStream_t stream)
+{
+    return serve_launch(kernel, false, gridDim, blockDim, sharedMem, stream,
+                        true, false);
+}
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                             void **args, size_t sharedMem,
+                             cudaStream_t stream)
+{
+    return serve_launch(func, true, gridDim, blockDim, sharedMem, stream,
+                        false, false);
+}
+
+cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim,
+                                  dim3 blockDim, void **args,
+                                  size_t sharedMem, cudaStream_t stream)
+{
+    return serve_launch(func, true, gridDim, blockDim, sharedMem, stream,
+                        true, false);
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
+                                        dim3 blockDim, void **args,
+                                        size_t sharedMem, cudaStream_t stream)
+{
+    return serve_launch(func, true, gridDim, blockDim, sharedMem, stream,
+                        false, true);
+}
+
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim,
+                                             dim3 blockDim, void **args,
+                                             size_t sharedMem,
+                                             cudaStream_t stream)
+{
+    return serve_launch(func, true, gridDim, blockDim, sharedMem, stream,
+                        true, true);
+}
+
+/* ---- kernel attributes --------------------------------------------------- */
+
+/*
+ * Run body (a cudaError_t expression) with the runtime lock, the
+ * registry lock, and k, the kernel of host stub func (NULL if none).
+ */
+#define SERVE_KERNEL(func, body)                                              \
+    do {                                                                      \
+        cudaError_t e_ = rt_enter();                                          \
+        if (e_) {                                                             \
+            return cudart_error_return(e_);                                   \
+        }                                                                     \
+        rt_charge(rt_costs[RT_COST_CALL]);                                    \
+        pthread_mutex_lock(&reg_lock);                                        \
+        struct CUkern_st *k = kernel_of_stub(func);                           \
+        e_ = (body);                                                          \
+        pthread_mutex_unlock(&reg_lock);                                      \
+        rt_leave();                                                           \
+        return cudart_error_return(e_);                                       \
+    } while (0)
+
+/*
+ * Model: the binary's figures (registers, static/const/local memory) are
+ * 0 and launch bounds absent until binaries are parsed; ptxVersion and
+ * binaryVersion are the current device's compute capability, as if the
+ * program had been built for exactly it.
+ */
+static cudaError_t func_get_attributes(struct cudaFuncAttributes *a,
+                                       const struct CUkern_st *k)
+{
+    struct cudaDeviceProp p;
+
+    if (!a) {
+        return cudaErrorInvalidValue;
+    }
+    if (!k) {
+        return cudaErrorInvalidDeviceFunction;
+    }
+    rt_device_props(rt_current_device(), &p);
+    memset(a, 0, sizeof(*a));
+    a->sharedSizeBytes = k->static_smem;
+    a->maxThreadsPerBlock = p.maxThreadsPerBlock;
+    a->numRegs = k->num_regs;
+    a->ptxVersion = a->binaryVersion = p.major * 10 + p.minor;
+    a->maxDynamicSharedSizeBytes = (int)max_dyn_smem(k, &p);
+    a->preferredShmemCarveout = k->carveout;
+    a->requiredClusterWidth = k->cluster_dim[0];
+    a->requiredClusterHeight = k->cluster_dim[1];
+    a->requiredClusterDepth = k->cluster_dim[2];
+    a->clusterSchedulingPolicyPreference = k->cluster_policy;
+    a->nonPortableClusterSizeAllowed = k->non_portable_cluster;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
+                                  const void *func)
+{
+    SERVE_KERNEL(func, func_get_attributes(attr, k));
+}
+
+/*
+ * The settable attributes (CUDA Runtime API, cudaFuncSetAttribute), each
+ * checked against the current device: dynamic shared memory up to the
+ * opt-in maximum less the static part; a carveout of -1 (none) to 100
+ * percent; cluster sizes and policies where clusters exist (compute
+ * capability 9.0). ClusterDimMustBeSet is read-only.
+ */
+static cudaError_t func_set_attribute(struct CUkern_st *k,
+                                      enum cudaFuncAttribute attr, int value)
+{
+    struct cudaDeviceProp p;
+
+    if (!k) {
+        return cudaErrorInvalidDeviceFunction;
+    }
+    rt_device_props(rt_current_device(), &p);
+    switch (attr) {
+    case cudaFuncAttributeMaxDynamicSharedMemorySize:
+        if (value < 0 ||
+            (size_t)value + k->static_smem > p.sharedMemPerBlockOptin) {
+            return cudaErrorInvalidValue;
+        }
+        k->max_dyn_smem = value;
+        return cudaSuccess;
+    case cudaFuncAttributePreferredSharedMemoryCarveout:
+        if (value < -1 || value > 100) {
+            return cudaErrorInvalidValue;
+        }
+        k->carveout = value;
+        return cudaSuccess;
+    case cudaFuncAttributeRequiredClusterWidth:
+    case cudaFuncAttributeRequiredClusterHeight:
+    case cudaFuncAttributeRequiredClusterDepth:
+    case cudaFuncAttributeNonPortableClusterSizeAllowed:
+    case cudaFuncAttributeClusterSchedulingPolicyPreference:
+        if (!p.clusterLaunch) {
+            return cudaErrorNotSupported;
+        }
+        if (value < 0 ||
+            (attr == cudaFuncAttributeNonPortableClusterSizeAllowed &&
+             value > 1) ||
+            (attr == cudaFuncAttributeClusterSchedulingPolicyPreference &&
+             value > 2)) {
+            return cudaErrorInvalidValue;
+        }
+        if (attr == cudaFuncAttributeNonPortableClusterSizeAllowed) {
+            k->non_portable_cluster = value;
+        } else if (attr == cudaFuncAttributeClusterSchedulingPolicyPreference) {
+            k->cluster_policy = value;
+        } else {
+            k->cluster_dim[attr - cudaFuncAttributeRequiredClusterWidth] =
+                value;
+        }
+        return cudaSuccess;
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func,
+                                 enum cudaFuncAttribute attr, int value)
+{
+    SERVE_KERNEL(func, func_set_attribute(k, attr, value));
+}
+
+/* ---- occupancy ----------------------------------------------------------- */
+
+static cudaError_t max_active_blocks(int *n, const struct CUkern_st *k,
+                                     int block_size, size_t dyn,
+                                     unsigned flags)
+{
+    struct cudaDeviceProp p;
+
+    if (!n || block_size <= 0 ||
+        (flags & ~(unsigned)cudaOccupancyDisableCachingOverride)) {
+        return cudaErrorInvalidValue;
+    }
+    if (!k) {
+        return cudaErrorInvalidDeviceFunction;
+    }
+    rt_device_props(rt_current_device(), &p);
+    *n = blocks_per_sm(k, &p, block_size, dyn);
+    return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
+{
+    SERVE_KERNEL(func, max_active_blocks(numBlocks, k, blockSize,
+                                         dynamicSMemSize, 0));
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize,
+    unsigned int flags)
+{
+    SERVE_KERNEL(func, max_active_blocks(numBlocks, k, blockSize,
+                                         dynamicSMemSize, flags));
+}
+
+/*
+ * The most dynamic shared memory each of n blocks of block_size threads
+ * may have with all n on one SM: the SM's shared memory split n ways in
+ * whole units, less each block's reserved and static part, capped at what
+ * a launch of k may ask for; 0 when n such blocks cannot share an SM.
+ */
+static cudaError_t available_dyn_smem(size_t *out, const struct CUkern_st *k,
+                                      int n, int block_size)
+{
+    struct cudaDeviceProp p;
+
+    if (!out || n <= 0 || block_size <= 0) {
+        return cudaErrorInvalidValue;
+    }
+    if (!k) {
+        return cudaErrorInvalidDeviceFunction;
+    }
+    rt_device_props(rt_current_device(), &p);
+    *out = 0;
+    if (blocks_by_threads(k, &p, block_size) < n) {
+        return cudaSuccess;
+    }
+    size_t share = p.sharedMemPerMultiprocessor / (size_t)n /
+                   SMEM_UNIT_BYTES * SMEM_UNIT_BYTES;
+    size_t fixed = p.reservedSharedMemPerBlock + k->static_smem;
+    if (share > fixed) {
+        size_t cap = max_dyn_smem(k, &p);
+        *out = share - fixed < cap ? share - fixed : cap;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+                                                      const void *func,
+                                                      int numBlocks,
+                                                      int blockSize)
+{
+    SERVE_KERNEL(func, available_dyn_smem(dynamicSmemSize, k, numBlocks,
+                                          blockSize));
+}

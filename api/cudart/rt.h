@@ -100,6 +100,11 @@ struct rt_alloc {
     void *priv;                 /* managed.c: residency; memory.c: etc. */
 };
 
+/* rt_alloc.flags bit: device memory of another process, opened with
+ * cudaIpcOpenMemHandle (ipc.c); cudaIpcCloseMemHandle releases it,
+ * cudaFree refuses it. */
+#define RT_ALLOC_IPC (1u << 30)
+
 /*
  * Where an address is. RT_WHERE_PAGEABLE: not the shim's (ordinary host
  * memory). For DEVICE, off is the HBM offset; for HOST and MANAGED the
@@ -203,6 +208,14 @@ struct rt_fence *rt_stream_tail(struct rt_stream *s);
 cudaError_t rt_stream_sync(struct rt_stream *s);
 /* Wait until every stream of device dev (all devices if -1) is idle. */
 cudaError_t rt_device_sync(int dev);
+/*
+ * rt_stream_reset_device - cudaDeviceReset: destroy the device's streams
+ * (work already queued still completes) and events; the legacy stream
+ * stays. Called after the device was synchronized.
+ */
+void rt_stream_reset_device(int dev);
+/* The properties of device dev (device.c). */
+void rt_device_props(int dev, struct cudaDeviceProp *prop);
 /* Create the device's legacy stream (device.c calls it at init). */
 struct rt_stream *rt_stream_new_legacy(int dev);
 

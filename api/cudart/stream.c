@@ -509,6 +509,38 @@ static cudaError_t resolve(cudaStream_t h, struct rt_stream **out)
     return *out ? cudaSuccess : cudaErrorInvalidResourceHandle;
 }
 
+void rt_stream_reset_device(int dev)
+{
+    struct rt_stream *next;
+    for (struct rt_stream *s = rt.streams; s; s = next) {
+        next = s->next;
+        if (s->dev == dev && !s->legacy && !s->destroyed) {
+            s->destroyed = true;
+            if (!s->head) {
+                stream_free(s);
+            }
+        }
+    }
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        if (t->per_thread) {
+            t->per_thread[dev] = NULL;
+        }
+    }
+    for (struct CUevent_st **pp = &events; *pp;) {
+        struct CUevent_st *ev = *pp;
+        if (ev->dev == dev) {
+            *pp = ev->next;
+            if (ev->ipc) {
+                rt_ipc_event_destroy(ev);
+            }
+            rt_fence_put(ev->f);
+            free(ev);
+        } else {
+            pp = &ev->next;
+        }
+    }
+}
+
 static cudaError_t stream_destroy(cudaStream_t h)
 {
     if (h == NULL || h == cudaStreamLegacy || h == cudaStreamPerThread) {
