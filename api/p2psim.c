@@ -6,9 +6,11 @@
 #include "api/p2psim.h"
 #include "api/p2psim_int.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "models/fabric.h"
 #include "models/gpu/gpu.h"
@@ -49,6 +51,44 @@ static const struct sim_engine_ops *engine_by_name(const char *name,
     return NULL;
 }
 
+/*
+ * A machine file, or (when no such file exists and the name has no '/') a
+ * machine built into the library by name: "h200-x1" or "h200-x1.yaml".
+ */
+static struct topo_machine *load_named(const char *file,
+                                       const struct topo_options *o,
+                                       struct sim_error *err)
+{
+    size_t len = strlen(file);
+    if (access(file, F_OK) != 0 && !strchr(file, '/') && len > 0 &&
+        len < 200) {
+        char name[256];
+        bool ext = len > 5 && strcmp(file + len - 5, ".yaml") == 0;
+        snprintf(name, sizeof(name), "%s%s", file, ext ? "" : ".yaml");
+        const char *text = topo_embedded_find(name);
+        if (text) {
+            char shown[300];
+            snprintf(shown, sizeof(shown), "<built-in>/%s", name);
+            return topo_load_string(shown, text, strlen(text), o, err);
+        }
+        char list[1024] = "";
+        size_t at = 0;
+        for (const struct topo_embedded *e = topo_embedded; e->path; e++) {
+            if (strncmp(e->path, "gpus/", 5) != 0 && at < sizeof(list)) {
+                at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%.*s",
+                                       at ? ", " : "",
+                                       (int)(strlen(e->path) - 5), e->path);
+            }
+        }
+        sim_error_set(err, SIM_ENOENT,
+                      "%s: no such machine file, nor a built-in machine of "
+                      "that name (built-in: %s)",
+                      file, list);
+        return NULL;
+    }
+    return topo_load_file(file, o, err);
+}
+
 struct p2psim *p2psim_open(const char *file, const struct p2psim_options *opt,
                            struct sim_error *err)
 {
@@ -58,12 +98,13 @@ struct p2psim *p2psim_open(const char *file, const struct p2psim_options *opt,
         return NULL;
     }
     o.seed = opt ? opt->seed : 0;
+    o.overrides = opt ? opt->overrides : NULL;
     struct p2psim *p = calloc(1, sizeof(*p));
     if (!p) {
         sim_error_set(err, SIM_ENOMEM, "out of memory");
         return NULL;
     }
-    p->m = file ? topo_load_file(file, &o, err) : topo_load_default(&o, err);
+    p->m = file ? load_named(file, &o, err) : topo_load_default(&o, err);
     if (!p->m) {
         free(p);
         return NULL;
