@@ -263,7 +263,9 @@ static int run(struct sim *sim, sim_time_t t_end, sim_cond_fn *cond, void *arg)
     if (sim->stop) {
         return SIM_RUN_STOPPED;
     }
-    if (sim->cond_failed) {
+    /* The last event may have made the condition false: then time stays
+     * at that event instead of jumping to t_end. */
+    if (sim->cond_failed || (cond && !cond(sim, arg))) {
         return SIM_RUN_COND;
     }
     if (t_end != SIM_TIME_MAX) {

@@ -23,7 +23,8 @@
     X(make_cudart_copy_suite)                                                 \
     X(make_cudart_time_suite)                                                 \
     X(make_cudart_launch_suite)                                               \
-    X(make_cudart_errors_suite)
+    X(make_cudart_errors_suite)                                               \
+    X(make_cudart_ipc_suite)
 
 #define WEAK(fn) Suite *fn(void) __attribute__((weak));
 SUITES(WEAK)

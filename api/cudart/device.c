@@ -25,6 +25,7 @@
 #include <config.h>
 
 #include "api/cudart/rt.h"
+#include "api/include/p2psim_cudart_internal.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -1094,4 +1095,65 @@ cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
     }
     *runtimeVersion = CUDART_VERSION;
     return cudaSuccess;
+}
+
+/* ---- driver entry points ------------------------------------------------------ */
+
+/*
+ * The shim serves the runtime API only: no driver function (cu*) is
+ * available, so every lookup succeeds with a NULL address and
+ * cudaDriverEntryPointSymbolNotFound, which is what CUDA reports for a
+ * symbol its driver lacks; programs that need the driver (NCCL's cuMem
+ * path) then take their runtime-only fallbacks.
+ */
+static cudaError_t entry_point(const char *symbol, void **fn,
+                               unsigned long long flags,
+                               enum cudaDriverEntryPointQueryResult *st)
+{
+    if (!symbol || !fn ||
+        (flags & ~(unsigned long long)(cudaEnableLegacyStream |
+                                       cudaEnablePerThreadDefaultStream))) {
+        return cudaErrorInvalidValue;
+    }
+    *fn = NULL;
+    if (st) {
+        *st = cudaDriverEntryPointSymbolNotFound;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
+                                    unsigned long long flags,
+                                    enum cudaDriverEntryPointQueryResult
+                                        *driverStatus)
+{
+    return cudart_error_return(
+        entry_point(symbol, funcPtr, flags, driverStatus));
+}
+
+cudaError_t cudaGetDriverEntryPointByVersion(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion,
+    unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    (void)cudaVersion;
+    return cudart_error_return(
+        entry_point(symbol, funcPtr, flags, driverStatus));
+}
+
+cudaError_t cudaGetDriverEntryPoint_ptsz(
+    const char *symbol, void **funcPtr, unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return cudart_error_return(
+        entry_point(symbol, funcPtr, flags, driverStatus));
+}
+
+cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion,
+    unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion,
+                                            flags, driverStatus);
 }

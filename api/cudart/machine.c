@@ -1,7 +1,7 @@
 /*
  * api/cudart/machine.c - the machine underneath the runtime when it runs
  * in this process: rt_machine_ops served by libp2psim (rt.p), and the HBM
- * space of each GPU (first fit over a sorted list of ranges).
+ * space of each GPU (first fit, api/hbm_space.c).
  */
 #include <config.h>
 
@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "api/cudart/rt.h"
+#include "api/hbm_space.h"
 #include "sim/error.h"
 #include "sim/sim.h"
 
@@ -80,17 +81,16 @@ static bool local_advance(bool (*fn)(void *arg), void *arg, sim_time_t limit)
 
 /* ---- HBM space ----------------------------------------------------------------- */
 
-struct hbm_space {
-    struct { uint64_t off, len; } *r;   /* sorted by off */
-    unsigned n, cap;
-};
+/* First fit per GPU (api/hbm_space.c, the allocator the server uses). */
+static struct p2psim_hbm_space *spaces;
 
-static struct hbm_space *spaces;
-
-static struct hbm_space *space_of(unsigned gpu)
+static struct p2psim_hbm_space *space_of(unsigned gpu)
 {
     if (!spaces) {
         spaces = calloc(rt.n_dev ? rt.n_dev : 1, sizeof(*spaces));
+        for (unsigned g = 0; spaces && g < rt.n_dev; g++) {
+            p2psim_hbm_space_init(&spaces[g], p2psim_hbm_size(rt.p, g));
+        }
     }
     return spaces && gpu < rt.n_dev ? &spaces[gpu] : NULL;
 }
@@ -98,54 +98,14 @@ static struct hbm_space *space_of(unsigned gpu)
 static int local_hbm_alloc(unsigned gpu, uint64_t size, uint64_t align,
                            uint64_t *off)
 {
-    struct hbm_space *s = space_of(gpu);
-    uint64_t total = p2psim_hbm_size(rt.p, gpu);
-    if (!s || size == 0 || align == 0 || (align & (align - 1))) {
-        return -SIM_EINVAL;
-    }
-    size = (size + align - 1) & ~(align - 1);
-    uint64_t at = 0;
-    unsigned i = 0;
-    for (; i <= s->n; i++) {
-        uint64_t end = i < s->n ? s->r[i].off : total;
-        if (end >= at && end - at >= size) {
-            break;
-        }
-        if (i < s->n) {
-            at = (s->r[i].off + s->r[i].len + align - 1) & ~(align - 1);
-        }
-    }
-    if (i > s->n) {
-        return -SIM_ENOMEM;
-    }
-    if (s->n == s->cap) {
-        unsigned cap = s->cap ? 2 * s->cap : 16;
-        void *n = realloc(s->r, cap * sizeof(*s->r));
-        if (!n) {
-            return -SIM_ENOMEM;
-        }
-        s->r = n;
-        s->cap = cap;
-    }
-    memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof(*s->r));
-    s->r[i].off = at;
-    s->r[i].len = size;
-    s->n++;
-    *off = at;
-    return 0;
+    struct p2psim_hbm_space *s = space_of(gpu);
+    return s ? p2psim_hbm_space_alloc(s, size, align, off) : -SIM_EINVAL;
 }
 
 static int local_hbm_free(unsigned gpu, uint64_t off)
 {
-    struct hbm_space *s = space_of(gpu);
-    for (unsigned i = 0; s && i < s->n; i++) {
-        if (s->r[i].off == off) {
-            memmove(&s->r[i], &s->r[i + 1], (s->n - i - 1) * sizeof(*s->r));
-            s->n--;
-            return 0;
-        }
-    }
-    return -SIM_ENOENT;
+    struct p2psim_hbm_space *s = space_of(gpu);
+    return s ? p2psim_hbm_space_free(s, off, NULL) : -SIM_ENOENT;
 }
 
 static int local_hbm_read(unsigned gpu, uint64_t off, void *buf, uint64_t len)

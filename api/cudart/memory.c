@@ -398,6 +398,12 @@ static cudaError_t device_alloc(int dev, uint64_t size, cudaMemPool_t pool,
 static void alloc_release(struct rt_alloc *a)
 {
     rt_alloc_remove(a);
+    if (a->flags & RT_ALLOC_IPC) {
+        /* Another process's memory (cudaDeviceReset): only unmapped. */
+        rt_ipc_mem_released(a);
+        free(a);
+        return;
+    }
     switch (a->kind) {
     case RT_MEM_DEVICE: {
         uint64_t off = a->base - rt.dev[a->device].va_base;
@@ -1002,8 +1008,10 @@ static cudaError_t pool_create(cudaMemPool_t *memPool,
     if (props->location.type != cudaMemLocationTypeDevice) {
         return cudaErrorInvalidValue;
     }
+    /* A location that is no device: the documented error of
+     * cudaMemPoolCreate is cudaErrorInvalidValue, not InvalidDevice. */
     if (!rt_device_valid(props->location.id)) {
-        return cudaErrorInvalidDevice;
+        return cudaErrorInvalidValue;
     }
     /* Only POSIX file descriptors exist on Linux (and fabric handles need
      * an IMEX channel we do not model). */
@@ -1177,7 +1185,7 @@ static cudaError_t access_check(cudaMemPool_t p,
         return cudaErrorInvalidValue;
     }
     if (!rt_device_valid(d->location.id)) {
-        return cudaErrorInvalidDevice;
+        return cudaErrorInvalidValue; /* as cudaMemPoolCreate */
     }
     if (d->flags != cudaMemAccessFlagsProtNone &&
         d->flags != cudaMemAccessFlagsProtRead &&
@@ -1246,47 +1254,81 @@ cudaError_t CUDARTAPI cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags,
 }
 
 /*
- * Sharing pools and their allocations with other processes needs the
- * simulated machine shared between processes (reference/cuda-api.md
- * §2.5), which comes with IPC; until then these calls are not supported.
+ * Sharing pools and their allocations with other processes is not served
+ * yet (IPC serves cudaIpc* handles); the arguments are still checked as
+ * CUDA checks them, so a program's mistakes show as CUDA's errors.
  */
+static cudaError_t pool_share_check(cudaMemPool_t pool, const void *a,
+                                    unsigned flags, bool need_types)
+{
+    if (!a || flags != 0) {
+        return cudaErrorInvalidValue;
+    }
+    if (pool) {
+        cudaError_t e = rt_enter();
+        if (e) {
+            return e;
+        }
+        bool ok = pool_valid(pool) &&
+                  (!need_types || pool->props.handleTypes != 0);
+        rt_leave();
+        if (!ok) {
+            return cudaErrorInvalidValue;
+        }
+    }
+    return cudaErrorNotSupported;
+}
+
 cudaError_t CUDARTAPI cudaMemPoolExportToShareableHandle(
     void *shareableHandle, cudaMemPool_t memPool,
     enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    (void)shareableHandle;
-    (void)memPool;
     (void)handleType;
-    (void)flags;
-    return cudart_error_return(cudaErrorNotSupported);
+    if (!memPool) {
+        return cudart_error_return(cudaErrorInvalidValue);
+    }
+    return cudart_error_return(
+        pool_share_check(memPool, shareableHandle, flags, true));
 }
 
 cudaError_t CUDARTAPI cudaMemPoolImportFromShareableHandle(
     cudaMemPool_t *memPool, void *shareableHandle,
     enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    (void)memPool;
-    (void)shareableHandle;
     (void)handleType;
-    (void)flags;
-    return cudart_error_return(cudaErrorNotSupported);
+    if (!memPool) {
+        return cudart_error_return(cudaErrorInvalidValue);
+    }
+    return cudart_error_return(
+        pool_share_check(NULL, shareableHandle, flags, false));
 }
 
 cudaError_t CUDARTAPI cudaMemPoolExportPointer(
     struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
-    (void)exportData;
-    (void)ptr;
-    return cudart_error_return(cudaErrorNotSupported);
+    if (!exportData || !ptr) {
+        return cudart_error_return(cudaErrorInvalidValue);
+    }
+    cudaError_t e = rt_enter();
+    if (e) {
+        return cudart_error_return(e);
+    }
+    struct rt_ptr p;
+    rt_ptr_find(ptr, &p);
+    bool from_pool = p.where == RT_WHERE_DEVICE && p.alloc->pool &&
+                     p.off == 0;
+    rt_leave();
+    return cudart_error_return(from_pool ? cudaErrorNotSupported
+                                         : cudaErrorInvalidValue);
 }
 
 cudaError_t CUDARTAPI cudaMemPoolImportPointer(
     void **ptr, cudaMemPool_t memPool,
     struct cudaMemPoolPtrExportData *exportData)
 {
-    (void)ptr;
-    (void)memPool;
-    (void)exportData;
+    if (!ptr || !memPool || !exportData) {
+        return cudart_error_return(cudaErrorInvalidValue);
+    }
     return cudart_error_return(cudaErrorNotSupported);
 }
 

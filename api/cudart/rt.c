@@ -143,6 +143,7 @@ static void rt_init(void)
     struct p2psim_options opt = { 0 };
     opt.engine = getenv("P2PSIM_ENGINE");
     opt.fidelity = getenv("P2PSIM_FIDELITY");
+    opt.overrides = getenv("P2PSIM_SET");
     rt.p = p2psim_open(file, &opt, &err);
     if (!rt.p) {
         char buf[512];

@@ -246,6 +246,9 @@ struct rt_fence *rt_ipc_event_fence(struct CUevent_st *ev);
 void rt_ipc_event_recorded(struct CUevent_st *ev, struct rt_fence *f);
 /* ev is being destroyed. */
 void rt_ipc_event_destroy(struct CUevent_st *ev);
+/* memory.c releases a (RT_ALLOC_IPC) on its own (cudaDeviceReset): ipc.c
+ * forgets it and closes it with the server; memory.c frees a. */
+void rt_ipc_mem_released(struct rt_alloc *a);
 
 /* ---- time --------------------------------------------------------------------- */
 

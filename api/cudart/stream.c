@@ -692,7 +692,9 @@ static cudaError_t stream_attach(cudaStream_t h, void *ptr, size_t len,
     }
     struct rt_ptr p;
     rt_ptr_find(ptr, &p);
-    if (p.where != RT_WHERE_MANAGED || (len && len > p.avail)) {
+    /* length: zero or the whole allocation (CUDA) */
+    if (p.where != RT_WHERE_MANAGED ||
+        (len && (p.off != 0 || len != p.alloc->size))) {
         return cudaErrorInvalidValue;
     }
     /* Model: attachment only scopes visibility on devices without

@@ -446,7 +446,7 @@ START_TEST(test_memory_pool_default_and_current)
     ck_assert_ptr_eq(cur, def);
 
     props.location.id = 42;
-    ck_cuda(cudaMemPoolCreate(&mine, &props), cudaErrorInvalidDevice);
+    ck_cuda(cudaMemPoolCreate(&mine, &props), cudaErrorInvalidValue);
     props.location.id = 0;
     props.allocType = cudaMemAllocationTypeInvalid;
     ck_cuda(cudaMemPoolCreate(&mine, &props), cudaErrorInvalidValue);
@@ -546,7 +546,7 @@ START_TEST(test_memory_pool_access_round_trip)
     ck_cuda(cudaMemPoolSetAccess(pool, &own, 1), cudaErrorInvalidValue);
     struct cudaMemAccessDesc bad = { { cudaMemLocationTypeDevice, 77 },
                                      cudaMemAccessFlagsProtReadWrite };
-    ck_cuda(cudaMemPoolSetAccess(pool, &bad, 1), cudaErrorInvalidDevice);
+    ck_cuda(cudaMemPoolSetAccess(pool, &bad, 1), cudaErrorInvalidValue);
     bad.location.id = 1;
     bad.flags = (enum cudaMemAccessFlags)2;
     ck_cuda(cudaMemPoolSetAccess(pool, &bad, 1), cudaErrorInvalidValue);
@@ -555,7 +555,7 @@ START_TEST(test_memory_pool_access_round_trip)
         { peer, cudaMemAccessFlagsProtReadWrite },
         { { cudaMemLocationTypeDevice, 77 }, cudaMemAccessFlagsProtRead },
     };
-    ck_cuda(cudaMemPoolSetAccess(pool, two, 2), cudaErrorInvalidDevice);
+    ck_cuda(cudaMemPoolSetAccess(pool, two, 2), cudaErrorInvalidValue);
     ck_cuda_ok(cudaMemPoolGetAccess(&f, pool, &peer));
     ck_assert_int_eq(f, cudaMemAccessFlagsProtNone);
 }
@@ -589,8 +589,19 @@ START_TEST(test_memory_pool_sharing_not_supported)
     struct cudaMemPoolPtrExportData data;
     void *p;
     ck_cuda_ok(cudaDeviceGetDefaultMemPool(&pool, 0));
+    /* the default pool has no handle types: not exportable */
     ck_cuda(cudaMemPoolExportToShareableHandle(
                 &fd, pool, cudaMemHandleTypePosixFileDescriptor, 0),
+            cudaErrorInvalidValue);
+    cudaMemPool_t shared;
+    struct cudaMemPoolProps props = { 0 };
+    props.allocType = cudaMemAllocationTypePinned;
+    props.handleTypes = cudaMemHandleTypePosixFileDescriptor;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = 0;
+    ck_cuda_ok(cudaMemPoolCreate(&shared, &props));
+    ck_cuda(cudaMemPoolExportToShareableHandle(
+                &fd, shared, cudaMemHandleTypePosixFileDescriptor, 0),
             cudaErrorNotSupported);
     ck_cuda_ok(cudaMallocAsync(&p, 4096, 0));
     ck_cuda(cudaMemPoolExportPointer(&data, p), cudaErrorNotSupported);

@@ -21,6 +21,7 @@ Suite *make_cudart_copy_suite(void);
 Suite *make_cudart_time_suite(void);
 Suite *make_cudart_launch_suite(void);
 Suite *make_cudart_errors_suite(void);
+Suite *make_cudart_ipc_suite(void);
 
 /*
  * cudart_test_machine - use topologies/<file> of the source tree (NULL:

@@ -358,6 +358,40 @@ START_TEST(test_event_rng_ranges)
 }
 END_TEST
 
+/* The last pending event makes the run condition false: time stays at
+ * that event rather than jumping to the run's end. */
+static bool flag_clear(struct sim *sim, void *arg)
+{
+    (void)sim;
+    return *(int *)arg == 0;
+}
+
+static void set_flag(struct sim *sim, struct sim_event *ev)
+{
+    (void)sim;
+    struct logged *l = SIM_CONTAINER_OF(ev, struct logged, ev);
+    *l->n_log = 1;
+}
+
+START_TEST(test_event_run_while_last_event_stops)
+{
+    struct sim *sim = new_sim(_i, 1);
+    int flag = 0;
+    struct logged ev = { .n_log = &flag };
+    sim_event_init(&ev.ev, set_flag);
+    sim_event_schedule(sim, &ev.ev, SIM_NS(10));
+    ck_assert_int_eq(sim_run_while(sim, flag_clear, &flag, SIM_NS(100)),
+                     SIM_RUN_COND);
+    ck_assert_uint_eq(sim_now(sim), SIM_NS(10));
+    /* with the condition still true at the end, time reaches t_end */
+    flag = 0;
+    ck_assert_int_eq(sim_run_while(sim, flag_clear, &flag, SIM_NS(100)),
+                     SIM_RUN_TIME);
+    ck_assert_uint_eq(sim_now(sim), SIM_NS(100));
+    sim_destroy(sim);
+}
+END_TEST
+
 Suite *make_event_suite(void)
 {
     Suite *s = suite_create("event");
@@ -374,6 +408,7 @@ Suite *make_event_suite(void)
     tcase_add_loop_test(tc, test_event_schedule_in_past_rejected, 0, 2);
     tcase_add_loop_test(tc, test_event_time_saturates, 0, 2);
     tcase_add_loop_test(tc, test_event_run_until_while_stop, 0, 2);
+    tcase_add_loop_test(tc, test_event_run_while_last_event_stops, 0, 2);
     tcase_add_test(tc, test_event_rng_ranges);
     suite_add_tcase(s, tc);
     tc = tcase_create("Errors");

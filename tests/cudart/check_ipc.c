@@ -1,0 +1,632 @@
+/*
+ * tests/cudart/check_ipc.c - CUDA IPC (api/cudart/ipc.c) and processes
+ * sharing one simulated machine through a p2psim server
+ * (api/cudart/remote.c, tools/cmd_server.c).
+ *
+ * One-process tests use no server: handle rules and CUDA's error codes,
+ * forged handles refused without a crash. Multi-process tests start a
+ * server ($P2PSIM server, the tools binary; make check exports P2PSIM) and
+ * fork children that set P2PSIM_SERVER before their first CUDA call (the
+ * test process itself never calls CUDA in them: a runtime does not
+ * survive fork). Children report through pipes and their exit status.
+ */
+#include <config.h>
+
+#include "tests/cudart/cudart_test.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MACHINE "pcie-8gpu-2socket.yaml"
+#define LAZY cudaIpcMemLazyEnablePeerAccess
+/* Byte offsets inside a handle (api/cudart/wire.h, struct
+ * wire_ipc_handle): the session and the nonce. */
+#define HANDLE_SESSION 16
+#define HANDLE_NONCE 40
+
+static uint8_t pattern(size_t i, unsigned salt)
+{
+    return (uint8_t)(i * 131u + (i >> 11) + salt);
+}
+
+/* ---- one process, no server ------------------------------------------------- */
+
+START_TEST(test_ipc_mem_handle_rules)
+{
+    cudart_test_machine(MACHINE);
+    unsetenv("P2PSIM_SERVER");
+    void *d, *p = NULL;
+    int on_stack = 0;
+    cudaIpcMemHandle_t h, h2;
+    ck_cuda_ok(cudaMalloc(&d, 1 << 20));
+    ck_cuda(cudaIpcGetMemHandle(NULL, d), cudaErrorInvalidValue);
+    ck_cuda(cudaIpcGetMemHandle(&h, NULL), cudaErrorInvalidValue);
+    ck_cuda(cudaIpcGetMemHandle(&h, (char *)d + 512), cudaErrorInvalidValue);
+    ck_cuda(cudaIpcGetMemHandle(&h, &on_stack), cudaErrorInvalidValue);
+    ck_cuda_ok(cudaIpcGetMemHandle(&h, d));
+    ck_cuda_ok(cudaIpcGetMemHandle(&h2, d));
+    ck_assert_msg(!memcmp(&h, &h2, sizeof(h)), "a handle is repeatable");
+    /* Opening it in the exporting process: "invalid device context". */
+    ck_cuda(cudaIpcOpenMemHandle(&p, h, LAZY), cudaErrorDeviceUninitialized);
+    ck_cuda(cudaIpcOpenMemHandle(&p, h, 0), cudaErrorInvalidValue);
+    ck_cuda(cudaIpcOpenMemHandle(&p, h, 2), cudaErrorInvalidValue);
+    ck_cuda(cudaIpcOpenMemHandle(NULL, h, LAZY), cudaErrorInvalidValue);
+    ck_assert_ptr_null(p);
+    ck_cuda(cudaIpcCloseMemHandle(d), cudaErrorInvalidValue);
+    ck_cuda(cudaIpcCloseMemHandle(NULL), cudaErrorInvalidValue);
+    ck_cuda_ok(cudaFree(d));
+    ck_cuda(cudaGetLastError(), cudaErrorInvalidValue);
+}
+END_TEST
+
+/* Handles nobody exported: none is followed, all are refused. */
+START_TEST(test_ipc_forged_handles_refused)
+{
+    cudart_test_machine(MACHINE);
+    unsetenv("P2PSIM_SERVER");
+    void *d, *p = NULL;
+    cudaIpcMemHandle_t real, h;
+    ck_cuda_ok(cudaMalloc(&d, 4096));
+    ck_cuda_ok(cudaIpcGetMemHandle(&real, d));
+
+    memset(&h, 0, sizeof(h));
+    ck_cuda(cudaIpcOpenMemHandle(&p, h, LAZY), cudaErrorInvalidResourceHandle);
+    uint32_t x = 12345;
+    for (int round = 0; round < 64; round++) {
+        for (size_t i = 0; i < sizeof(h.reserved); i++) {
+            x = x * 1103515245u + 12345u;
+            h.reserved[i] = (char)(x >> 16);
+        }
+        ck_cuda(cudaIpcOpenMemHandle(&p, h, LAZY),
+                cudaErrorInvalidResourceHandle);
+    }
+    /* The real handle with one bit of its nonce flipped, or its offset. */
+    for (int bit = 0; bit < 64; bit += 7) {
+        h = real;
+        h.reserved[HANDLE_NONCE + bit / 8] ^= (char)(1 << (bit % 8));
+        ck_cuda(cudaIpcOpenMemHandle(&p, h, LAZY),
+                cudaErrorInvalidResourceHandle);
+    }
+    h = real;
+    h.reserved[24] ^= 0x10;
+    ck_cuda(cudaIpcOpenMemHandle(&p, h, LAZY), cudaErrorInvalidResourceHandle);
+    /* Another session's (another process's, without a server to share a
+     * machine through): not supported here. */
+    h = real;
+    h.reserved[HANDLE_SESSION] ^= 1;
+    ck_cuda(cudaIpcOpenMemHandle(&p, h, LAZY), cudaErrorNotSupported);
+    /* An event handle is not a memory handle. */
+    cudaEvent_t ev;
+    cudaIpcEventHandle_t eh;
+    ck_cuda_ok(cudaEventCreateWithFlags(
+        &ev, cudaEventInterprocess | cudaEventDisableTiming));
+    ck_cuda_ok(cudaIpcGetEventHandle(&eh, ev));
+    memcpy(h.reserved, eh.reserved, sizeof(h.reserved));
+    ck_cuda(cudaIpcOpenMemHandle(&p, h, LAZY), cudaErrorInvalidResourceHandle);
+    ck_assert_ptr_null(p);
+    ck_cuda_ok(cudaFree(d));
+}
+END_TEST
+
+START_TEST(test_ipc_event_handle_rules)
+{
+    cudart_test_machine(MACHINE);
+    unsetenv("P2PSIM_SERVER");
+    cudaEvent_t plain, ipc, opened = NULL;
+    cudaIpcEventHandle_t h;
+    ck_cuda_ok(cudaEventCreate(&plain));
+    ck_cuda_ok(cudaEventCreateWithFlags(
+        &ipc, cudaEventInterprocess | cudaEventDisableTiming));
+    ck_cuda(cudaIpcGetEventHandle(&h, plain), cudaErrorInvalidValue);
+    ck_cuda(cudaIpcGetEventHandle(NULL, ipc), cudaErrorInvalidValue);
+    ck_cuda(cudaIpcGetEventHandle(&h, (cudaEvent_t)&h),
+            cudaErrorInvalidResourceHandle);
+    ck_cuda_ok(cudaIpcGetEventHandle(&h, ipc));
+    ck_cuda(cudaIpcOpenEventHandle(&opened, h), cudaErrorDeviceUninitialized);
+    ck_cuda(cudaIpcOpenEventHandle(NULL, h), cudaErrorInvalidValue);
+    cudaIpcEventHandle_t forged = h;
+    forged.reserved[HANDLE_NONCE] ^= 0x40;
+    ck_cuda(cudaIpcOpenEventHandle(&opened, forged),
+            cudaErrorInvalidResourceHandle);
+    memset(&forged, 0x5a, sizeof(forged));
+    ck_cuda(cudaIpcOpenEventHandle(&opened, forged),
+            cudaErrorInvalidResourceHandle);
+    ck_assert_ptr_null(opened);
+    /* Without a server it is an ordinary event of this process. */
+    void *d, *host = malloc(1 << 20);
+    ck_assert_ptr_nonnull(host);
+    ck_cuda_ok(cudaMalloc(&d, 1 << 20));
+    ck_cuda_ok(cudaMemcpyAsync(d, host, 1 << 20, cudaMemcpyHostToDevice, 0));
+    ck_cuda_ok(cudaEventRecord(ipc, 0));
+    ck_cuda_ok(cudaEventSynchronize(ipc));
+    ck_cuda_ok(cudaEventQuery(ipc));
+    ck_cuda_ok(cudaEventDestroy(ipc));
+    ck_cuda_ok(cudaEventDestroy(plain));
+    ck_cuda_ok(cudaFree(d));
+    free(host);
+}
+END_TEST
+
+/* ---- a server and child processes ------------------------------------------- */
+
+struct server {
+    pid_t pid;
+    char dir[64];
+    char path[128];
+};
+
+static const char *p2psim_binary(void)
+{
+    const char *p = getenv("P2PSIM");
+    return p && *p ? p : "./tools/p2psim";
+}
+
+static bool can_connect(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+    if (fd >= 0) {
+        close(fd);
+    }
+    return ok;
+}
+
+/* A server for MACHINE on a fresh socket; ready when this returns. */
+static void server_start(struct server *s)
+{
+    cudart_test_machine(MACHINE);
+    snprintf(s->dir, sizeof(s->dir), "/tmp/p2psim-ipc-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(s->dir));
+    snprintf(s->path, sizeof(s->path), "%s/socket", s->dir);
+    const char *bin = p2psim_binary();
+    ck_assert_msg(access(bin, X_OK) == 0, "%s: %s (set P2PSIM to the p2psim "
+                  "binary)", bin, strerror(errno));
+    s->pid = fork();
+    ck_assert_int_ge(s->pid, 0);
+    if (s->pid == 0) {
+        execl(bin, bin, "server", "--quiet", "--socket", s->path,
+              "--topology", getenv("P2PSIM_TOPOLOGY"), (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 400 && !can_connect(s->path); i++) {
+        struct timespec ts = { 0, 5000000 };
+        nanosleep(&ts, NULL);
+    }
+    ck_assert_msg(can_connect(s->path), "the server did not start");
+    setenv("P2PSIM_SERVER", s->path, 1);
+}
+
+static void server_stop(struct server *s)
+{
+    int status;
+    kill(s->pid, SIGTERM);
+    waitpid(s->pid, &status, 0);
+    unlink(s->path);
+    rmdir(s->dir);
+    unsetenv("P2PSIM_SERVER");
+}
+
+/* A child process: fn(rfd, wfd, arg) with the pipes to and from us. */
+struct child {
+    pid_t pid;
+    int to, from;               /* our ends */
+};
+
+typedef int child_fn(int rfd, int wfd, void *arg);
+
+static void child_start(struct child *c, child_fn *fn, void *arg)
+{
+    int down[2], up[2];
+    ck_assert_int_eq(pipe(down), 0);
+    ck_assert_int_eq(pipe(up), 0);
+    fflush(stdout);
+    fflush(stderr);
+    c->pid = fork();
+    ck_assert_int_ge(c->pid, 0);
+    if (c->pid == 0) {
+        close(down[1]);
+        close(up[0]);
+        int rc = fn(down[0], up[1], arg);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(rc);
+    }
+    close(down[0]);
+    close(up[1]);
+    c->to = down[1];
+    c->from = up[0];
+}
+
+static int child_wait(struct child *c)
+{
+    int status = 0;
+    waitpid(c->pid, &status, 0);
+    close(c->to);
+    close(c->from);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static bool put(int fd, const void *buf, size_t len)
+{
+    return write(fd, buf, len) == (ssize_t)len;
+}
+
+static bool get(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len) {
+        ssize_t n = read(fd, p, len);
+        if (n <= 0) {
+            return false;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* Inside a child: a failed check is an exit status naming the line. */
+#define CK(cond)                                                              \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "child %d: %s:%d: %s\n", (int)getpid(),           \
+                    __FILE__, __LINE__, #cond);                               \
+            return __LINE__ % 200 + 1;                                        \
+        }                                                                     \
+    } while (0)
+#define CK_CUDA(call, want)                                                   \
+    do {                                                                      \
+        cudaError_t e_ = (call);                                              \
+        if (e_ != (want)) {                                                   \
+            fprintf(stderr, "child %d: %s:%d: %s: %s, want %s\n",             \
+                    (int)getpid(), __FILE__, __LINE__, #call,                 \
+                    cudaGetErrorName(e_), cudaGetErrorName(want));            \
+            return __LINE__ % 200 + 1;                                        \
+        }                                                                     \
+    } while (0)
+#define CK_OK(call) CK_CUDA(call, cudaSuccess)
+
+/* ---- memory and an event, exchanged ------------------------------------------ */
+
+#define XCHG_BYTES (1u << 20)
+
+struct offer {
+    cudaIpcMemHandle_t mem;
+    cudaIpcEventHandle_t event;
+};
+
+/*
+ * The exporter (GPU0): fills a buffer behind an interprocess event, offers
+ * both, waits for the importer's write behind the same event (re-recorded
+ * there), reads it back, frees the buffer while the importer still has it
+ * open, and checks that the memory is not handed out again before the
+ * importer closes it.
+ */
+static int exporter(int rfd, int wfd, void *arg)
+{
+    int peer_fd = *(int *)arg;      /* to the importer */
+    void *d, *d2, *p = NULL;
+    cudaEvent_t ev;
+    struct offer o;
+    char c;
+    CK_OK(cudaSetDevice(0));
+    CK_OK(cudaMalloc(&d, XCHG_BYTES));
+    CK_OK(cudaEventCreateWithFlags(
+        &ev, cudaEventInterprocess | cudaEventDisableTiming));
+    /* The first contents, recorded behind the event before it is shared:
+     * the importer's stream waits for them. */
+    uint8_t *h = malloc(XCHG_BYTES);
+    cudaStream_t s;
+    CK(h);
+    for (size_t i = 0; i < XCHG_BYTES; i++) {
+        h[i] = pattern(i, 3);
+    }
+    CK_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK_OK(cudaMemcpyAsync(d, h, XCHG_BYTES, cudaMemcpyHostToDevice, s));
+    CK_OK(cudaEventRecord(ev, s));
+    CK_OK(cudaIpcGetMemHandle(&o.mem, d));
+    CK_OK(cudaIpcGetEventHandle(&o.event, ev));
+    CK_CUDA(cudaIpcOpenMemHandle(&p, o.mem, LAZY),
+            cudaErrorDeviceUninitialized);
+    cudaIpcMemHandle_t forged = o.mem;
+    forged.reserved[HANDLE_NONCE + 3] ^= 0x20;
+    CK_CUDA(cudaIpcOpenMemHandle(&p, forged, LAZY),
+            cudaErrorInvalidResourceHandle);
+    forged = o.mem;
+    forged.reserved[HANDLE_SESSION] ^= 0x20;
+    CK_CUDA(cudaIpcOpenMemHandle(&p, forged, LAZY),
+            cudaErrorInvalidResourceHandle);
+    cudaEvent_t e2;
+    CK_CUDA(cudaIpcOpenEventHandle(&e2, o.event),
+            cudaErrorDeviceUninitialized);
+    CK(put(peer_fd, &o, sizeof(o)));
+
+    /* "R": the importer's copy and record are queued. */
+    CK(get(rfd, &c, 1) && c == 'R');
+    memset(h, 0, XCHG_BYTES);
+    CK_OK(cudaStreamWaitEvent(s, ev, 0));
+    CK_OK(cudaMemcpyAsync(h, d, XCHG_BYTES, cudaMemcpyDeviceToHost, s));
+    CK_OK(cudaStreamSynchronize(s));
+    CK_OK(cudaEventQuery(ev));
+    for (size_t i = 0; i < XCHG_BYTES; i++) {
+        CK(h[i] == pattern(i, 5));
+    }
+    /* Freed here, still open there: its HBM stays taken. */
+    CK_OK(cudaFree(d));
+    CK_OK(cudaMalloc(&d2, XCHG_BYTES));
+    CK(d2 != d);
+    CK(put(wfd, "F", 1));
+    CK(get(rfd, &c, 1) && c == 'C');
+    CK_OK(cudaFree(d2));
+    free(h);
+    return 0;
+}
+
+/* The importer (GPU1): opens both, reads the exporter's contents once its
+ * event completes, writes its own behind the event, and after the
+ * exporter freed the buffer, still reads its bytes, then finds it stale. */
+static int importer(int rfd, int wfd, void *arg)
+{
+    int peer_fd = *(int *)arg;      /* from the exporter */
+    struct offer o;
+    void *d = NULL, *again = NULL;
+    cudaEvent_t ev;
+    char c;
+    CK(get(peer_fd, &o, sizeof(o)));
+    CK_OK(cudaSetDevice(1));
+    CK_OK(cudaIpcOpenMemHandle(&d, o.mem, LAZY));
+    CK_OK(cudaIpcOpenMemHandle(&again, o.mem, LAZY));
+    CK(again == d);
+    CK_OK(cudaIpcCloseMemHandle(again));
+    struct cudaPointerAttributes at;
+    CK_OK(cudaPointerGetAttributes(&at, d));
+    CK(at.type == cudaMemoryTypeDevice && at.device == 0);
+    CK_CUDA(cudaFree(d), cudaErrorInvalidValue);
+    /* Lazy peer access: GPU1 may now reach GPU0 (CUDA: "as if"
+     * cudaDeviceEnablePeerAccess had been called). */
+    CK_CUDA(cudaDeviceEnablePeerAccess(0, 0),
+            cudaErrorPeerAccessAlreadyEnabled);
+    CK_OK(cudaIpcOpenEventHandle(&ev, o.event));
+
+    /* The exporter's first contents, once its event says so. */
+    uint8_t *h = calloc(1, XCHG_BYTES);
+    cudaStream_t s;
+    CK(h);
+    CK_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK_OK(cudaStreamWaitEvent(s, ev, 0));
+    CK_OK(cudaMemcpyAsync(h, d, XCHG_BYTES, cudaMemcpyDeviceToHost, s));
+    CK_OK(cudaStreamSynchronize(s));
+    CK_OK(cudaEventSynchronize(ev));
+    for (size_t i = 0; i < XCHG_BYTES; i++) {
+        CK(h[i] == pattern(i, 3));
+        h[i] = pattern(i, 5);
+    }
+    CK_OK(cudaMemcpyAsync(d, h, XCHG_BYTES, cudaMemcpyHostToDevice, s));
+    CK_OK(cudaEventRecord(ev, s));
+    /* The copy runs while this process waits outside CUDA. */
+    CK(put(wfd, "R", 1));
+    CK(get(rfd, &c, 1) && c == 'F');
+    memset(h, 0, XCHG_BYTES);
+    CK_OK(cudaMemcpy(h, d, XCHG_BYTES, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < XCHG_BYTES; i++) {
+        CK(h[i] == pattern(i, 5));
+    }
+    CK_OK(cudaIpcCloseMemHandle(d));
+    CK_CUDA(cudaIpcOpenMemHandle(&d, o.mem, LAZY),
+            cudaErrorInvalidResourceHandle);
+    CK_OK(cudaStreamDestroy(s));
+    CK_OK(cudaEventDestroy(ev));
+    free(h);
+    CK(put(wfd, "C", 1));
+    return 0;
+}
+
+START_TEST(test_ipc_two_processes_share_memory_and_event)
+{
+    struct server srv;
+    struct child ex, im;
+    int link[2];
+    server_start(&srv);
+    ck_assert_int_eq(pipe(link), 0);
+    child_start(&ex, exporter, &link[1]);
+    child_start(&im, importer, &link[0]);
+    close(link[0]);
+    close(link[1]);
+    /* Relay the two processes' messages to each other. */
+    char c;
+    ck_assert(get(im.from, &c, 1) && c == 'R');
+    ck_assert(put(ex.to, &c, 1));
+    ck_assert(get(ex.from, &c, 1) && c == 'F');
+    ck_assert(put(im.to, &c, 1));
+    ck_assert(get(im.from, &c, 1) && c == 'C');
+    ck_assert(put(ex.to, &c, 1));
+    ck_assert_int_eq(child_wait(&im), 0);
+    ck_assert_int_eq(child_wait(&ex), 0);
+    server_stop(&srv);
+}
+END_TEST
+
+/* ---- one timeline ------------------------------------------------------------ */
+
+#define COPY_BYTES (4u << 20)
+
+/*
+ * Copy COPY_BYTES of pinned memory to GPU *arg once we say "go"; report
+ * the copy's time (ms, from events) back.
+ */
+static int timed_copy(int rfd, int wfd, void *arg)
+{
+    int dev = *(int *)arg;
+    void *d, *h;
+    cudaStream_t s;
+    cudaEvent_t a, b;
+    char c;
+    CK_OK(cudaSetDevice(dev));
+    CK_OK(cudaMalloc(&d, COPY_BYTES));
+    CK_OK(cudaMallocHost(&h, COPY_BYTES));
+    CK_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK_OK(cudaEventCreate(&a));
+    CK_OK(cudaEventCreate(&b));
+    CK(put(wfd, "r", 1));
+    CK(get(rfd, &c, 1) && c == 'g');
+    CK_OK(cudaEventRecord(a, s));
+    CK_OK(cudaMemcpyAsync(d, h, COPY_BYTES, cudaMemcpyHostToDevice, s));
+    CK_OK(cudaEventRecord(b, s));
+    CK_OK(cudaStreamSynchronize(s));
+    float ms = 0;
+    CK_OK(cudaEventElapsedTime(&ms, a, b));
+    CK(put(wfd, &ms, sizeof(ms)));
+    CK_OK(cudaFreeHost(h));
+    CK_OK(cudaFree(d));
+    return 0;
+}
+
+/* Run timed_copy in one process per GPU of gpus[n] at once; times out. */
+static void copies_at_once(const int *gpus, int n, float *ms)
+{
+    struct server srv;
+    struct child c[2];
+    char r;
+    /* No process may count as blocked outside CUDA while the others wait
+     * at the barrier (remote.c): a long grace period. */
+    setenv("P2PSIM_HOST_GRACE_MS", "30000", 1);
+    server_start(&srv);
+    for (int i = 0; i < n; i++) {
+        child_start(&c[i], timed_copy, (void *)&gpus[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        ck_assert(get(c[i].from, &r, 1) && r == 'r');
+    }
+    for (int i = 0; i < n; i++) {
+        ck_assert(put(c[i].to, "g", 1));
+    }
+    for (int i = 0; i < n; i++) {
+        ck_assert(get(c[i].from, &ms[i], sizeof(ms[i])));
+        ck_assert_int_eq(child_wait(&c[i]), 0);
+    }
+    server_stop(&srv);
+    unsetenv("P2PSIM_HOST_GRACE_MS");
+}
+
+/*
+ * GPU0 and GPU1 hang below one PCIe switch (sw0) of pcie-8gpu-2socket, so
+ * host-to-device copies to both share its uplink: two processes copying
+ * at once each take longer than one alone, and alike.
+ */
+START_TEST(test_ipc_processes_share_one_timeline)
+{
+    const int both[2] = { 0, 1 };
+    float alone, together[2];
+    copies_at_once(both, 1, &alone);
+    copies_at_once(both, 2, together);
+    ck_assert_msg(alone > 0, "alone: %f ms", (double)alone);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_msg(together[i] > 1.5f * alone,
+                      "GPU%d: %.4f ms together, %.4f ms alone", i,
+                      (double)together[i], (double)alone);
+    }
+    float d = together[0] - together[1];
+    ck_assert_msg((d < 0 ? -d : d) < 0.1f * together[0],
+                  "%.4f ms and %.4f ms", (double)together[0],
+                  (double)together[1]);
+}
+END_TEST
+
+/* ---- host memory, and machines that differ ----------------------------------- */
+
+/* cudaHostRegister of the program's own memory through a server: its
+ * pages are re-backed with shared memory, contents and address kept. */
+static int register_own_memory(int rfd, int wfd, void *arg)
+{
+    (void)rfd;
+    (void)wfd;
+    (void)arg;
+    size_t n = 3 * 4096 + 100;
+    uint8_t *buf = malloc(n + 64);
+    void *d;
+    CK(buf);
+    uint8_t *p = buf + 64;          /* not page-aligned */
+    for (size_t i = 0; i < n; i++) {
+        p[i] = pattern(i, 9);
+    }
+    buf[0] = 0xab;                  /* a neighbour on the first page */
+    CK_OK(cudaHostRegister(p, n, cudaHostRegisterDefault));
+    CK(buf[0] == 0xab && p[n - 1] == pattern(n - 1, 9));
+    struct cudaPointerAttributes at;
+    CK_OK(cudaPointerGetAttributes(&at, p));
+    CK(at.type == cudaMemoryTypeHost);
+    CK_OK(cudaMalloc(&d, n));
+    CK_OK(cudaMemcpy(d, p, n, cudaMemcpyHostToDevice));
+    memset(p, 0, n);
+    CK_OK(cudaMemcpy(p, d, n, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++) {
+        CK(p[i] == pattern(i, 9));
+    }
+    CK_OK(cudaHostUnregister(p));
+    p[0] ^= 1;                      /* still the program's memory */
+    CK_OK(cudaFree(d));
+    free(buf);
+    return 0;
+}
+
+START_TEST(test_ipc_host_register_through_server)
+{
+    struct server srv;
+    struct child c;
+    server_start(&srv);
+    child_start(&c, register_own_memory, NULL);
+    ck_assert_int_eq(child_wait(&c), 0);
+    server_stop(&srv);
+}
+END_TEST
+
+static int other_machine(int rfd, int wfd, void *arg)
+{
+    (void)rfd;
+    (void)wfd;
+    (void)arg;
+    int n = -1;
+    cudart_test_machine("h200-x1.yaml");
+    CK_CUDA(cudaGetDeviceCount(&n), cudaErrorInitializationError);
+    return 0;
+}
+
+START_TEST(test_ipc_server_refuses_another_machine)
+{
+    struct server srv;
+    struct child c;
+    server_start(&srv);
+    child_start(&c, other_machine, NULL);
+    ck_assert_int_eq(child_wait(&c), 0);
+    server_stop(&srv);
+}
+END_TEST
+
+Suite *make_cudart_ipc_suite(void)
+{
+    Suite *s = suite_create("cudart-ipc");
+    TCase *tc = tcase_create("Handles");
+    tcase_add_test(tc, test_ipc_mem_handle_rules);
+    tcase_add_test(tc, test_ipc_forged_handles_refused);
+    tcase_add_test(tc, test_ipc_event_handle_rules);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Processes");
+    tcase_set_timeout(tc, 20);
+    tcase_add_test(tc, test_ipc_two_processes_share_memory_and_event);
+    tcase_add_test(tc, test_ipc_processes_share_one_timeline);
+    tcase_add_test(tc, test_ipc_host_register_through_server);
+    tcase_add_test(tc, test_ipc_server_refuses_another_machine);
+    suite_add_tcase(s, tc);
+    return s;
+}

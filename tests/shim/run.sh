@@ -1,0 +1,100 @@
+#!/bin/sh
+# run.sh - `p2psim run` itself, without the shim's functions: arguments and
+# errors, the environment it hands the program, exit statuses and signals.
+# The programs run are sh and env, so this passes on any build.
+. "${top_srcdir:-.}/tests/shim/lib.sh"
+scratch
+broken=$top/tests/topologies/broken/01-unknown-top-key.yaml
+
+check "help" 0 "usage: p2psim run" "$p2psim" run --help
+check "listed in p2psim --help" 0 "run  *run a CUDA program" "$p2psim" --help
+check "no program" 2 "p2psim run: no program given (usage: p2psim run" \
+    "$p2psim" run
+check "no program after --" 2 "no program given" "$p2psim" run --quiet --
+check "unknown option" 2 "usage: p2psim run" "$p2psim" run --frobnicate -- true
+check "missing program: 127" 127 "p2psim run: cannot run 'p2psim-no-such-program'" \
+    "$p2psim" run -- p2psim-no-such-program
+check "missing path: 127" 127 "cannot run '/nonexistent/prog': No such file" \
+    "$p2psim" run -- /nonexistent/prog
+printf 'not a program\n' > "$work/text"
+chmod -x "$work/text"
+check "not executable: 126" 126 "Permission denied" "$p2psim" run -- "$work/text"
+check "bad machine file: file:line:col" 2 \
+    "broken/01-unknown-top-key.yaml:16:1: error" \
+    "$p2psim" run --topology "$broken" -- true
+check "bad machine file: program not run" 2 "" \
+    "$p2psim" run --topology "$broken" -- touch "$work/ran"
+if [ -e "$work/ran" ]; then bad "program not run" "it ran"; else ok "program not run"; fi
+check "missing machine file" 2 "cannot read" \
+    "$p2psim" run --topology /nonexistent.yaml -- true
+check "unknown built-in machine names the choices" 2 "built-in: .*h200-x1" \
+    "$p2psim" run --topology no-such-machine -- true
+check "bad \$P2PSIM_TOPOLOGY is checked too" 2 "01-unknown-top-key.yaml:16:1" \
+    env P2PSIM_TOPOLOGY="$broken" "$p2psim" run -- true
+
+check "exit status 0" 0 "p2psim run: true exited with status 0" \
+    "$p2psim" run -- true
+check "exit status 3 propagated" 3 "p2psim run: sh exited with status 3" \
+    "$p2psim" run -- sh -c 'exit 3'
+check "--quiet: status 3" 3 "" "$p2psim" run --quiet -- sh -c 'exit 3'
+if printf '%s\n' "$out" | grep -q "exited with"; then
+    bad "--quiet: no exit line" "$out"
+else
+    ok "--quiet: no exit line"
+fi
+check "killed by a signal: 128+N" 143 "sh killed by signal 15" \
+    "$p2psim" run -- sh -c 'kill -TERM $$'
+check "arguments reach the program" 0 "^a b|c d$" \
+    "$p2psim" run -- sh -c 'echo "$1|$2"' sh "a b" "c d"
+check "options after PROGRAM are the program's" 0 "^--quiet$" \
+    "$p2psim" run -- echo --quiet
+
+# The environment the program gets.
+shim=$(cd "$build/api/cudart/.libs" 2>/dev/null && pwd -P)
+check "LD_LIBRARY_PATH starts with the shim" 0 "^LD_LIBRARY_PATH=$shim:/x$" \
+    env LD_LIBRARY_PATH=/x "$p2psim" run -- env
+check "P2PSIM_REPORT=1" 0 "^P2PSIM_REPORT=1$" printf '%s\n' "$out"
+check "built-in machine: a file" 0 "^P2PSIM_TOPOLOGY=/.*h200-x1.yaml$" \
+    "$p2psim" run --topology h200-x1 -- env
+machine=$(printf '%s\n' "$out" | sed -n 's/^P2PSIM_TOPOLOGY=//p')
+if [ -n "$machine" ] && [ ! -e "$machine" ]; then
+    ok "built-in machine: the copy is removed"
+else
+    bad "built-in machine: the copy is removed" "'$machine' is still there"
+fi
+check "machine file: an absolute path" 0 \
+    "^P2PSIM_TOPOLOGY=/.*topologies/dgx1-v100.yaml$" \
+    sh -c "cd '$top' && '$p2psim' run --topology topologies/dgx1-v100.yaml -- env"
+check "--stats and --trace: absolute paths" 0 "^P2PSIM_STATS=/.*/s.json$" \
+    sh -c "cd '$work' && '$p2psim' run --stats s.json --trace t.trace -- env"
+check "P2PSIM_TRACE" 0 "^P2PSIM_TRACE=/.*/t.trace$" \
+    printf '%s\n' "$out"
+check "--quiet: env runs" 0 "" \
+    env P2PSIM_REPORT=1 "$p2psim" run --quiet -- env
+if printf '%s\n' "$out" | grep -q '^P2PSIM_REPORT='; then
+    bad "--quiet: no P2PSIM_REPORT" "set"
+else
+    ok "--quiet: no P2PSIM_REPORT"
+fi
+mkdir -p "$work/lib"
+check "P2PSIM_CUDART_DIR without the shim" 1 "has no libcudart.so.13" \
+    env P2PSIM_CUDART_DIR="$work/lib" "$p2psim" run -- true
+: > "$work/lib/libcudart.so.13"
+check "P2PSIM_CUDART_DIR overrides" 0 "^LD_LIBRARY_PATH=$work/lib$" \
+    env -u LD_LIBRARY_PATH P2PSIM_CUDART_DIR="$work/lib" "$p2psim" run -- env
+
+# SIGTERM sent to p2psim reaches the program, whose status comes back.
+"$p2psim" run -- sh -c "trap 'exit 7' TERM; touch '$work/ready'; \
+    while :; do sleep 1; done" >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ ! -e "$work/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $pid
+wait $pid
+rc=$?
+if [ $rc -eq 7 ]; then
+    ok "SIGTERM forwarded to the program"
+else
+    bad "SIGTERM forwarded to the program" "exit $rc, expected 7"
+fi
+finish run

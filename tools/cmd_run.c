@@ -1,0 +1,647 @@
+/*
+ * tools/cmd_run.c - `p2psim run [OPTIONS] -- PROGRAM ARGS...`: run an
+ * unmodified CUDA program on a simulated machine.
+ *
+ * The program is linked against libcudart.so.13 (nvcc -cudart shared, or
+ * our headers and p2psim-cudart.pc). This command puts the directory that
+ * holds the shim (our libcudart.so.13) first on LD_LIBRARY_PATH, so the
+ * loader picks it instead of NVIDIA's runtime (reference/cuda-api.md
+ * §0 item 3 and §3.3), and tells the shim what to do through the
+ * environment:
+ *
+ *   P2PSIM_TOPOLOGY  the machine file (validated here first, so a bad file
+ *                    is reported as file:line:column before the program
+ *                    starts); unset: the shim's built-in default machine
+ *   P2PSIM_REPORT=1  the shim prints its summary on stderr at exit
+ *                    (not with --quiet)
+ *   P2PSIM_STATS     the shim writes the same summary as JSON there
+ *   P2PSIM_TRACE     the shim writes its trace there
+ *   P2PSIM_SERVER    the p2psim server this command starts for the
+ *                    program (all its processes share its machine)
+ *
+ * It forks and waits rather than exec'ing in place, so that it can say how
+ * the program ended and return its status, and forward SIGINT, SIGTERM and
+ * SIGHUP that were sent to p2psim alone (a terminal's ^C already reaches
+ * the whole foreground process group, the program included).
+ *
+ * Where the shim is found, first hit wins:
+ *   1. $P2PSIM_CUDART_DIR;
+ *   2. the build tree: ../api/cudart/.libs next to this binary (tools/p2psim,
+ *      or tools/.libs/p2psim behind a libtool wrapper);
+ *   3. the installed shim, $(pkglibdir) (P2PSIM_PKGLIBDIR).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "api/p2psim.h"
+#include "models/topology.h"
+#include "sim/error.h"
+#include "tools/cli.h"
+
+#ifndef P2PSIM_PKGLIBDIR
+#define P2PSIM_PKGLIBDIR "/usr/local/lib/p2psim"
+#endif
+
+#define RUN_SONAME "libcudart.so.13"
+#define RUN_USAGE "usage: p2psim run [OPTIONS] -- PROGRAM [ARGS...]"
+
+/* Exit statuses of a program that could not be started, as sh uses them. */
+#define RUN_NOT_FOUND 127
+#define RUN_NOT_EXECUTABLE 126
+
+struct run_opts {
+    const char *topology;       /* as given: a file or a built-in name */
+    const char *stats;
+    const char *trace;
+    bool quiet;
+};
+
+/* The machine handed to the shim; tmp set when we wrote it ourselves. */
+struct run_machine {
+    char path[PATH_MAX];
+    bool tmp;                   /* a built-in machine copied to /tmp */
+};
+
+/*
+ * The built-in machines' names, comma-separated; wrap > 0 breaks lines
+ * before that column, indenting by indent.
+ */
+static void list_builtin_machines(FILE *f, int col, int wrap, int indent)
+{
+    const char *sep = "";
+    for (const struct topo_embedded *e = topo_embedded; e->path; e++) {
+        if (strchr(e->path, '/')) {
+            continue;               /* gpus/: the catalog, not machines */
+        }
+        int len = (int)strlen(e->path) - 5;     /* without ".yaml" */
+        col += fprintf(f, "%s", sep);
+        if (wrap > 0 && col + len > wrap) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (*sep) {
+            col += fprintf(f, " ");
+        }
+        col += fprintf(f, "%.*s", len, e->path);
+        sep = ",";
+    }
+}
+
+static void run_usage(FILE *f)
+{
+    fprintf(f,
+            RUN_USAGE "\n\n"
+            "Run a CUDA program on a simulated machine. PROGRAM is an\n"
+            "unmodified program linked against libcudart.so.13 (nvcc "
+            "-cudart shared,\nor built with pkg-config p2psim-cudart); it "
+            "runs against p2psim's CUDA\nruntime (its libcudart.so.13 put "
+            "first on LD_LIBRARY_PATH) and its CUDA\ncalls are served by the "
+            "simulated machine.\n\n"
+            "options:\n"
+            "  --topology M  the machine: a machine file, or the name of a "
+            "built-in one;\n"
+            "                default: $P2PSIM_TOPOLOGY, else the built-in "
+            "default machine\n"
+            "  --stats FILE  write the run's summary as JSON to FILE\n"
+            "  --trace FILE  write the run's trace to FILE\n"
+            "  --quiet       no summary on stderr at exit, no exit line\n\n"
+            "built-in machines: ");
+    list_builtin_machines(f, 19, 78, 2);
+    fprintf(f,
+            "\n\nAt exit the runtime prints a summary on stderr (simulated "
+            "time, bytes per\nlink, P2P and staged copies), and p2psim run "
+            "says how the program ended.\nThe exit status is the program's "
+            "(128+N if it was killed by signal N;\n127: not found; 126: not "
+            "executable; 2: bad arguments or machine file).\n\n"
+            "Environment: P2PSIM_CUDART_DIR overrides the directory of the "
+            "runtime\n(libcudart.so.13). docs/cuda-shim.md has the rest.\n");
+}
+
+/* ---- finding the shim --------------------------------------------------- */
+
+static bool dir_has_shim(const char *dir)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof(path), "%s/%s", dir, RUN_SONAME) >=
+        (int)sizeof(path)) {
+        return false;
+    }
+    return access(path, R_OK) == 0;
+}
+
+/*
+ * Build tree: this binary is tools/p2psim, or tools/.libs/p2psim (or
+ * lt-p2psim) behind a libtool wrapper; the shim is api/cudart/.libs.
+ */
+static bool find_in_build_tree(char *out, size_t size)
+{
+    static const char *const rel[] = {
+        "/../api/cudart/.libs",
+        "/../../api/cudart/.libs",
+    };
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) {
+        return false;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) {
+        return false;
+    }
+    *slash = '\0';
+    for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof(dir), "%s%s", exe, rel[i]);
+        if (dir_has_shim(dir) && realpath(dir, out) && strlen(out) < size) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int find_shim(char *out, size_t size)
+{
+    const char *env = getenv("P2PSIM_CUDART_DIR");
+    if (env && *env) {
+        if (!dir_has_shim(env)) {
+            fprintf(stderr, "p2psim run: P2PSIM_CUDART_DIR=%s has no %s\n",
+                    env, RUN_SONAME);
+            return -1;
+        }
+        snprintf(out, size, "%s", env);
+        return 0;
+    }
+    if (find_in_build_tree(out, size)) {
+        return 0;
+    }
+    if (dir_has_shim(P2PSIM_PKGLIBDIR)) {
+        snprintf(out, size, "%s", P2PSIM_PKGLIBDIR);
+        return 0;
+    }
+    fprintf(stderr, "p2psim run: cannot find p2psim's CUDA runtime (%s) "
+                    "in the build tree or in %s; build it (make), install "
+                    "it (make install), or set P2PSIM_CUDART_DIR to the "
+                    "directory that holds it\n",
+            RUN_SONAME, P2PSIM_PKGLIBDIR);
+    return -1;
+}
+
+/* ---- the machine -------------------------------------------------------- */
+
+/* The built-in machine "name" or "name.yaml" (not a GPU catalog entry). */
+static const char *builtin_machine(const char *name, char *file, size_t size)
+{
+    size_t len = strlen(name);
+    bool has_ext = len > 5 && strcmp(name + len - 5, ".yaml") == 0;
+    if (strchr(name, '/') ||
+        snprintf(file, size, "%s%s", name, has_ext ? "" : ".yaml") >=
+            (int)size) {
+        return NULL;
+    }
+    return topo_embedded_find(file);
+}
+
+/*
+ * A built-in machine lives only inside this binary, and the shim takes a
+ * file (P2PSIM_TOPOLOGY), so the machine is copied to a temporary file for
+ * the program's lifetime; the GPU catalog entries it names are built into
+ * the shim too. The copy is removed when the program ends.
+ */
+static int write_builtin(const char *file, const char *text,
+                         struct run_machine *m)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(m->path, sizeof(m->path), "%s/p2psim-run-XXXXXX-%s",
+             tmpdir && *tmpdir ? tmpdir : "/tmp", file);
+    int fd = mkstemps(m->path, (int)strlen(file) + 1);
+    if (fd < 0) {
+        fprintf(stderr, "p2psim run: cannot create %s: %s\n", m->path,
+                strerror(errno));
+        return -1;
+    }
+    size_t len = strlen(text);
+    bool ok = write(fd, text, len) == (ssize_t)len;
+    ok = close(fd) == 0 && ok;
+    m->tmp = true;
+    if (!ok) {
+        fprintf(stderr, "p2psim run: cannot write %s\n", m->path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Resolve the --topology argument (or $P2PSIM_TOPOLOGY) to a file. */
+static int resolve_machine(const char *arg, struct run_machine *m)
+{
+    struct stat st;
+    if (stat(arg, &st) == 0 || strchr(arg, '/')) {
+        /* A path: absolute, so it survives the program's chdir. */
+        if (!realpath(arg, m->path)) {
+            snprintf(m->path, sizeof(m->path), "%s", arg);
+        }
+        return 0;
+    }
+    char file[256];
+    const char *text = builtin_machine(arg, file, sizeof(file));
+    if (!text) {
+        fprintf(stderr, "p2psim run: %s: no such machine file or built-in "
+                        "machine (built-in: ", arg);
+        list_builtin_machines(stderr, 0, 0, 0);
+        fprintf(stderr, ")\n");
+        return -1;
+    }
+    return write_builtin(file, text, m);
+}
+
+/* Load the machine as the shim will, so errors show before the program. */
+static int validate_machine(const char *path)
+{
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct p2psim *p = p2psim_open(path, NULL, &err);
+    if (!p) {
+        char buf[700];
+        fprintf(stderr, "%s\n", sim_error_format(&err, buf, sizeof(buf)));
+        return -1;
+    }
+    p2psim_close(p);
+    return 0;
+}
+
+/* ---- the program's environment ------------------------------------------ */
+
+/* An absolute path, so a program that changes directory writes it here. */
+static int setenv_path(const char *var, const char *file)
+{
+    char cwd[PATH_MAX];
+    if (file[0] == '/' || !getcwd(cwd, sizeof(cwd))) {
+        return setenv(var, file, 1);
+    }
+    size_t len = strlen(cwd) + strlen(file) + 2;
+    char *abs = malloc(len);
+    if (!abs) {
+        return -1;
+    }
+    snprintf(abs, len, "%s/%s", cwd, file);
+    int rc = setenv(var, abs, 1);
+    free(abs);
+    return rc;
+}
+
+static int set_environment(const struct run_opts *o, const char *shim_dir,
+                           const char *machine)
+{
+    const char *old = getenv("LD_LIBRARY_PATH");
+    size_t len = strlen(shim_dir) + (old ? strlen(old) : 0) + 2;
+    char *ld = malloc(len);
+    if (!ld) {
+        return -1;
+    }
+    snprintf(ld, len, "%s%s%s", shim_dir, old && *old ? ":" : "",
+             old ? old : "");
+    int rc = setenv("LD_LIBRARY_PATH", ld, 1);
+    free(ld);
+    if (machine) {
+        rc |= setenv("P2PSIM_TOPOLOGY", machine, 1);
+    }
+    if (o->quiet) {
+        rc |= unsetenv("P2PSIM_REPORT");
+    } else {
+        rc |= setenv("P2PSIM_REPORT", "1", 1);
+    }
+    if (o->stats) {
+        rc |= setenv_path("P2PSIM_STATS", o->stats);
+    }
+    if (o->trace) {
+        rc |= setenv_path("P2PSIM_TRACE", o->trace);
+    }
+    return rc ? -1 : 0;
+}
+
+/* ---- the fabric server (multi-process programs) -------------------------- */
+
+/*
+ * Every program runs on a p2psim server (cmd_server.c), so that all of
+ * its processes share one simulated machine (CUDA IPC, simpleIPC;
+ * reference/cuda-api.md §2.5); a single process runs on it exactly as on
+ * a machine of its own (api/cudart/remote.c). This command binds the
+ * socket in a private directory and hands the listening descriptor to the
+ * server, so the program can connect from its first instruction; the
+ * shim finds it in P2PSIM_SERVER. The server gets its own process group
+ * (a terminal's ^C is for the program) and dies with this process.
+ *
+ * P2PSIM_SERVER already in the environment: that server is used and none
+ * is started; set but empty: none at all (every process simulates a
+ * machine of its own).
+ */
+static pid_t wait_child(pid_t pid, int *status);
+static pid_t run_server_pid;
+static char run_server_dir[PATH_MAX];
+static char run_server_socket[PATH_MAX];
+
+static int run_server_bind(void)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    const char *tmpdir = getenv("TMPDIR");
+    for (int i = 0; i < 2; i++) {
+        snprintf(run_server_dir, sizeof(run_server_dir),
+                 "%s/p2psim-server-XXXXXX",
+                 i == 0 && tmpdir && *tmpdir ? tmpdir : "/tmp");
+        if (strlen(run_server_dir) + 8 < sizeof(sa.sun_path)) {
+            break;              /* else a TMPDIR too long for a socket */
+        }
+    }
+    if (!mkdtemp(run_server_dir)) {
+        fprintf(stderr, "p2psim run: cannot create %s: %s\n",
+                run_server_dir, strerror(errno));
+        run_server_dir[0] = '\0';
+        return -1;
+    }
+    snprintf(run_server_socket, sizeof(run_server_socket), "%s/socket",
+             run_server_dir);
+    size_t len = strlen(run_server_socket);
+    memcpy(sa.sun_path, run_server_socket,
+           len < sizeof(sa.sun_path) ? len + 1 : sizeof(sa.sun_path) - 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        listen(fd, 64) < 0) {
+        fprintf(stderr, "p2psim run: cannot listen on %s: %s\n",
+                run_server_socket, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return -1;
+    }
+    return fd;
+}
+
+static int run_server_start(const struct run_opts *o)
+{
+    (void)o;
+    if (getenv("P2PSIM_SERVER")) {
+        return 0;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) {
+        perror("p2psim run: /proc/self/exe");
+        return -1;
+    }
+    self[n] = '\0';
+    int fd = run_server_bind();
+    if (fd < 0) {
+        return -1;
+    }
+    char fd_arg[16];
+    snprintf(fd_arg, sizeof(fd_arg), "%d", fd);
+    const char *topology = getenv("P2PSIM_TOPOLOGY");
+    char *argv[] = { self, "server", "--quiet", "--listen-fd", fd_arg,
+                     topology && *topology ? "--topology" : NULL,
+                     (char *)topology, NULL };
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        execv(self, argv);
+        _exit(RUN_NOT_FOUND);
+    }
+    close(fd);
+    if (pid < 0) {
+        perror("p2psim run: fork");
+        return -1;
+    }
+    run_server_pid = pid;
+    return setenv("P2PSIM_SERVER", run_server_socket, 1);
+}
+
+static void run_server_stop(void)
+{
+    if (run_server_pid > 0) {
+        int status;
+        kill(run_server_pid, SIGTERM);
+        wait_child(run_server_pid, &status);
+        run_server_pid = 0;
+    }
+    if (run_server_socket[0]) {
+        unlink(run_server_socket);
+    }
+    if (run_server_dir[0]) {
+        rmdir(run_server_dir);
+    }
+}
+
+/* ---- running the program ------------------------------------------------- */
+
+static volatile sig_atomic_t run_child_pid;
+
+/*
+ * Forward signals sent to p2psim by another process (kill, timeout, a
+ * batch system); those the kernel sent on behalf of a terminal
+ * (si_code SI_KERNEL) already went to the program's process group.
+ */
+static void forward_signal(int sig, siginfo_t *info, void *ctx)
+{
+    (void)ctx;
+    if (run_child_pid > 0 && info && info->si_code <= 0) {
+        kill((pid_t)run_child_pid, sig);
+    }
+}
+
+static const int run_forwarded[] = { SIGINT, SIGTERM, SIGHUP };
+#define RUN_N_FORWARDED (sizeof(run_forwarded) / sizeof(run_forwarded[0]))
+
+static void block_forwarded(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < RUN_N_FORWARDED; i++) {
+        sigaddset(&set, run_forwarded[i]);
+    }
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void install_forwarding(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = forward_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < RUN_N_FORWARDED; i++) {
+        sigaction(run_forwarded[i], &sa, NULL);
+    }
+}
+
+/* In the child: exec, or send errno up the close-on-exec pipe. */
+static void exec_child(char **argv, const sigset_t *mask, int err_fd)
+{
+    sigprocmask(SIG_SETMASK, mask, NULL);
+    execvp(argv[0], argv);
+    int e = errno;
+    if (write(err_fd, &e, sizeof(e)) < 0) {
+        /* Nothing left to tell: the parent sees a plain 127. */
+    }
+    _exit(RUN_NOT_FOUND);
+}
+
+static pid_t wait_child(pid_t pid, int *status)
+{
+    pid_t r;
+    do {
+        r = waitpid(pid, status, 0);
+    } while (r < 0 && errno == EINTR);
+    return r;
+}
+
+static int spawn_and_wait(char **argv, const struct run_opts *o)
+{
+    int pipefd[2];
+    /* Close-on-exec: a successful exec closes it, and the read sees EOF. */
+    if (pipe(pipefd) < 0 || fcntl(pipefd[0], F_SETFD, FD_CLOEXEC) < 0 ||
+        fcntl(pipefd[1], F_SETFD, FD_CLOEXEC) < 0) {
+        perror("p2psim run: pipe");
+        return CLI_FAIL;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    sigset_t old;
+    block_forwarded(&old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pipefd[0]);
+        exec_child(argv, &old, pipefd[1]);
+    }
+    close(pipefd[1]);
+    if (pid < 0) {
+        perror("p2psim run: fork");
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(pipefd[0]);
+        return CLI_FAIL;
+    }
+    run_child_pid = pid;
+    install_forwarding();
+    sigprocmask(SIG_SETMASK, &old, NULL);
+
+    int exec_errno = 0;
+    ssize_t n;
+    do {
+        n = read(pipefd[0], &exec_errno, sizeof(exec_errno));
+    } while (n < 0 && errno == EINTR);
+    close(pipefd[0]);
+    int status = 0;
+    if (wait_child(pid, &status) < 0) {
+        perror("p2psim run: waitpid");
+        return CLI_FAIL;
+    }
+    run_child_pid = 0;
+    if (n == (ssize_t)sizeof(exec_errno)) {
+        fprintf(stderr, "p2psim run: cannot run '%s': %s\n", argv[0],
+                strerror(exec_errno));
+        return exec_errno == ENOENT ? RUN_NOT_FOUND : RUN_NOT_EXECUTABLE;
+    }
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        if (!o->quiet) {
+            fprintf(stderr, "p2psim run: %s killed by signal %d (%s)\n",
+                    argv[0], sig, strsignal(sig));
+        }
+        return 128 + sig;
+    }
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAIL;
+    if (!o->quiet) {
+        fprintf(stderr, "p2psim run: %s exited with status %d\n", argv[0],
+                code);
+    }
+    return code;
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+static int parse_opts(int argc, char **argv, struct run_opts *o)
+{
+    static const struct option opts[] = {
+        { "topology", required_argument, NULL, 't' },
+        { "stats", required_argument, NULL, 's' },
+        { "trace", required_argument, NULL, 'r' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    /* "+": stop at the first non-option, the program's name. */
+    while ((c = getopt_long(argc, argv, "+hq", opts, NULL)) != -1) {
+        switch (c) {
+        case 't': o->topology = optarg; break;
+        case 's': o->stats = optarg; break;
+        case 'r': o->trace = optarg; break;
+        case 'q': o->quiet = true; break;
+        case 'h': run_usage(stdout); return 1;
+        default:
+            fprintf(stderr, "%s\n", RUN_USAGE);
+            return -1;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "p2psim run: no program given (%s)\n", RUN_USAGE);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct run_opts o = { 0 };
+    int rc = parse_opts(argc, argv, &o);
+    if (rc != 0) {
+        return rc > 0 ? CLI_OK : CLI_BAD_INPUT;
+    }
+    char **prog = argv + optind;
+
+    char shim_dir[PATH_MAX];
+    if (find_shim(shim_dir, sizeof(shim_dir)) < 0) {
+        return CLI_FAIL;
+    }
+    struct run_machine m = { .tmp = false };
+    const char *arg = o.topology ? o.topology : getenv("P2PSIM_TOPOLOGY");
+    bool have_machine = arg && *arg;
+    rc = CLI_BAD_INPUT;
+    if (have_machine && (resolve_machine(arg, &m) < 0 ||
+                         validate_machine(m.path) < 0)) {
+        goto out_machine;
+    }
+    if (set_environment(&o, shim_dir, have_machine ? m.path : NULL) < 0) {
+        fprintf(stderr, "p2psim run: cannot set the environment\n");
+        rc = CLI_FAIL;
+        goto out_machine;
+    }
+    if (run_server_start(&o) < 0) {
+        rc = CLI_FAIL;
+        goto out_machine;
+    }
+    rc = spawn_and_wait(prog, &o);
+    run_server_stop();
+out_machine:
+    if (m.tmp) {
+        unlink(m.path);
+    }
+    return rc;
+}

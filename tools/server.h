@@ -1,0 +1,153 @@
+/*
+ * tools/server.h - the p2psim server's state, shared by its two files:
+ * cmd_server.c (the command, clients, the protocol's loop and time, the
+ * machine's operations) and server_ipc.c (who owns which HBM, memory
+ * exports, interprocess events). Not installed; the protocol itself is
+ * api/cudart/wire.h.
+ */
+#ifndef P2PSIM_TOOLS_SERVER_H
+#define P2PSIM_TOOLS_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/cudart/wire.h"
+#include "api/hbm_space.h"
+#include "sim/time.h"
+
+struct p2psim;
+struct sim;
+
+enum srv_state {
+    SRV_BUSY,                   /* running, or processing a batch */
+    SRV_IDLE,                   /* waiting inside the simulator */
+    SRV_OUTSIDE,                /* blocked outside CUDA: wants no time */
+};
+
+/* A client's pinned host memory, mapped here too. */
+struct srv_map {
+    struct srv_map *next;
+    uint64_t bus;
+    void *base;
+    size_t map_len;
+};
+
+struct srv_export;
+
+/* How many times a client has an export open. */
+struct srv_import {
+    struct srv_import *next;
+    struct srv_export *x;
+    unsigned count;
+};
+
+struct srv_client {
+    struct srv_client *next;    /* every client ever connected */
+    int fd;                     /* -1: gone */
+    unsigned id;
+    uint32_t pid;
+    bool hello;                 /* WIRE_HELLO accepted */
+    enum srv_state state;
+    sim_time_t limit;           /* IDLE: its deadline (SIM_TIME_MAX) */
+    struct wire_callback *out;  /* the next batch */
+    unsigned n_out, cap_out;
+    unsigned inflight;          /* its operations in the simulation */
+    struct srv_map *maps;
+    struct srv_import *imports;
+};
+
+/* An HBM allocation and who owns it (NULL: freed, kept for importers). */
+struct srv_alloc {
+    struct srv_alloc *next;
+    struct srv_client *owner;
+    unsigned gpu;
+    uint64_t off, len;
+    struct srv_export *x;       /* its export, if any */
+};
+
+struct srv_export {
+    struct srv_export *next;
+    struct srv_alloc *a;
+    struct srv_client *owner;
+    unsigned gpu;
+    uint64_t off, size, nonce;
+    unsigned opens;             /* by other clients, all counted */
+    bool stale;                 /* the exporter freed it */
+};
+
+/* A generation recorded and not yet complete. */
+struct srv_gen {
+    struct srv_gen *next;
+    uint64_t gen;
+    struct srv_client *by;
+};
+
+struct srv_waiter {
+    struct srv_waiter *next;
+    struct srv_client *c;
+    uint64_t gen, cb;
+};
+
+struct srv_event {
+    struct srv_event *next;
+    uint64_t id, nonce;
+    struct srv_client *owner;
+    uint64_t gen;               /* last generation recorded (0: none) */
+    int32_t last_status;        /* of generation gen, once done */
+    struct srv_gen *pending;
+    struct srv_waiter *waiters;
+    bool closed;                /* the exporter destroyed it */
+};
+
+struct server {
+    struct p2psim *p;
+    struct sim *sim;
+    int listen_fd;
+    uint64_t session;
+    struct srv_client *clients;
+    unsigned n_live, next_id;
+    unsigned n_gpus;
+    struct p2psim_hbm_space *hbm;       /* [n_gpus] */
+    struct srv_alloc *allocs;
+    struct srv_export *exports;
+    struct srv_event *events;
+    uint64_t next_event_id;
+    bool produced;              /* a callback was queued in this run */
+    unsigned char *buf;         /* a message's payload */
+};
+
+/* ---- cmd_server.c --------------------------------------------------------------- */
+
+/* Queue a callback for c's next batch (and stop the run in progress). */
+void srv_queue_callback(struct server *s, struct srv_client *c,
+                        const struct wire_callback *cb);
+/* c is gone: release what it held (server_ipc.c's part included). */
+void srv_client_drop(struct server *s, struct srv_client *c);
+/* A token for sessions and nonces (not simulated randomness). */
+uint64_t srv_random_u64(void);
+
+/* ---- server_ipc.c ---------------------------------------------------------------- */
+
+/* Requests (api/cudart/wire.h): 0 or a negative SIM_E* code. */
+int srv_hbm_alloc(struct server *s, struct srv_client *c,
+                  const struct wire_hbm *m, uint64_t *off);
+int srv_hbm_free(struct server *s, struct srv_client *c,
+                 const struct wire_hbm *m);
+int srv_mem_export(struct server *s, struct srv_client *c,
+                   const struct wire_ipc_mem *m, uint64_t *nonce);
+/* -SIM_ENOENT: not a live export; -SIM_EBUSY: c exported it. */
+int srv_mem_open(struct server *s, struct srv_client *c,
+                 const struct wire_ipc_mem *m);
+int srv_mem_close(struct server *s, struct srv_client *c,
+                  const struct wire_ipc_mem *m);
+/* WIRE_IPC_EVENT_*: v gets the reply's values. */
+int srv_event_request(struct server *s, struct srv_client *c, uint32_t type,
+                      const struct wire_ipc_event *m, uint64_t v[3]);
+/* c is gone: its opens close, its HBM is freed (or kept for importers),
+ * its events close and the generations it owed count as done. */
+void srv_ipc_client_gone(struct server *s, struct srv_client *c);
+/* Free the tables at exit. */
+void srv_ipc_fini(struct server *s);
+
+#endif /* P2PSIM_TOOLS_SERVER_H */
