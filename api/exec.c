@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/flow.h"
 #include "api/p2psim_int.h"
 #include "models/fabric.h"
 #include "models/gpu/gpu.h"
@@ -118,6 +119,8 @@ int p2psim__exec_init(struct p2psim *p)
 
 void p2psim__exec_fini(struct p2psim *p)
 {
+    p2psim__flow_destroy(p->flow);
+    p->flow = NULL;
     for (unsigned k = 0; k < p->n_host; k++) {
         free(p->host[k].r);
     }
@@ -230,8 +233,21 @@ static unsigned next_ce(struct p2psim *p, unsigned gpu)
     return p->ce_next[gpu]++ % (n ? n : 1);
 }
 
+/*
+ * Hand d to a copy engine of GPU gpu: the GPU model's (TLP fidelity) or
+ * the flow engine's (flow fidelity, api/flow.c); the same contract.
+ */
+static int exec_dma_submit(struct p2psim *p, unsigned gpu, struct gpu_dma *d)
+{
+    if (p->flow) {
+        return p2psim__flow_submit(p->flow, gpu, d);
+    }
+    return gpu_dma_submit(fab_gpu(p->m->fab, gpu), d);
+}
+
 static void xop_finish(struct xop *x)
 {
+    x->p->n_ops--;
     x->res.t_end = sim_now(p2psim_sim(x->p));
     if (x->res.staged && x->staging) {
         ranges_free(&x->p->host[x->staging_socket], x->staging);
@@ -264,7 +280,7 @@ static int submit(struct xop *x, unsigned gpu, struct gpu_dma *d,
     d->ce = next_ce(x->p, gpu);
     d->done = fn;
     d->user = x;
-    return gpu_dma_submit(fab_gpu(x->p->m->fab, gpu), d);
+    return exec_dma_submit(x->p, gpu, d);
 }
 
 /* ---- staged peer copies ---- */
@@ -376,8 +392,9 @@ static void xop_start(struct sim *sim, struct sim_event *ev)
         rc = start_direct(x, x->src.gpu, GPU_DMA_PUSH, x->src.addr,
                           x->dst.addr, false);
     } else if (x->src.gpu == x->dst.gpu) {
-        rc = start_direct(x, x->src.gpu, GPU_DMA_LOCAL, x->dst.addr,
-                          x->src.addr, false);
+        /* LOCAL copies local_addr -> remote_addr (models/gpu/gpu.h) */
+        rc = start_direct(x, x->src.gpu, GPU_DMA_LOCAL, x->src.addr,
+                          x->dst.addr, false);
     } else if (x->flags & P2PSIM_COPY_PEER) {
         bool read = (x->flags & P2PSIM_COPY_READ) != 0;
         unsigned exposed = read ? x->src.gpu : x->dst.gpu;
@@ -436,6 +453,7 @@ int p2psim_copy(struct p2psim *p, const struct p2psim_loc *dst,
     sim_event_init(&x->start, xop_start);
     sim_time_t now = sim_now(sim);
     sim_event_schedule_at(sim, &x->start, start_at > now ? start_at : now);
+    p->n_ops++;
     return 0;
 }
 
@@ -467,6 +485,7 @@ struct fop {
 
 static void fop_finish(struct fop *f)
 {
+    f->p->n_ops--;
     f->res.t_end = sim_now(p2psim_sim(f->p));
     if (f->done) {
         f->done(f->arg, &f->res);
@@ -500,7 +519,7 @@ static void fop_start(struct sim *sim, struct sim_event *ev)
     f->dma.ce = next_ce(f->p, f->gpu);
     f->dma.done = fill_done;
     f->dma.user = f;
-    int rc = gpu_dma_submit(fab_gpu(f->p->m->fab, f->gpu), &f->dma);
+    int rc = exec_dma_submit(f->p, f->gpu, &f->dma);
     if (rc < 0) {
         f->res.status = rc;
         fop_finish(f);
@@ -530,6 +549,7 @@ int p2psim_fill(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
     sim_event_init(&f->start, fop_start);
     sim_time_t now = sim_now(sim);
     sim_event_schedule_at(sim, &f->start, start_at > now ? start_at : now);
+    p->n_ops++;
     return 0;
 }
 
@@ -606,6 +626,41 @@ int p2psim_run(struct p2psim *p)
 int p2psim_run_until(struct p2psim *p, sim_time_t t)
 {
     return sim_run_until(p->m->sim, t);
+}
+
+int p2psim_set_fidelity(struct p2psim *p, const char *name,
+                        struct sim_error *err)
+{
+    bool flow;
+    if (!name || !strcmp(name, "tlp")) {
+        flow = false;
+    } else if (!strcmp(name, "flow")) {
+        flow = true;
+    } else {
+        return sim_error_set(err, SIM_EINVAL,
+                             "unknown fidelity '%s' (tlp, flow)", name);
+    }
+    if (flow == (p->flow != NULL)) {
+        return 0;
+    }
+    if (p->n_ops > 0) {
+        return sim_error_set(err, SIM_EBUSY,
+                             "cannot change the fidelity with %u copies or "
+                             "fills in flight: run the simulation first",
+                             p->n_ops);
+    }
+    if (!flow) {
+        p2psim__flow_destroy(p->flow);
+        p->flow = NULL;
+        return 0;
+    }
+    p->flow = p2psim__flow_create(p);
+    return p->flow ? 0 : sim_error_set(err, SIM_ENOMEM, "out of memory");
+}
+
+const char *p2psim_fidelity(const struct p2psim *p)
+{
+    return p->flow ? "flow" : "tlp";
 }
 
 void p2psim_set_staging_chunk(struct p2psim *p, uint64_t bytes)

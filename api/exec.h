@@ -13,6 +13,7 @@
 #include "sim/time.h"
 
 struct p2psim;
+struct sim_error;
 
 enum p2psim_mem { P2PSIM_HOST, P2PSIM_DEVICE };
 
@@ -106,5 +107,20 @@ int p2psim_run_until(struct p2psim *p, sim_time_t t);
 
 /* Staging chunk size (default 2 MiB); for sweeps and tests. */
 void p2psim_set_staging_chunk(struct p2psim *p, uint64_t bytes);
+
+/*
+ * p2psim_set_fidelity - how copies and fills are simulated from now on:
+ * "tlp" (or NULL; the default: every packet through the link, switch and
+ * root-complex models) or "flow" (each copy-engine operation one flow
+ * sharing the links and other resources max-min fairly, with the TLP
+ * model's efficiencies and latencies; api/flow.c). p2psim_open applies
+ * p2psim_options.fidelity through it. Returns 0, or -SIM_EINVAL (an
+ * unknown name), -SIM_EBUSY (copies or fills in flight), -SIM_ENOMEM;
+ * err (may be NULL) says why.
+ */
+int p2psim_set_fidelity(struct p2psim *p, const char *name,
+                        struct sim_error *err);
+/* "tlp" or "flow". */
+const char *p2psim_fidelity(const struct p2psim *p);
 
 #endif /* P2PSIM_API_EXEC_H */

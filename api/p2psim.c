@@ -114,6 +114,11 @@ struct p2psim *p2psim_open(const char *file, const struct p2psim_options *opt,
         p2psim_close(p);
         return NULL;
     }
+    if (opt && opt->fidelity && *opt->fidelity &&
+        p2psim_set_fidelity(p, opt->fidelity, err) < 0) {
+        p2psim_close(p);
+        return NULL;
+    }
     return p;
 }
 

@@ -8,6 +8,7 @@
 
 #include "api/p2psim.h"
 
+struct p2psim_flow;
 struct topo_machine;
 
 /* Allocated bus ranges in one socket's DRAM, sorted by address. */
@@ -31,6 +32,9 @@ struct p2psim {
     unsigned n_map, cap_map;
     uint64_t chunk;             /* staging chunk, bytes */
     unsigned *ce_next;          /* per GPU: next copy engine to use */
+    unsigned n_ops;             /* copies and fills not yet done */
+    /* the flow fidelity (api/flow.c); NULL: the TLP fidelity */
+    struct p2psim_flow *flow;
 };
 
 int p2psim__exec_init(struct p2psim *p);

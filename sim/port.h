@@ -144,5 +144,7 @@ void sim_tlp_release_hold(struct tlp *t);
 extern const struct sim_link_ops sim_wire_ops;
 void sim_wire_set(struct sim_link *l, sim_time_t latency_ps,
                   uint64_t rate_bytes_per_s);
+void sim_wire_get(const struct sim_link *l, sim_time_t *latency_ps,
+                  uint64_t *rate_bytes_per_s);
 
 #endif /* P2PSIM_SIM_PORT_H */

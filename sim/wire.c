@@ -70,6 +70,16 @@ void sim_wire_set(struct sim_link *l, sim_time_t latency_ps,
     w->rate_bytes_per_s = rate_bytes_per_s;
 }
 
+void sim_wire_get(const struct sim_link *l, sim_time_t *latency_ps,
+                  uint64_t *rate_bytes_per_s)
+{
+    SIM_ASSERT(l->ops == &sim_wire_ops, "sim_wire_get on a '%s' link",
+               l->ops->kind);
+    const struct wire *w = sim_link_state(l);
+    *latency_ps = w->latency_ps;
+    *rate_bytes_per_s = w->rate_bytes_per_s;
+}
+
 const struct sim_link_ops sim_wire_ops = {
     .kind = "wire",
     .state_size = sizeof(struct wire),

@@ -21,7 +21,9 @@
     X(make_sparse_suite)                                                      \
     X(make_gpu_suite)                                                         \
     X(make_fabric_suite)                                                      \
-    X(make_topology_suite)
+    X(make_topology_suite)                                                    \
+    X(make_route_suite)                                                       \
+    X(make_override_suite)
 
 #define WEAK(fn) Suite *fn(void) __attribute__((weak));
 SUITES(WEAK)

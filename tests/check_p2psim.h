@@ -27,10 +27,13 @@ Suite *make_hostmem_suite(void);
 Suite *make_sparse_suite(void);
 Suite *make_gpu_suite(void);
 Suite *make_fabric_suite(void);
+Suite *make_override_suite(void);
 Suite *make_topology_suite(void);
+Suite *make_route_suite(void);
 
 /* api/ */
 Suite *make_exec_suite(void);
+Suite *make_flow_suite(void);
 Suite *make_cudart_error_suite(void);
 
 #endif /* P2PSIM_TESTS_CHECK_P2PSIM_H */

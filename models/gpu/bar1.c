@@ -177,3 +177,14 @@ uint64_t gpu_bar1_used(const struct sim_component *c)
 {
     return gpu__from(c)->bar1.used;
 }
+
+bool gpu_bar1_translate(const struct sim_component *c, uint64_t bus_addr,
+                        uint64_t *hbm_addr, uint64_t *contig_bytes)
+{
+    const struct gpu *g = gpu__from(c);
+    if (bus_addr < g->bar1_base || bus_addr - g->bar1_base >= g->bar1_bytes) {
+        return false;
+    }
+    return bar1__translate(&g->bar1, bus_addr - g->bar1_base, hbm_addr,
+                           contig_bytes);
+}

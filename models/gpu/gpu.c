@@ -374,13 +374,8 @@ static void gpu_split_completions(struct gpu *g, const struct tlp *req,
     uint64_t a = req->addr;
     uint64_t end = req->addr + len;
     while (a < end) {
-        uint64_t stop = a + g->mps;
-        if (stop >= end) {
-            stop = end;
-        } else {
-            stop &= ~(uint64_t)(g->rcb - 1);     /* > a, since mps >= rcb */
-        }
-        uint32_t n = (uint32_t)(stop - a);
+        uint32_t n = pcie_cpl_split_bytes(a, end, g->mps, g->rcb);
+        uint64_t stop = a + n;
         struct tlp *cpl = tlp_new_completion(g->c->sim, req, TLP_CPL_SC, n);
         SIM_ASSERT(cpl && tlp_data_alloc(cpl, n) == 0,
                    "gpu %s: out of memory building a completion", g->c->name);
@@ -863,6 +858,19 @@ unsigned gpu_mrrs(const struct sim_component *c)
 unsigned gpu_n_copy_engines(const struct sim_component *c)
 {
     return gpu__from(c)->n_ce;
+}
+
+void gpu_get_params(const struct sim_component *c, struct gpu_params *out)
+{
+    const struct gpu *g = gpu__from(c);
+    out->ce_setup_ps = g->ce_setup_ps;
+    out->hbm_latency_ps = g->hbm_latency_ps;
+    out->hbm_bytes_per_s = g->hbm_bytes_per_s;
+    out->tags_per_ce = g->tags_per_ce;
+    out->tag_space = GPU_TAGS_MAX;
+    out->mps = g->mps;
+    out->mrrs = g->mrrs;
+    out->rcb = g->rcb;
 }
 
 struct mem_sparse *gpu_hbm(struct sim_component *c)

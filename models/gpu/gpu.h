@@ -82,6 +82,17 @@ unsigned gpu_mps(const struct sim_component *g);
 unsigned gpu_mrrs(const struct sim_component *g);
 unsigned gpu_n_copy_engines(const struct sim_component *g);
 
+/* The configured timing of the GPU's engines and memory (properties). */
+struct gpu_params {
+    sim_time_t ce_setup_ps;     /* per copy-engine operation */
+    sim_time_t hbm_latency_ps;  /* access latency as a completer */
+    uint64_t hbm_bytes_per_s;   /* the HBM serialiser */
+    unsigned tags_per_ce;       /* outstanding reads per engine */
+    unsigned tag_space;         /* outstanding reads of all engines */
+    unsigned mps, mrrs, rcb;    /* bytes */
+};
+void gpu_get_params(const struct sim_component *g, struct gpu_params *out);
+
 /* The HBM backing store (the API reads and writes it for host copies). */
 struct mem_sparse *gpu_hbm(struct sim_component *g);
 
@@ -98,6 +109,13 @@ int gpu_bar1_map(struct sim_component *g, uint64_t hbm_addr, uint64_t len,
                  uint64_t *bus_addr);
 int gpu_bar1_unmap(struct sim_component *g, uint64_t bus_addr);
 uint64_t gpu_bar1_used(const struct sim_component *g);
+/*
+ * gpu_bar1_translate - the HBM address behind bus address bus_addr, and
+ * how many bytes from there stay inside the same mapping; false if the
+ * address is outside BAR1 or unmapped. A query: it costs no time.
+ */
+bool gpu_bar1_translate(const struct sim_component *g, uint64_t bus_addr,
+                        uint64_t *hbm_addr, uint64_t *contig_bytes);
 
 /* ---- copy engines ------------------------------------------------------------- */
 

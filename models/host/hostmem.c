@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "models/mem/sparse.h"
+#include "models/pcie/pcie.h"
 #include "sim/component.h"
 #include "sim/error.h"
 #include "sim/event.h"
@@ -230,20 +231,11 @@ static void hmem_write(struct hmem *h, struct tlp *t)
     sim_event_schedule_at(h->self->sim, &t->ev, h->busy_until);
 }
 
-/*
- * Bytes of the completion starting at pos for a read ending at end
- * (PCIe r6.0 §2.3.1.1): at most MPS, and unless it is the last one it
- * ends on an RCB boundary. MPS >= RCB, so it always makes progress.
- */
+/* Bytes of the completion starting at pos for a read ending at end. */
 static uint32_t hmem_cpl_bytes(const struct hmem *h, uint64_t pos,
                                uint64_t end)
 {
-    uint64_t stop = pos + h->mps_bytes;
-    if (stop >= end) {
-        return (uint32_t)(end - pos);
-    }
-    stop &= ~(uint64_t)(h->rcb_bytes - 1);
-    return (uint32_t)(stop - pos);
+    return pcie_cpl_split_bytes(pos, end, h->mps_bytes, h->rcb_bytes);
 }
 
 static void hmem_read(struct hmem *h, struct tlp *t)
@@ -512,6 +504,15 @@ uint64_t hmem_size(const struct sim_component *c)
 struct mem_sparse *hmem_store(struct sim_component *c)
 {
     return hmem_from(c)->store;
+}
+
+void hmem_get_params(const struct sim_component *c, struct hmem_params *out)
+{
+    const struct hmem *h = hmem_from(c);
+    out->latency_ps = h->latency_ps;
+    out->rate_bytes_per_s = h->rate_bytes_per_s;
+    out->mps_bytes = h->mps_bytes;
+    out->rcb_bytes = h->rcb_bytes;
 }
 
 const struct sim_component_ops hmem_ops = {

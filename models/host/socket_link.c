@@ -152,7 +152,7 @@ static int slink_transmit(struct sim_link *l, unsigned from, struct tlp *t)
     sim_time_t now = sim_now(l->sim);
     /* The queue as the TLP will find it when it reaches the link. */
     sim_time_t at = t->not_before > now ? t->not_before : now;
-    uint32_t bytes = tlp_header_bytes(t) + tlp_payload_bytes(t);
+    uint32_t bytes = socket_link_tlp_bytes(t);
     slink_retire(d, at);
     if (d->n > 0 && d->waiting_bytes + bytes > s->queue_bytes) {
         d->refusals++;
@@ -264,4 +264,19 @@ void socket_link_get_counters(const struct sim_link *l,
         out->bytes[i] = s->dir[i].bytes;
         out->refusals[i] = s->dir[i].refusals;
     }
+}
+
+uint64_t socket_link_rate(const struct sim_link *l)
+{
+    return ((const struct slink *)sim_link_state(l))->rate_bytes_per_s;
+}
+
+sim_time_t socket_link_latency(const struct sim_link *l)
+{
+    return ((const struct slink *)sim_link_state(l))->latency_ps;
+}
+
+uint32_t socket_link_tlp_bytes(const struct tlp *t)
+{
+    return tlp_header_bytes(t) + tlp_payload_bytes(t);
 }

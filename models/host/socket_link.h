@@ -16,6 +16,9 @@
 #define P2PSIM_MODELS_HOST_SOCKET_LINK_H
 
 #include "sim/port.h"
+#include "sim/time.h"
+
+struct tlp;
 
 extern const struct sim_link_ops socket_link_ops;
 
@@ -27,5 +30,11 @@ struct socket_link_counters {
 };
 void socket_link_get_counters(const struct sim_link *l,
                               struct socket_link_counters *out);
+
+/* The configured rate (bytes/s per direction) and one-way latency. */
+uint64_t socket_link_rate(const struct sim_link *l);
+sim_time_t socket_link_latency(const struct sim_link *l);
+/* Bytes the link charges for t: header + payload. */
+uint32_t socket_link_tlp_bytes(const struct tlp *t);
 
 #endif /* P2PSIM_MODELS_HOST_SOCKET_LINK_H */

@@ -261,6 +261,26 @@ static uint8_t *page_bytes(struct mem_sparse *m, uint64_t page, bool create)
     return b;
 }
 
+bool mem_sparse_is_backed(const struct mem_sparse *m, uint64_t addr,
+                          uint64_t len)
+{
+    if (len == 0) {
+        return false;
+    }
+    unsigned i = m->n_att ? att_find(m, addr) : 0;
+    if (i < m->n_att && m->att[i].addr < addr + len) {
+        return true;            /* an attached range overlaps */
+    }
+    uint64_t first = addr / MEM_SPARSE_PAGE_BYTES;
+    uint64_t last = (addr + len - 1) / MEM_SPARSE_PAGE_BYTES;
+    for (uint64_t pg = first; pg <= last; pg++) {
+        if (find_slot(m, pg)->page != 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static int check_range(const struct mem_sparse *m, uint64_t addr, uint64_t len)
 {
     return (addr > m->size || len > m->size - addr) ? -SIM_ERANGE : 0;

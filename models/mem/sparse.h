@@ -9,6 +9,7 @@
 #ifndef P2PSIM_MODELS_MEM_SPARSE_H
 #define P2PSIM_MODELS_MEM_SPARSE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct mem_sparse;
@@ -41,5 +42,13 @@ int mem_sparse_detach(struct mem_sparse *m, uint64_t addr);
 
 /* Bytes of backing store allocated (pages touched x page size). */
 uint64_t mem_sparse_backed_bytes(const struct mem_sparse *m);
+
+/*
+ * mem_sparse_is_backed - whether any byte of [addr, addr + len) has
+ * backing (a page written, or attached memory); if not, the range reads
+ * as zeros, and writing zeros there changes nothing that can be read.
+ */
+bool mem_sparse_is_backed(const struct mem_sparse *m, uint64_t addr,
+                          uint64_t len);
 
 #endif /* P2PSIM_MODELS_MEM_SPARSE_H */

@@ -786,6 +786,52 @@ void pcie_link_get_counters(const struct sim_link *l,
     *out = plink_from(l)->cnt;
 }
 
+sim_time_t pcie_link_latency(const struct sim_link *l)
+{
+    return plink_from(l)->latency_ps;
+}
+
+uint32_t pcie_link_tlp_bytes(const struct sim_link *l, const struct tlp *t)
+{
+    return plink_wire_bytes(plink_from(l), t);
+}
+
+sim_time_t pcie_link_bytes_time(const struct sim_link *l, uint64_t bytes)
+{
+    return plink_bytes_ps(plink_from(l), bytes);
+}
+
+void pcie_link_credits(const struct sim_link *l, unsigned from,
+                       enum tlp_fc_class c, uint64_t *hdr, uint64_t *data)
+{
+    const struct plink *pl = plink_from(l);
+    *hdr = pl->caps[!from].cred_hdr[c];
+    *data = 16 * (uint64_t)pl->caps[!from].cred_data[c];
+}
+
+sim_time_t pcie_link_credit_rtt(const struct sim_link *l, const struct tlp *t,
+                                sim_time_t hold_ps)
+{
+    const struct plink *pl = plink_from(l);
+    return sim_time_add(plink_bytes_ps(pl, plink_wire_bytes(pl, t)) +
+                            plink_bytes_ps(pl, PCIE_DLLP_BYTES),
+                        sim_time_add(2 * pl->latency_ps, hold_ps));
+}
+
+double pcie_link_dllp_bytes(const struct sim_link *l, unsigned from,
+                            const struct tlp *t, double interval_bytes)
+{
+    const struct plink *pl = plink_from(l);
+    enum tlp_fc_class c = tlp_kind_fc_class(t->kind);
+    double bytes = (double)PCIE_DLLP_BYTES / pl->ack_every;
+    if (plink_hdr_finite(pl, from, c) || plink_data_finite(pl, from, c)) {
+        double wait = PLINK_TXQ_BYTES / 2.0;
+        double per = interval_bytes > 0 ? interval_bytes : 1.0;
+        bytes += PCIE_DLLP_BYTES * per / (per + wait);
+    }
+    return bytes;
+}
+
 static void plink_stat(struct sim_stats *out, const struct sim_link *l,
                        unsigned side, const char *what, uint64_t v)
 {

@@ -58,4 +58,47 @@ struct pcie_link_counters {
 void pcie_link_get_counters(const struct sim_link *l,
                             struct pcie_link_counters *out);
 
+/* ---- costs, for the flow fidelity (api/flow.c) ---------------------------
+ * The figures the link charges, exposed so that a model of whole
+ * transfers (flows) charges the same: the one-way latency, the bytes a
+ * TLP occupies on the wire at the negotiated generation (framing, header,
+ * payload in whole DWs, ECRC), the time to serialise bytes, and the DLLP
+ * bytes the far end sends back per TLP.
+ */
+sim_time_t pcie_link_latency(const struct sim_link *l);
+uint32_t pcie_link_tlp_bytes(const struct sim_link *l, const struct tlp *t);
+sim_time_t pcie_link_bytes_time(const struct sim_link *l, uint64_t bytes);
+/*
+ * pcie_link_dllp_bytes - DLLP bytes that the end opposite `from` sends on
+ * its transmitter for each TLP like t it receives from `from`, when that
+ * transmitter is busy: its share of an Ack (one per ack-every TLPs) and,
+ * if the receiver advertised finite credits of t's class, its share of an
+ * UpdateFC. An UpdateFC waits behind the transmitter's backlog, and the
+ * credits released meanwhile ride on it (plink_fc_send); interval_bytes
+ * is what that transmitter sends between two arrivals of such TLPs, so
+ * one UpdateFC serves 1 + (backlog / interval_bytes) of them.
+ * Model: the backlog a DLLP finds behind a busy transmitter is taken as
+ * half the transmit queue bound (PLINK_TXQ_BYTES / 2), its average as a
+ * sender refills it.
+ */
+double pcie_link_dllp_bytes(const struct sim_link *l, unsigned from,
+                            const struct tlp *t, double interval_bytes);
+/*
+ * pcie_link_credits - the credits the receiver at !from advertised for
+ * TLPs of class c: header credits (*hdr, TLPs) and data credits (*data,
+ * in bytes: 16 per credit); 0 where they are infinite.
+ */
+void pcie_link_credits(const struct sim_link *l, unsigned from,
+                       enum tlp_fc_class c, uint64_t *hdr, uint64_t *data);
+/*
+ * pcie_link_credit_rtt - how long a TLP like t keeps its credits: its
+ * serialisation, the latency, hold_ps (how long the receiver keeps the
+ * TLP's buffer: 0 for an endpoint, a switch with room in its egress
+ * buffer or a root complex forwarding at once; a root complex's decision
+ * time when the TLP waits in it), an UpdateFC's serialisation and the
+ * latency back. A stream is then bounded by credits / round trip.
+ */
+sim_time_t pcie_link_credit_rtt(const struct sim_link *l, const struct tlp *t,
+                                sim_time_t hold_ps);
+
 #endif /* P2PSIM_MODELS_PCIE_LINK_H */

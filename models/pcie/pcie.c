@@ -213,3 +213,14 @@ bool pcie_size_is_valid(unsigned bytes)
     }
     return false;
 }
+
+uint32_t pcie_cpl_split_bytes(uint64_t pos, uint64_t end, unsigned mps,
+                              unsigned rcb)
+{
+    uint64_t stop = pos + mps;
+    if (stop >= end) {
+        return (uint32_t)(end - pos);
+    }
+    stop &= ~(uint64_t)(rcb - 1);   /* > pos, since mps >= rcb */
+    return (uint32_t)(stop - pos);
+}

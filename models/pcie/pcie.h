@@ -161,4 +161,15 @@ int pcie_route_add_window(struct pcie_route *r, uint64_t base, uint64_t limit);
 /* 128 << n: MPS and MRRS encodings (128..4096). */
 bool pcie_size_is_valid(unsigned bytes);
 
+/*
+ * pcie_cpl_split_bytes - bytes of the completion that starts at pos for a
+ * read ending at end (pos < end), split as PCIe r6.0 §2.3.1.1 allows with
+ * the fewest completions: at most mps bytes, and every completion but the
+ * last ends on an rcb boundary (rcb <= mps, both powers of two). The
+ * completers (host memory, the GPU's BAR1) and the flow fidelity
+ * (api/flow.c) all split with it.
+ */
+uint32_t pcie_cpl_split_bytes(uint64_t pos, uint64_t end, unsigned mps,
+                              unsigned rcb);
+
 #endif /* P2PSIM_MODELS_PCIE_PCIE_H */

@@ -148,6 +148,9 @@
 #define RC_DEFAULT_IOMMU_PAGE 4096u
 #define RC_ACS_BITS 0x007fu             /* SV..DT (pcie_regs.h) */
 #define RC_ID 0x0000u                   /* completer ID: 00:00.0 */
+/* rc_iommu_range checks a range as the TLPs that never cross a 4 KiB
+ * boundary (PCIe r6.0 §2.2.7) would have it checked: a step each. */
+#define RC_IOMMU_STEP UINT64_C(4096)
 
 /* t->route_hint while the RC owns t: an egress port index, or one of: */
 #define RC_HINT_UR UINT32_MAX           /* answer with an UR completion */
@@ -231,6 +234,71 @@ static uint32_t rc_target_bytes(const struct tlp *t)
     return t->kind == TLP_CAS ? t->len_bytes / 2 : t->len_bytes;
 }
 
+/* Why an address-routed request goes nowhere (step 4). */
+enum rc_refusal {
+    RC_GO,
+    RC_UNSUPPORTED,             /* nobody claims the address */
+    RC_P2P_REFUSED,             /* root port to root port, policy refuses */
+    RC_XSOCKET_REFUSED,         /* from another socket, policy refuses */
+};
+
+static const char *const rc_refusal_text[] = {
+    [RC_GO] = NULL,
+    [RC_UNSUPPORTED] = "unsupported request: nobody claims the address",
+    [RC_P2P_REFUSED] = "p2p refused by the root complex",
+    [RC_XSOCKET_REFUSED] = "cross-socket p2p refused",
+};
+
+/*
+ * Step 4, routing an address-routed request t received on port in: the
+ * egress port, or -1 with *why set. *p2p: it takes the P2P path (root
+ * port to root port, including back down its own root port after a
+ * switch's ACS redirect). Pure: rc_decide_request and rc_route share it.
+ */
+static int rc_route_addr(const struct rc *rc, unsigned in, const struct tlp *t,
+                         bool *p2p, enum rc_refusal *why)
+{
+    enum rc_port_kind ik = rc->port[in].kind;
+    int e = pcie_route_find_addr(rc->route, rc->n_ports, t->addr, -1);
+    *p2p = false;
+    *why = RC_GO;
+    if (e < 0 || !sim_port_is_connected(rc->port[e].port) ||
+        (e == (int)in && ik != RC_PORT_RP)) {
+        *why = RC_UNSUPPORTED;
+        return -1;
+    }
+    enum rc_port_kind ek = rc->port[e].kind;
+    if (ek == RC_PORT_RP && ik == RC_PORT_RP) {
+        if (!rc_policy_allows(rc->p2p, t)) {
+            *why = RC_P2P_REFUSED;
+            return -1;
+        }
+        *p2p = true;
+    } else if (ek == RC_PORT_RP && ik == RC_PORT_XS &&
+               !rc_policy_allows(rc->xsocket, t)) {
+        *why = RC_XSOCKET_REFUSED;
+        return -1;
+    }
+    return e;
+}
+
+/*
+ * Routing an ID-routed TLP t received on port in: the egress port whose
+ * buses claim its destination, or -1. *p2p: root port to root port.
+ */
+static int rc_route_id(const struct rc *rc, unsigned in, const struct tlp *t,
+                       bool *p2p)
+{
+    int e = pcie_route_find_bus(rc->route, rc->n_ports,
+                                pcie_id_bus(pcie_tlp_dest_id(t)), -1);
+    *p2p = false;
+    if (e < 0 || !sim_port_is_connected(rc->port[e].port)) {
+        return -1;
+    }
+    *p2p = rc->port[in].kind == RC_PORT_RP && rc->port[e].kind == RC_PORT_RP;
+    return e;
+}
+
 /* ---- traces -------------------------------------------------------------- */
 
 static void rc_trace(const struct rc *rc, enum sim_trace_point p,
@@ -266,47 +334,74 @@ static sim_time_t rc_p2p_charge(struct rc *rc, sim_time_t t0,
                                 const struct tlp *t)
 {
     sim_time_t start = rc->p2p_busy_until > t0 ? rc->p2p_busy_until : t0;
-    uint64_t bytes = tlp_header_bytes(t) + tlp_payload_bytes(t);
+    uint64_t bytes = rc_p2p_bytes(t);
     rc->p2p_busy_until = sim_time_add(start,
                                       sim_time_for_bytes(bytes, rc->p2p_rate));
     return sim_time_add(rc->p2p_busy_until, rc->p2p_latency_ps);
+}
+
+/* Step 1, ACS on root port in: the refusal, or NULL if t passes. */
+static const char *rc_acs_refusal(const struct rc *rc, unsigned in,
+                                  const struct tlp *t)
+{
+    const struct rc_port *ip = &rc->port[in];
+    if ((ip->acs_ctrl & PCI_ACS_SV) &&
+        !pcie_route_claims_bus(&rc->route[in], pcie_id_bus(t->requester_id))) {
+        return "acs source validation";
+    }
+    if ((ip->acs_ctrl & PCI_ACS_TB) && t->at == TLP_AT_TRANSLATED) {
+        return "acs translation blocking";
+    }
+    return NULL;
+}
+
+/* Does the IOMMU check request t (step 3)? */
+static bool rc_iommu_checks(const struct rc *rc, const struct tlp *t)
+{
+    bool translated = t->at == TLP_AT_TRANSLATED && rc->ats;
+    return t->kind != TLP_ATS_TREQ && !translated &&
+           iommu_mode(rc->mmu) != IOMMU_OFF;
+}
+
+/*
+ * Step 3: the IOMMU checks t, received on root port in, now; *cost_ps
+ * gets what the check costs. A refusal is a fault: counted and traced.
+ */
+static bool rc_iommu_allows(struct rc *rc, unsigned in, const struct tlp *t,
+                            sim_time_t *cost_ps)
+{
+    bool write = t->kind != TLP_MRD;
+    *cost_ps = 0;
+    if (iommu_translate(rc->mmu, sim_now(rc->comp->sim), t->requester_id,
+                        t->addr, rc_target_bytes(t), write, cost_ps)) {
+        return true;
+    }
+    rc->cnt.iommu_faults++;
+    rc_trace(rc, SIM_TP_MODEL, rc->port[in].port, t, t->addr,
+             t->requester_id, "iommu fault");
+    return false;
 }
 
 /* Steps 1-3 for a request from root port in: false if refused. */
 static bool rc_check_request(struct rc *rc, unsigned in, struct tlp *t,
                              struct rc_decision *d)
 {
-    struct rc_port *ip = &rc->port[in];
-    struct sim *sim = rc->comp->sim;
-    if ((ip->acs_ctrl & PCI_ACS_SV) &&
-        !pcie_route_claims_bus(&rc->route[in], pcie_id_bus(t->requester_id))) {
+    const char *why = rc_acs_refusal(rc, in, t);
+    if (why) {
         rc->acs_blocked++;
-        refuse(d, t, "acs source validation");
+        refuse(d, t, why);
         return false;
     }
-    if ((ip->acs_ctrl & PCI_ACS_TB) && t->at == TLP_AT_TRANSLATED) {
-        rc->acs_blocked++;
-        refuse(d, t, "acs translation blocking");
-        return false;
-    }
-    bool translated = t->at == TLP_AT_TRANSLATED && rc->ats;
-    if (t->kind == TLP_ATS_TREQ || translated ||
-        iommu_mode(rc->mmu) == IOMMU_OFF) {
+    if (!rc_iommu_checks(rc, t)) {
         return true;
     }
     sim_time_t cost = 0;
-    bool write = t->kind != TLP_MRD;
-    if (!iommu_translate(rc->mmu, sim_now(sim), t->requester_id, t->addr,
-                         rc_target_bytes(t), write, &cost)) {
-        rc->cnt.iommu_faults++;
-        rc_trace(rc, SIM_TP_MODEL, ip->port, t, t->addr, t->requester_id,
-                 "iommu fault");
-        d->due_ps = sim_time_add(d->due_ps, cost);
-        refuse(d, t, "iommu fault");
-        return false;
-    }
+    bool ok = rc_iommu_allows(rc, in, t, &cost);
     d->due_ps = sim_time_add(d->due_ps, cost);
-    return true;
+    if (!ok) {
+        refuse(d, t, "iommu fault");
+    }
+    return ok;
 }
 
 /*
@@ -347,30 +442,32 @@ static void rc_decide_request(struct rc *rc, unsigned in, struct tlp *t,
         rc_decide_treq(rc, in, t, d);
         return;
     }
-    int e = pcie_route_find_addr(rc->route, rc->n_ports, t->addr, -1);
-    if (e < 0 || !sim_port_is_connected(rc->port[e].port) ||
-        (e == (int)in && ik != RC_PORT_RP)) {
+    bool p2p = false;
+    enum rc_refusal r = RC_GO;
+    int e = rc_route_addr(rc, in, t, &p2p, &r);
+    switch (r) {
+    case RC_GO:
+        break;
+    case RC_UNSUPPORTED:
         rc->cnt.unsupported++;
-        refuse(d, t, "unsupported request: nobody claims the address");
+        refuse(d, t, rc_refusal_text[r]);
+        return;
+    case RC_P2P_REFUSED:
+        rc->cnt.p2p_refused++;
+        refuse(d, t, rc_refusal_text[r]);
+        return;
+    case RC_XSOCKET_REFUSED:
+        rc->cnt.xsocket_refused++;
+        refuse(d, t, rc_refusal_text[r]);
         return;
     }
     enum rc_port_kind ek = rc->port[e].kind;
     if (ek == RC_PORT_MEM) {
         rc->cnt.to_memory++;
-    } else if (ek == RC_PORT_RP && ik == RC_PORT_RP) {
-        if (!rc_policy_allows(rc->p2p, t)) {
-            rc->cnt.p2p_refused++;
-            refuse(d, t, "p2p refused by the root complex");
-            return;
-        }
+    } else if (p2p) {
         rc->cnt.p2p_forwarded++;
         d->due_ps = rc_p2p_charge(rc, d->due_ps, t);
     } else if (ek == RC_PORT_RP && ik == RC_PORT_XS) {
-        if (!rc_policy_allows(rc->xsocket, t)) {
-            rc->cnt.xsocket_refused++;
-            refuse(d, t, "cross-socket p2p refused");
-            return;
-        }
         rc->cnt.xsocket_forwarded++;
     }
     d->hint = (uint32_t)e;
@@ -380,9 +477,9 @@ static void rc_decide_request(struct rc *rc, unsigned in, struct tlp *t,
 static void rc_decide_by_id(struct rc *rc, unsigned in, struct tlp *t,
                             struct rc_decision *d)
 {
-    int e = pcie_route_find_bus(rc->route, rc->n_ports,
-                                pcie_id_bus(pcie_tlp_dest_id(t)), -1);
-    if (e < 0 || !sim_port_is_connected(rc->port[e].port)) {
+    bool p2p = false;
+    int e = rc_route_id(rc, in, t, &p2p);
+    if (e < 0) {
         if (pcie_tlp_is_completion(t)) {
             rc->cnt.unsupported++;
             d->why = "unexpected completion";
@@ -392,7 +489,7 @@ static void rc_decide_by_id(struct rc *rc, unsigned in, struct tlp *t,
         d->drop = true;
         return;
     }
-    if (rc->port[in].kind == RC_PORT_RP && rc->port[e].kind == RC_PORT_RP) {
+    if (p2p) {
         d->due_ps = rc_p2p_charge(rc, d->due_ps, t);
     }
     d->hint = (uint32_t)e;
@@ -837,6 +934,92 @@ uint16_t rc_acs(const struct sim_component *c, unsigned rp)
 void rc_get_counters(const struct sim_component *c, struct rc_counters *out)
 {
     *out = rc_from(c)->cnt;
+}
+
+int rc_iommu_range(struct sim_component *c, unsigned in, const struct tlp *t,
+                   uint64_t addr, uint64_t len, sim_time_t *first_ps,
+                   sim_time_t *last_ps)
+{
+    struct rc *rc = rc_from(c);
+    *first_ps = *last_ps = 0;
+    if (in >= rc->n_ports || rc->port[in].kind != RC_PORT_RP ||
+        tlp_kind_routing(t->kind) != TLP_ROUTE_ADDR ||
+        !rc_iommu_checks(rc, t)) {
+        return 0;
+    }
+    struct tlp q = *t;
+    uint64_t done = 0;
+    do {
+        uint64_t at = addr + done;
+        uint64_t n = RC_IOMMU_STEP - (at & (RC_IOMMU_STEP - 1));
+        n = n < len - done ? n : len - done;
+        q.addr = at;
+        q.len_bytes = (uint32_t)n;
+        sim_time_t cost = 0;
+        bool ok = rc_iommu_allows(rc, in, &q, &cost);
+        *first_ps = done == 0 ? cost : *first_ps;
+        *last_ps = cost;
+        if (!ok) {
+            return -SIM_EIO;
+        }
+        done += n;
+    } while (done < len);
+    return 0;
+}
+
+uint32_t rc_p2p_bytes(const struct tlp *t)
+{
+    return tlp_header_bytes(t) + tlp_payload_bytes(t);
+}
+
+int rc_route(struct sim_component *c, unsigned in, const struct tlp *t,
+             bool translate, struct rc_hop *out)
+{
+    struct rc *rc = rc_from(c);
+    memset(out, 0, sizeof(*out));
+    out->egress = -1;
+    out->latency_ps = rc->latency_ps;
+    if (in >= rc->n_ports) {
+        out->why = "no such port";
+        return -SIM_EINVAL;
+    }
+    bool p2p = false;
+    int e;
+    if (tlp_kind_routing(t->kind) == TLP_ROUTE_ID) {
+        e = rc_route_id(rc, in, t, &p2p);
+        out->why = e < 0 ? "unexpected completion" : NULL;
+    } else if (tlp_kind_routing(t->kind) != TLP_ROUTE_ADDR ||
+               t->kind == TLP_ATS_TREQ) {
+        out->why = "answered by the root complex";
+        return -SIM_EIO;
+    } else {
+        if (rc->port[in].kind == RC_PORT_RP) {
+            out->why = rc_acs_refusal(rc, in, t);
+            if (out->why) {
+                return -SIM_EIO;
+            }
+            sim_time_t cost = 0;
+            if (translate && rc_iommu_checks(rc, t) &&
+                !rc_iommu_allows(rc, in, t, &cost)) {
+                out->why = "iommu fault";
+                return -SIM_EIO;
+            }
+            out->latency_ps = sim_time_add(out->latency_ps, cost);
+        }
+        enum rc_refusal r;
+        e = rc_route_addr(rc, in, t, &p2p, &r);
+        out->why = rc_refusal_text[r];
+    }
+    if (e < 0) {
+        return -SIM_EIO;
+    }
+    out->egress = e;
+    out->p2p = p2p;
+    if (p2p) {
+        out->p2p_rate = rc->p2p_rate;
+        out->p2p_latency_ps = rc->p2p_latency_ps;
+    }
+    return 0;
 }
 
 /* ---- registration -------------------------------------------------------- */

@@ -27,11 +27,14 @@
 #ifndef P2PSIM_MODELS_PCIE_RC_H
 #define P2PSIM_MODELS_PCIE_RC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "models/pcie/pcie.h"
+#include "sim/time.h"
 
 struct sim_component;
+struct tlp;
 struct iommu;
 
 extern const struct sim_component_ops rc_ops;
@@ -60,5 +63,41 @@ struct rc_counters {
     uint64_t to_memory, unsupported, iommu_faults;
 };
 void rc_get_counters(const struct sim_component *rc, struct rc_counters *out);
+
+/*
+ * rc_route - where the root complex sends a TLP like t received on port
+ * in, by the decisions rc_receive takes (ACS SV/TB on a root port, the
+ * IOMMU, routing by address or ID, the P2P and cross-socket policies).
+ * With translate, the IOMMU checks t now as it would check that TLP (the
+ * IOTLB is updated, a refusal is recorded as a fault) and its cost joins
+ * the latency; without, the IOMMU is not asked. Nothing else is counted,
+ * and the P2P serialiser is not charged. Returns 0, or -SIM_EIO when the
+ * TLP would be refused (out->why says why), -SIM_EINVAL for a bad port.
+ */
+struct rc_hop {
+    int egress;                 /* port index, or -1 */
+    const char *why;            /* the refusal, or NULL */
+    sim_time_t latency_ps;      /* latency (+ IOMMU cost) */
+    bool p2p;                   /* it crosses the P2P serialiser... */
+    uint64_t p2p_rate;          /* ...at this rate (0 = unlimited) */
+    sim_time_t p2p_latency_ps;  /* ...and then waits p2p-latency */
+};
+int rc_route(struct sim_component *rc, unsigned in, const struct tlp *t,
+             bool translate, struct rc_hop *out);
+/*
+ * rc_iommu_range - what the IOMMU says of a stream of requests like t
+ * (its kind and requester) covering [addr, addr + len), received on port
+ * in: checked in order, 4 KiB at a time (the most one TLP covers), each
+ * step as rc_receive checks a TLP (the IOTLB updated, a refusal recorded
+ * as a fault). *first_ps and *last_ps: the cost of the first and the last
+ * step (on a refusal, the refused one's). Returns 0 (also when the IOMMU
+ * does not check such requests), or -SIM_EIO at the first refused step,
+ * where checking stops.
+ */
+int rc_iommu_range(struct sim_component *rc, unsigned in, const struct tlp *t,
+                   uint64_t addr, uint64_t len, sim_time_t *first_ps,
+                   sim_time_t *last_ps);
+/* Bytes of t the P2P serialiser charges: header + payload. */
+uint32_t rc_p2p_bytes(const struct tlp *t);
 
 #endif /* P2PSIM_MODELS_PCIE_RC_H */

@@ -529,6 +529,28 @@ void psw_set_bus(struct sim_component *c, unsigned bus)
     psw_from(c)->bus = bus & 0xff;
 }
 
+int psw_route(const struct sim_component *c, unsigned in,
+              const struct tlp *t, bool *redirected)
+{
+    const struct psw *sw = psw_from(c);
+    if (in >= sw->n_ports) {
+        return -1;
+    }
+    struct psw_decision d = psw_decide(sw, in, t);
+    if (d.egress >= 0 && !sim_port_is_connected(sw->port[d.egress].port)) {
+        d.egress = -1;
+    }
+    if (redirected) {
+        *redirected = d.egress >= 0 && d.verdict == ACS_REDIRECT;
+    }
+    return d.egress;
+}
+
+sim_time_t psw_latency(const struct sim_component *c)
+{
+    return psw_from(c)->latency_ps;
+}
+
 /* ---- registration -------------------------------------------------------- */
 
 const struct sim_component_ops psw_ops = {

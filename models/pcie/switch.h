@@ -14,11 +14,14 @@
 #ifndef P2PSIM_MODELS_PCIE_SWITCH_H
 #define P2PSIM_MODELS_PCIE_SWITCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "models/pcie/pcie.h"
+#include "sim/time.h"
 
 struct sim_component;
+struct tlp;
 
 extern const struct sim_component_ops psw_ops;
 
@@ -37,5 +40,17 @@ uint16_t psw_acs(const struct sim_component *sw, unsigned dp);
 /* The switch's own bus number (its upstream port's), for requester IDs of
  * UR completions it generates. */
 void psw_set_bus(struct sim_component *sw, unsigned bus);
+
+/*
+ * psw_route - where the switch sends a TLP like t received on port in
+ * (its port index), by the same decision psw_receive takes (routing, then
+ * the ingress port's ACS); -1 if it would refuse it (UR or drop). A
+ * query: nothing is counted or traced. *redirected (may be NULL) tells
+ * that ACS sent it upstream instead of to its peer.
+ */
+int psw_route(const struct sim_component *sw, unsigned in,
+              const struct tlp *t, bool *redirected);
+/* The forwarding latency per hop. */
+sim_time_t psw_latency(const struct sim_component *sw);
 
 #endif /* P2PSIM_MODELS_PCIE_SWITCH_H */
