@@ -97,6 +97,11 @@ static cudaError_t managed_alloc(void **ptr, size_t size, unsigned flags)
         (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) {
         return cudaErrorInvalidValue;
     }
+    /* Managed memory is mapped in this process: nothing larger than the
+     * 47-bit user address space of x86-64 (128 TiB) can ever be. */
+    if ((uint64_t)size > (UINT64_C(1) << 47)) {
+        return cudaErrorMemoryAllocation;
+    }
     int dev = rt_current_device();
     struct rt_alloc *a = calloc(1, sizeof(*a));
     struct managed *m = calloc(1, sizeof(*m));

@@ -87,9 +87,9 @@ static void register_kernel(void)
 static void fx_init(struct fx *f)
 {
     static _Alignas(4096) unsigned char pages[2 * 4096];
+    static unsigned char pageable[MIB];
     memset(f, 0, sizeof(*f));
-    f->pageable = malloc(MIB);
-    ck_assert_ptr_nonnull(f->pageable);
+    f->pageable = pageable;
     f->page = pages;
     register_kernel();
     ck_cuda_ok(cudaGetDeviceCount(&f->n_dev));
