@@ -13,7 +13,8 @@ usage() {
 }
 
 PACKAGES="build-essential autoconf automake libtool pkg-config libyaml-dev \
-check libsystemc-dev libzstd-dev gnuplot-nox valgrind"
+check libsystemc-dev libzstd-dev gnuplot-nox valgrind libopenmpi-dev \
+openmpi-bin"
 
 as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
@@ -77,9 +78,11 @@ case "$cmd" in
 run)
     install_packages
     build build
-    # The main job, until p2psim bench exists: the default machine, and the
-    # event-core benchmark.
+    # The main job: the default machine, the p2pBandwidthLatencyTest
+    # matrices on it (4 MB copies: the sample's 160 MB take long at TLP
+    # level), and the event-core benchmark.
     ./build/tools/p2psim topo
+    ./build/tools/p2psim bench --numElems 1000000
     ./build/bench/hold
     ;;
 test)

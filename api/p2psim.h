@@ -31,6 +31,12 @@ struct p2psim_options {
      * taken from the TLP model for the payload in use).
      */
     const char *fidelity;
+    /*
+     * Overrides of the machine file, "path=value" lines applied before it
+     * is read (topologies/SCHEMA.md, "Overrides"; the CUDA shim takes them
+     * from P2PSIM_SET). NULL: none.
+     */
+    const char *overrides;
 };
 
 /* file NULL: the built-in default machine. NULL and err on failure. */

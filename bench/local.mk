@@ -15,3 +15,20 @@ bench_programs += bench/fabric
 bench_runs += bench/fabric
 bench_fabric_SOURCES = %reldir%/fabric.c
 bench_fabric_LDADD = models/libmodels.la sim/libsim.la
+
+noinst_PROGRAMS += bench/flow
+bench_programs += bench/flow
+bench_runs += bench/flow
+bench_flow_SOURCES = %reldir%/flow.c
+bench_flow_LDADD = api/libp2psim.la -lm
+if HAVE_SYSTEMC
+nodist_EXTRA_bench_flow_SOURCES = dummy.cxx
+endif
+
+# p2psim bench (the p2pBandwidthLatencyTest matrices) timed in both
+# fidelities on the 8-GPU default machine; runs ../tools/p2psim.
+noinst_PROGRAMS += bench/matrices
+bench_programs += bench/matrices tools/p2psim api/cudart/libcudart.la
+bench_runs += bench/matrices
+bench_matrices_SOURCES = %reldir%/matrices.c
+bench_matrices_LDADD = -lm

@@ -7,6 +7,8 @@ models_libmodels_la_SOURCES = \
 	%reldir%/models.c \
 	%reldir%/path.c \
 	%reldir%/path.h \
+	%reldir%/route.c \
+	%reldir%/route.h \
 	%reldir%/models.h \
 	%reldir%/gpu/bar1.c \
 	%reldir%/gpu/copy_engine.c \
@@ -39,6 +41,7 @@ models_libmodels_la_SOURCES = \
 	%reldir%/topology.c \
 	%reldir%/topology.h \
 	%reldir%/topology_int.h \
+	%reldir%/topology_override.c \
 	%reldir%/topology_yaml.c
 nodist_models_libmodels_la_SOURCES = %reldir%/topology_data.c
 models_libmodels_la_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)

@@ -1274,6 +1274,9 @@ struct topo_machine *topo_load_string(const char *name, const char *text,
         L->dir = ".";
     }
     int rc = ydoc_doc_parse(&L->doc, name, text, len, err);
+    if (rc == 0 && opt && opt->overrides) {
+        rc = ydoc_apply_overrides(&L->doc, opt->overrides, err);
+    }
     if (rc == 0) {
         rc = pass_shape(L, m);
     }

@@ -27,6 +27,14 @@ struct topo_options {
     /* Where GPU catalog entries are looked for first (NAME.yaml); NULL:
      * the machine file's folder's gpus/, then the built-in catalog. */
     const char *gpu_dir;
+    /*
+     * Overrides applied to the machine file before it is read: lines of
+     * "path=value" (topologies/SCHEMA.md, "Overrides"), e.g.
+     * "defaults.switch.latency=150ns\ngpus.*.set.mps=128B". NULL: none.
+     * Errors in them, or in the values they set, are reported as
+     * "--set:N:C" (line N of this text, column C).
+     */
+    const char *overrides;
 };
 
 struct topo_nvlink {

@@ -19,7 +19,14 @@ struct ydoc {
     yaml_document_t doc;
     const char *file;           /* interned */
     bool loaded;
+    /* Nodes the parser made; nodes after them were added by overrides
+     * (topology_override.c) and carry marks in YDOC_OVERRIDE_ORIGIN. */
+    size_t n_parsed;
 };
+
+/* Where errors at nodes made by overrides point: "--set:N:C", override N
+ * (1-based, as the lines of topo_options.overrides), column C. */
+#define YDOC_OVERRIDE_ORIGIN "--set"
 
 /* A copy of s that lives as long as the process (error marks point at it). */
 const char *ydoc_intern(const char *s);
@@ -53,6 +60,13 @@ int ydoc_add_props(struct ydoc *d, yaml_node_t *m, struct sim_props *props,
 /* "16GT/s" -> "4" in buf, or an error at n. */
 int ydoc_speed_to_gen(struct ydoc *d, yaml_node_t *n, struct sim_error *err,
                       char *buf, size_t len);
+/*
+ * Apply overrides ("path=value" lines, topologies/SCHEMA.md "Overrides")
+ * to a parsed document, before the loader reads it. Errors in a path are
+ * reported at "--set:N:C"; the nodes added carry such marks too.
+ */
+int ydoc_apply_overrides(struct ydoc *d, const char *overrides,
+                         struct sim_error *err);
 /* The whole file, NUL-terminated (caller frees), or NULL. */
 char *ydoc_read_file(const char *path, size_t *len);
 

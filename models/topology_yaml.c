@@ -60,6 +60,9 @@ yaml_node_t *ydoc_node(struct ydoc *d, int i)
 struct sim_mark ydoc_mark_of(const struct ydoc *d, const yaml_node_t *n)
 {
     struct sim_mark m = { d->file, 0, 0 };
+    if (n && d->n_parsed && (size_t)(n - d->doc.nodes.start) >= d->n_parsed) {
+        m.file = ydoc_intern(YDOC_OVERRIDE_ORIGIN);
+    }
     if (n) {
         m.line = (unsigned)n->start_mark.line + 1;
         m.column = (unsigned)n->start_mark.column + 1;
@@ -101,6 +104,7 @@ int ydoc_doc_parse(struct ydoc *d, const char *file, const char *text,
                               p.problem ? p.problem : "unreadable", ctx);
     } else {
         d->loaded = true;
+        d->n_parsed = (size_t)(d->doc.nodes.top - d->doc.nodes.start);
         if (!yaml_document_get_root_node(&d->doc)) {
             rc = sim_error_set_at(err, SIM_ESYNTAX, d->file, 1, 1,
                                   "the file is empty");

@@ -29,9 +29,11 @@ tests_check_models_SOURCES = \
 	%reldir%/models/check_iommu.c \
 	%reldir%/models/check_pcie_link.c \
 	%reldir%/models/check_psw.c \
+	%reldir%/models/check_route.c \
 	%reldir%/models/check_rc.c \
 	%reldir%/models/check_sparse.c \
-	%reldir%/models/check_topology.c
+	%reldir%/models/check_topology.c \
+	%reldir%/models/check_override.c
 tests_check_models_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 EXTRA_DIST += tests/topologies
@@ -43,7 +45,8 @@ tests_check_api_SOURCES = \
 	%reldir%/check_p2psim.h \
 	%reldir%/check_api.c \
 	%reldir%/api/check_cudart_error.c \
-	%reldir%/api/check_exec.c
+	%reldir%/api/check_exec.c \
+	%reldir%/api/check_flow.c
 tests_check_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_api_LDADD = api/libp2psim.la api/cudart/libcudart_error.la \
@@ -67,7 +70,8 @@ tests_check_cudart_SOURCES = \
 	%reldir%/cudart/check_copy.c \
 	%reldir%/cudart/check_time.c \
 	%reldir%/cudart/check_launch.c \
-	%reldir%/cudart/check_errors.c
+	%reldir%/cudart/check_errors.c \
+	%reldir%/cudart/check_ipc.c
 tests_check_cudart_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_cudart_LDADD = api/cudart/libcudart.la $(CHECK_LIBS) -lpthread
@@ -87,3 +91,73 @@ EXTRA_DIST += tests/cli.sh
 TESTS_ENVIRONMENT = top_srcdir=$(top_srcdir); export top_srcdir; \
 	P2PSIM=$(abs_top_builddir)/tools/p2psim; export P2PSIM;
 EXTRA_DIST += tests/valgrind.sh
+
+# tests/shim/: the CUDA shim as programs meet it, each a shell script
+# (lib.sh holds what they share):
+#   symbols.sh  the built library is a drop-in libcudart.so.13 (soname,
+#               version node, only cuda*/__cuda* exported)
+#   hello.sh    hello.c built with the build tree's pkg-config file and run
+#               through `p2psim run`
+#   nvcc.sh     nvcc_hello.cu built by nvcc -cudart shared and run
+#               unmodified; exits 77 (SKIP) without nvcc, as on CI
+#   run.sh      `p2psim run`: errors, environment, exit status, signals
+# They compile with configure's compiler and sanitizer flags.
+TESTS += tests/shim/symbols.sh tests/shim/hello.sh tests/shim/nvcc.sh \
+	tests/shim/run.sh
+EXTRA_DIST += tests/shim/.may_include tests/shim/lib.sh \
+	tests/shim/symbols.sh tests/shim/hello.sh tests/shim/hello.c \
+	tests/shim/nvcc.sh tests/shim/nvcc_hello.cu tests/shim/run.sh
+TESTS_ENVIRONMENT += top_builddir=$(abs_top_builddir); export top_builddir; \
+	CC='$(CC)'; export CC; SAN_FLAGS='$(SAN_FLAGS)'; export SAN_FLAGS; \
+	PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG;
+
+# tests/programs/: our own CUDA programs in the spirit of the CUDA samples
+# (no kernels), built by programs.sh against api/include and the built
+# shim with configure's compiler, and run through `p2psim run` on machines
+# of the library: peer_copy.c (simpleP2P), bandwidth_latency.c
+# (p2pBandwidthLatencyTest's matrices), thread_per_gpu.c (a host thread
+# per GPU). The environment is tests/shim/'s (top_builddir, CC, SAN_FLAGS).
+TESTS += tests/programs/programs.sh
+EXTRA_DIST += tests/programs/.may_include tests/programs/programs.sh \
+	tests/programs/peer_copy.c tests/programs/bandwidth_latency.c \
+	tests/programs/thread_per_gpu.c
+
+# tests/programs/ipc.sh: ipc_exchange.c, two processes exchanging device
+# memory and an interprocess event through CUDA IPC (simpleIPC's idea),
+# run through `p2psim run` and its p2psim server. The environment is
+# tests/shim/'s (top_builddir, CC, SAN_FLAGS).
+TESTS += tests/programs/ipc.sh
+EXTRA_DIST += tests/programs/ipc.sh tests/programs/ipc_exchange.c
+
+# tests/programs/copy_sweep: host-to-device, device-to-host and
+# device-to-device copies from 4 B to 256 MB and the latency of a small
+# copy; the default program of `p2psim compare`, which finds it next to
+# tools/p2psim, so it is built with the tree. Linked with the shim, which
+# forwards to NVIDIA's runtime under `p2psim run --real`.
+noinst_PROGRAMS += tests/programs/copy_sweep
+tests_programs_copy_sweep_SOURCES = tests/programs/copy_sweep.c
+tests_programs_copy_sweep_CPPFLAGS = -I$(srcdir)/api/include
+tests_programs_copy_sweep_LDADD = api/cudart/libcudart.la
+tests_programs_copy_sweep_LDFLAGS = -no-install
+
+# tests/shim/, the dispatch layer (issue 9), with the environment above:
+#   dispatch-fresh.sh  the generated sim_names.h, dispatch.c and
+#                      fake_cudart.c are what tools/gen-dispatch.sh makes
+#                      of the headers today
+#   passthrough.sh     P2PSIM_BACKEND=cuda against a fake runtime
+#                      (fake_cudart.c, built by the script): every call
+#                      forwarded with its arguments, results unchanged,
+#                      the API trace, finding the runtime
+#   record-replay.sh   traces recorded on the simulator and replayed on
+#                      it (within 5%); p2psim compare on saved output
+TESTS += tests/shim/dispatch-fresh.sh tests/shim/passthrough.sh \
+	tests/shim/record-replay.sh
+EXTRA_DIST += tests/shim/dispatch-fresh.sh tests/shim/passthrough.sh \
+	tests/shim/passthrough.c tests/shim/fake_cudart.c \
+	tests/shim/record-replay.sh tools/gen-dispatch.sh
+
+# p2psim bench, sweep and validate end to end (cli_bench.sh), and sweep
+# under mpirun -np 2 against a serial run (sweep_mpi.sh; exits 77 without
+# MPI). The environment is tests/shim/'s (top_builddir, P2PSIM).
+TESTS += tests/cli_bench.sh tests/sweep_mpi.sh
+EXTRA_DIST += tests/cli_bench.sh tests/sweep_mpi.sh

@@ -15,10 +15,21 @@ struct p2psim;
 
 /* Open file (NULL: the built-in default); prints the error and returns NULL. */
 struct p2psim *cli_open(const char *file);
+/* The same with options (fidelity, overrides); opt may be NULL. */
+struct p2psim_options;
+struct p2psim *cli_open_opt(const char *file,
+                            const struct p2psim_options *opt);
 /* GPU index from "gpu3" or "3"; prints an error naming the choices. */
 int cli_gpu(const struct p2psim *p, const char *arg);
 
 int cmd_topo(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_server(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif /* P2PSIM_TOOLS_CLI_H */

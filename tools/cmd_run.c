@@ -18,6 +18,11 @@
  *   P2PSIM_TRACE     the shim writes its trace there
  *   P2PSIM_SERVER    the p2psim server this command starts for the
  *                    program (all its processes share its machine)
+ *   P2PSIM_BACKEND   with --real, "cuda": the shim forwards every call to
+ *                    NVIDIA's runtime (api/passthrough/); no machine, no
+ *                    server
+ *   P2PSIM_RECORD    with --record FILE: the shim writes the API trace
+ *                    there (traces/api-trace.md); FILE is emptied first
  *
  * It forks and waits rather than exec'ing in place, so that it can say how
  * the program ended and return its status, and forward SIGINT, SIGTERM and
@@ -69,6 +74,8 @@ struct run_opts {
     const char *topology;       /* as given: a file or a built-in name */
     const char *stats;
     const char *trace;
+    const char *record;         /* --record FILE: the API trace */
+    bool real;                  /* --real: NVIDIA's runtime, a real GPU */
     bool quiet;
 };
 
@@ -119,6 +126,14 @@ static void run_usage(FILE *f)
             "default machine\n"
             "  --stats FILE  write the run's summary as JSON to FILE\n"
             "  --trace FILE  write the run's trace to FILE\n"
+            "  --record FILE write the program's API trace (every CUDA "
+            "call, its\n"
+            "                arguments, result and times) to FILE, as JSON "
+            "lines\n"
+            "  --real        run on the real GPU: p2psim's runtime forwards "
+            "every call\n"
+            "                to NVIDIA's libcudart.so.13 "
+            "(P2PSIM_REAL_CUDART: its path)\n"
             "  --quiet       no summary on stderr at exit, no exit line\n\n"
             "built-in machines: ");
     list_builtin_machines(f, 19, 78, 2);
@@ -330,6 +345,23 @@ static int set_environment(const struct run_opts *o, const char *shim_dir,
     }
     if (o->trace) {
         rc |= setenv_path("P2PSIM_TRACE", o->trace);
+    }
+    if (o->record) {
+        /* The shim appends (the processes of a program share the file):
+         * start from an empty one. */
+        int fd = open(o->record, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0) {
+            fprintf(stderr, "p2psim run: cannot write %s: %s\n", o->record,
+                    strerror(errno));
+            return -1;
+        }
+        close(fd);
+        rc |= setenv_path("P2PSIM_RECORD", o->record);
+    }
+    if (o->real) {
+        rc |= setenv("P2PSIM_BACKEND", "cuda", 1);
+    } else if (getenv("P2PSIM_BACKEND")) {
+        rc |= unsetenv("P2PSIM_BACKEND");
     }
     return rc ? -1 : 0;
 }
@@ -581,6 +613,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         { "topology", required_argument, NULL, 't' },
         { "stats", required_argument, NULL, 's' },
         { "trace", required_argument, NULL, 'r' },
+        { "record", required_argument, NULL, 'R' },
+        { "real", no_argument, NULL, 'C' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -593,6 +627,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         case 't': o->topology = optarg; break;
         case 's': o->stats = optarg; break;
         case 'r': o->trace = optarg; break;
+        case 'R': o->record = optarg; break;
+        case 'C': o->real = true; break;
         case 'q': o->quiet = true; break;
         case 'h': run_usage(stdout); return 1;
         default:
@@ -602,6 +638,11 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
     }
     if (optind >= argc) {
         fprintf(stderr, "p2psim run: no program given (%s)\n", RUN_USAGE);
+        return -1;
+    }
+    if (o->real && (o->topology || o->trace || o->stats)) {
+        fprintf(stderr, "p2psim run: --real runs on the real GPU: no "
+                        "--topology, --trace or --stats\n");
         return -1;
     }
     return 0;
@@ -622,7 +663,7 @@ int cmd_run(int argc, char **argv)
     }
     struct run_machine m = { .tmp = false };
     const char *arg = o.topology ? o.topology : getenv("P2PSIM_TOPOLOGY");
-    bool have_machine = arg && *arg;
+    bool have_machine = !o.real && arg && *arg;
     rc = CLI_BAD_INPUT;
     if (have_machine && (resolve_machine(arg, &m) < 0 ||
                          validate_machine(m.path) < 0)) {
@@ -633,7 +674,7 @@ int cmd_run(int argc, char **argv)
         rc = CLI_FAIL;
         goto out_machine;
     }
-    if (run_server_start(&o) < 0) {
+    if (!o.real && run_server_start(&o) < 0) {
         rc = CLI_FAIL;
         goto out_machine;
     }

@@ -20,6 +20,19 @@ static const struct command commands[] = {
     { "topo", cmd_topo, "the GPU connection matrix, as nvidia-smi topo -m" },
     { "explain", cmd_explain, "why P2P between two GPUs works, is slow, or "
                               "is blocked" },
+    { "run", cmd_run, "run a CUDA program on a simulated machine" },
+    { "server", cmd_server, "serve one simulated machine to the processes "
+                            "of a program" },
+    { "bench", cmd_bench, "p2pBandwidthLatencyTest's bandwidth and latency "
+                          "matrices" },
+    { "sweep", cmd_sweep, "measure one quantity over a grid of parameter "
+                          "values" },
+    { "validate", cmd_validate, "compare simulated matrices with measured "
+                                "ones" },
+    { "replay", cmd_replay, "replay a recorded API trace on a simulated "
+                            "machine" },
+    { "compare", cmd_compare, "run a program on the real GPU and on a "
+                              "simulated machine" },
     { NULL, NULL, NULL },
 };
 
@@ -34,14 +47,21 @@ static void usage(FILE *f)
     }
     fprintf(f, "\nA machine is a YAML file (topologies/SCHEMA.md); without "
                "one, the built-in\ndefault machine is used. Exit status: 0 "
-               "success, 1 failure, 2 bad input.\n");
+               "success, 1 failure, 2 bad input\n(p2psim run: the "
+               "program's status).\n");
 }
 
 struct p2psim *cli_open(const char *file)
 {
+    return cli_open_opt(file, NULL);
+}
+
+struct p2psim *cli_open_opt(const char *file,
+                            const struct p2psim_options *opt)
+{
     struct sim_error err;
     sim_error_clear(&err);
-    struct p2psim *p = p2psim_open(file, NULL, &err);
+    struct p2psim *p = p2psim_open(file, opt, &err);
     if (!p) {
         char buf[700];
         fprintf(stderr, "%s\n", sim_error_format(&err, buf, sizeof(buf)));

@@ -11,20 +11,49 @@ api_cudart_libcudart_error_la_SOURCES = \
 	%reldir%/error.c \
 	%reldir%/error.h
 
-pkglib_LTLIBRARIES = api/cudart/libcudart.la
-api_cudart_libcudart_la_SOURCES = \
+# libcudart_sim.la: the simulated runtime. Each of its sources is
+# compiled with sim_names.h forced in (-include), so the CUDA functions it
+# defines, and its calls to them, are named p2psim_sim_cudaX, which the
+# version script keeps local. The exported cudaX are those of dispatch.c
+# (libcudart.la below): they forward to these, or with
+# P2PSIM_BACKEND=cuda to NVIDIA's runtime, and record the API trace
+# (api/cudart/dispatch.h). A new source of the simulated runtime goes in
+# this list.
+noinst_LTLIBRARIES += api/cudart/libcudart_sim.la
+api_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/rt.c \
 	%reldir%/errors.c \
+	%reldir%/machine.c \
+	%reldir%/remote.c \
+	%reldir%/remote.h \
+	%reldir%/wire.h \
+	%reldir%/ipc.c \
 	%reldir%/rt.h \
 	%reldir%/stream.c \
 	%reldir%/copy.c \
 	%reldir%/device.c \
 	%reldir%/peer.c \
 	%reldir%/memory.c \
+	%reldir%/memory.h \
 	%reldir%/managed.c \
+	%reldir%/managed.h \
 	%reldir%/launch.c
-api_cudart_libcudart_la_LIBADD = api/cudart/libcudart_error.la \
-	api/libp2psim.la -lpthread
+api_cudart_libcudart_sim_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-include $(srcdir)/api/cudart/sim_names.h
+
+# libcudart.la: what programs load. dispatch.c and sim_names.h are
+# generated from api/include by tools/gen-dispatch.sh and committed;
+# tests/shim/dispatch-fresh.sh fails when they are stale (after changing
+# a header: sh tools/gen-dispatch.sh . . in the source tree).
+pkglib_LTLIBRARIES = api/cudart/libcudart.la
+api_cudart_libcudart_la_SOURCES = \
+	%reldir%/dispatch.c \
+	%reldir%/dispatch.h \
+	%reldir%/dispatch_rt.c \
+	%reldir%/sim_names.h
+api_cudart_libcudart_la_LIBADD = api/cudart/libcudart_sim.la \
+	api/passthrough/libpassthru.la api/cudart/libcudart_error.la \
+	api/libp2psim.la -lpthread -lm
 api_cudart_libcudart_la_LDFLAGS = -version-info 13:0:0 -no-undefined \
 	-Wl,--version-script=$(srcdir)/api/cudart/libcudart.map
 EXTRA_api_cudart_libcudart_la_DEPENDENCIES = $(srcdir)/api/cudart/libcudart.map

@@ -1,14 +1,19 @@
 # api/include/: p2psim's own CUDA runtime headers (cuda_runtime.h and the
 # headers it includes), so that programs using the CUDA runtime API build
 # without the CUDA toolkit; the calls are served by the shim
-# (libcudart.so.13). Not installed yet: distributed only.
-EXTRA_DIST += \
-	api/include/.may_include \
+# (libcudart.so.13). Installed in $(pkgincludedir)/cuda, where
+# p2psim-cudart.pc points (-I), not in $(includedir), so that they never
+# shadow the CUDA toolkit's. p2psim_cudart_internal.h is the shim's own:
+# distributed, not installed.
+cudaincludedir = $(pkgincludedir)/cuda
+cudainclude_HEADERS = \
 	api/include/host_defines.h \
 	api/include/vector_types.h \
 	api/include/driver_types.h \
 	api/include/cuda_runtime_api.h \
-	api/include/cuda_runtime.h \
+	api/include/cuda_runtime.h
+EXTRA_DIST += \
+	api/include/.may_include \
 	api/include/p2psim_cudart_internal.h
 
 # tests/abi/: the headers against CUDA's binary interface.

@@ -1,0 +1,11 @@
+# api/passthrough/: NVIDIA's CUDA runtime behind the shim
+# (P2PSIM_BACKEND=cuda: finding it, loading it by full path, looking up
+# its functions) and the API trace (P2PSIM_RECORD). Linked into
+# libcudart.so.13 (api/cudart/local.mk); it knows nothing of the
+# simulation.
+noinst_LTLIBRARIES += api/passthrough/libpassthru.la
+api_passthrough_libpassthru_la_SOURCES = \
+	%reldir%/passthru.c \
+	%reldir%/passthru.h \
+	%reldir%/record.c
+EXTRA_DIST += api/passthrough/.may_include

@@ -1,0 +1,52 @@
+/*
+ * tools/bwlat_int.h - what bwlat.c (the measurements) and bwlat_job.c (the
+ * child process that runs them) share: the CUDA runtime's entry points,
+ * loaded with dlsym, typed from our CUDA headers (api/include).
+ */
+#ifndef P2PSIM_TOOLS_BWLAT_INT_H
+#define P2PSIM_TOOLS_BWLAT_INT_H
+
+#include <setjmp.h>
+
+#include "api/include/cuda_runtime_api.h"
+
+/* Every CUDA call the measurements make. */
+#define BWLAT_CUDA_CALLS(X)                                                   \
+    X(cudaGetDeviceCount)                                                     \
+    X(cudaGetDeviceProperties)                                                \
+    X(cudaSetDevice)                                                          \
+    X(cudaMalloc)                                                             \
+    X(cudaFree)                                                               \
+    X(cudaMallocHost)                                                         \
+    X(cudaFreeHost)                                                           \
+    X(cudaStreamCreateWithFlags)                                              \
+    X(cudaStreamDestroy)                                                      \
+    X(cudaStreamSynchronize)                                                  \
+    X(cudaStreamWaitEvent)                                                    \
+    X(cudaEventCreate)                                                        \
+    X(cudaEventCreateWithFlags)                                               \
+    X(cudaEventDestroy)                                                       \
+    X(cudaEventRecord)                                                        \
+    X(cudaEventQuery)                                                         \
+    X(cudaEventElapsedTime)                                                   \
+    X(cudaDeviceCanAccessPeer)                                                \
+    X(cudaDeviceEnablePeerAccess)                                             \
+    X(cudaDeviceDisablePeerAccess)                                            \
+    X(cudaMemcpyPeerAsync)                                                    \
+    X(cudaMemcpyAsync)                                                        \
+    X(cudaLaunchHostFunc)                                                     \
+    X(cudaGetLastError)                                                       \
+    X(cudaGetErrorString)
+
+/* The runtime, as a table of its functions (members named as the calls,
+ * so that measuring code reads cu->cudaSetDevice(d)). */
+struct bwlat_cuda {
+#define BWLAT_CUDA_MEMBER(name) __typeof__(name) *name;
+    BWLAT_CUDA_CALLS(BWLAT_CUDA_MEMBER)
+#undef BWLAT_CUDA_MEMBER
+    /* Where a failed call goes: the child's handler, which sends the
+     * error recorded in the result and exits. */
+    jmp_buf *fail;
+};
+
+#endif /* P2PSIM_TOOLS_BWLAT_INT_H */

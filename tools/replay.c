@@ -1,0 +1,1179 @@
+/*
+ * tools/replay.c - the child process of `p2psim replay`: one recorded
+ * call after another through the CUDA shim, with pointers, streams,
+ * events and pools mapped to the replay's own (replay.h has the design).
+ *
+ * Each call kind that is replayed has a handler in the table at the end:
+ * it reads the recorded arguments, maps them, and calls the shim's
+ * function of the recorded name (the _ptsz/_ptds twins share the handler
+ * of the plain call). A handler that cannot map an argument still makes
+ * the call with NULL, and the call's result says so.
+ */
+#include <config.h>
+
+#include "tools/replay.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/include/cuda_runtime_api.h"
+
+#define RP_PAGE 4096u
+/* Wall time after which a call that has not returned is taken as
+ * blocked, and the next call in order may start (ns). */
+#define RP_BLOCKED_NS 1000000
+
+/* A recorded allocation and the replay's. */
+struct rp_alloc {
+    uint64_t old_base, size;
+    char *new_base;
+};
+
+/* Pageable host memory the calls touched, and its stand-in. */
+struct rp_range {
+    uint64_t lo, hi;            /* [lo, hi) recorded addresses */
+    char *new_lo;               /* stand-in of lo */
+};
+
+struct rp_handles {
+    void **h;                   /* by recorded id */
+    size_t cap;
+};
+
+struct rp {
+    void *lib;
+    const struct replay_request *rq;
+    /* The maps below, shared by the replay threads. */
+    pthread_mutex_t lock;
+    struct rp_alloc *allocs;    /* live, sorted by old_base */
+    size_t n_allocs, cap_allocs;
+    struct rp_range *ranges;    /* sorted, disjoint */
+    size_t n_ranges, cap_ranges;
+    struct rp_handles streams, events, pools;
+    FILE *map;
+    unsigned mismatches, unmapped;
+    /* Turns (several threads): calls start in recorded order. */
+    pthread_mutex_t turn_lock;
+    pthread_cond_t turn_cond;
+    size_t started;             /* calls started so far */
+    bool last_returned;         /* call started - 1 has returned */
+    uint64_t last_start_ns;     /* when it started (CLOCK_MONOTONIC) */
+};
+
+/* One recorded thread, replayed by a thread of its own. */
+struct rp_thread {
+    struct rp *r;
+    int tid;                    /* recorded */
+    size_t *idx;                /* its calls, indices into rq->calls */
+    size_t n, cap;
+    pthread_t th;
+};
+
+/* ---- allocations ---------------------------------------------------------- */
+
+/* The live allocation holding old, or NULL. */
+static struct rp_alloc *alloc_find(struct rp *r, uint64_t old)
+{
+    size_t lo = 0, hi = r->n_allocs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->allocs[mid].old_base <= old) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo == 0) {
+        return NULL;
+    }
+    struct rp_alloc *a = &r->allocs[lo - 1];
+    uint64_t size = a->size ? a->size : 1;
+    return old - a->old_base < size ? a : NULL;
+}
+
+static void alloc_add(struct rp *r, uint64_t old, uint64_t size,
+                      void *new_base)
+{
+    if (!old) {
+        return;
+    }
+    if (r->n_allocs == r->cap_allocs) {
+        size_t cap = r->cap_allocs ? 2 * r->cap_allocs : 64;
+        struct rp_alloc *t = realloc(r->allocs, cap * sizeof(*t));
+        if (!t) {
+            return;
+        }
+        r->allocs = t;
+        r->cap_allocs = cap;
+    }
+    size_t i = r->n_allocs;
+    while (i > 0 && r->allocs[i - 1].old_base > old) {
+        i--;
+    }
+    if (i > 0 && r->allocs[i - 1].old_base == old) {
+        r->allocs[i - 1] = (struct rp_alloc){ old, size, new_base };
+        return;
+    }
+    memmove(&r->allocs[i + 1], &r->allocs[i],
+            (r->n_allocs - i) * sizeof(*r->allocs));
+    r->allocs[i] = (struct rp_alloc){ old, size, new_base };
+    r->n_allocs++;
+}
+
+static void alloc_remove(struct rp *r, uint64_t old)
+{
+    for (size_t i = 0; i < r->n_allocs; i++) {
+        if (r->allocs[i].old_base == old) {
+            memmove(&r->allocs[i], &r->allocs[i + 1],
+                    (r->n_allocs - i - 1) * sizeof(*r->allocs));
+            r->n_allocs--;
+            return;
+        }
+    }
+}
+
+/* ---- pageable stand-ins ------------------------------------------------------ */
+
+static void range_add(struct rp *r, uint64_t lo, uint64_t len)
+{
+    if (!lo) {
+        return;
+    }
+    if (r->n_ranges == r->cap_ranges) {
+        size_t cap = r->cap_ranges ? 2 * r->cap_ranges : 64;
+        struct rp_range *t = realloc(r->ranges, cap * sizeof(*t));
+        if (!t) {
+            return;
+        }
+        r->ranges = t;
+        r->cap_ranges = cap;
+    }
+    r->ranges[r->n_ranges++] = (struct rp_range){ lo, lo + (len ? len : 1),
+                                                  NULL };
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+    const struct rp_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Merge overlapping ranges and allocate a stand-in for each. */
+static void ranges_allocate(struct rp *r)
+{
+    if (r->n_ranges == 0) {
+        return;
+    }
+    qsort(r->ranges, r->n_ranges, sizeof(*r->ranges), range_cmp);
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_ranges; i++) {
+        if (n && r->ranges[i].lo <= r->ranges[n - 1].hi) {
+            if (r->ranges[i].hi > r->ranges[n - 1].hi) {
+                r->ranges[n - 1].hi = r->ranges[i].hi;
+            }
+        } else {
+            r->ranges[n++] = r->ranges[i];
+        }
+    }
+    r->n_ranges = n;
+    for (size_t i = 0; i < n; i++) {
+        struct rp_range *g = &r->ranges[i];
+        uint64_t in_page = g->lo % RP_PAGE;
+        uint64_t len = (in_page + (g->hi - g->lo) + RP_PAGE - 1) / RP_PAGE *
+                       RP_PAGE;
+        void *p = NULL;
+        if (posix_memalign(&p, RP_PAGE, (size_t)len) == 0) {
+            memset(p, 0, (size_t)len);
+            g->new_lo = (char *)p + in_page;
+        }
+    }
+}
+
+static struct rp_range *range_find(struct rp *r, uint64_t old)
+{
+    size_t lo = 0, hi = r->n_ranges;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->ranges[mid].lo <= old) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo == 0 || old >= r->ranges[lo - 1].hi) {
+        return NULL;
+    }
+    return &r->ranges[lo - 1];
+}
+
+/* ---- mapping arguments -------------------------------------------------------- */
+
+static int64_t arg(const struct trace_api_call *c, const char *key)
+{
+    char k[160];
+    snprintf(k, sizeof(k), "args.%s", key);
+    int64_t v = 0;
+    trace_api_get_i64(c, k, &v);
+    return v;
+}
+
+static uint64_t out_u64(const struct trace_api_call *c, const char *key)
+{
+    char k[160];
+    snprintf(k, sizeof(k), "out.%s", key);
+    uint64_t v = 0;
+    trace_api_get_u64(c, k, &v);
+    return v;
+}
+
+/* A recorded pointer argument, mapped. */
+static void *ptr(struct rp *r, const struct trace_api_call *c,
+                 const char *key)
+{
+    uint64_t old = (uint64_t)arg(c, key);
+    if (!old) {
+        return NULL;
+    }
+    void *p = NULL;
+    pthread_mutex_lock(&r->lock);
+    struct rp_alloc *a = alloc_find(r, old);
+    struct rp_range *g = a ? NULL : range_find(r, old);
+    if (a) {
+        p = a->new_base + (old - a->old_base);
+    } else if (g && g->new_lo) {
+        p = g->new_lo + (old - g->lo);
+    } else {
+        r->unmapped++;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return p;
+}
+
+static struct rp_handles *handles(struct rp *r, char kind)
+{
+    return kind == 's' ? &r->streams : kind == 'e' ? &r->events : &r->pools;
+}
+
+static void *handle(struct rp *r, const struct trace_api_call *c,
+                    const char *key, char kind)
+{
+    int64_t id = arg(c, key);
+    if (kind == 's' && id < 0) {
+        return (void *)(uintptr_t)-id;  /* cudaStreamLegacy, PerThread */
+    }
+    struct rp_handles *t = handles(r, kind);
+    void *h = NULL;
+    pthread_mutex_lock(&r->lock);
+    if (id > 0 && (size_t)id < t->cap && t->h[id]) {
+        h = t->h[id];
+    } else if (id > 0) {
+        r->unmapped++;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return h;
+}
+
+/* The call made handle h for the id recorded in out.key. */
+static void bind(struct rp *r, const struct trace_api_call *c,
+                 const char *key, char kind, void *h)
+{
+    uint64_t id = out_u64(c, key);
+    struct rp_handles *t = handles(r, kind);
+    if (id == 0 || id > (1u << 24)) {
+        return;
+    }
+    pthread_mutex_lock(&r->lock);
+    if (id >= t->cap) {
+        size_t cap = t->cap ? t->cap : 16;
+        while (cap <= id) {
+            cap *= 2;
+        }
+        void **n = realloc(t->h, cap * sizeof(*n));
+        if (!n) {
+            pthread_mutex_unlock(&r->lock);
+            return;
+        }
+        memset(n + t->cap, 0, (cap - t->cap) * sizeof(*n));
+        t->h = n;
+        t->cap = cap;
+    }
+    t->h[id] = h;
+    pthread_mutex_unlock(&r->lock);
+}
+
+static void unbind(struct rp *r, const struct trace_api_call *c,
+                   const char *key, char kind)
+{
+    int64_t id = arg(c, key);
+    struct rp_handles *t = handles(r, kind);
+    pthread_mutex_lock(&r->lock);
+    if (id > 0 && (size_t)id < t->cap) {
+        t->h[id] = NULL;
+    }
+    pthread_mutex_unlock(&r->lock);
+}
+
+#define S(key) ((cudaStream_t)handle(r, c, key, 's'))
+#define E(key) ((cudaEvent_t)handle(r, c, key, 'e'))
+#define POOL(key) ((cudaMemPool_t)handle(r, c, key, 'p'))
+#define P(key) ptr(r, c, key)
+#define A(key) arg(c, key)
+#define U(key) ((size_t)arg(c, key))
+#define F(name) ((__typeof__(&name))fn)
+#define OK(e) ((e) == cudaSuccess)
+
+static struct cudaMemLocation memloc(const struct trace_api_call *c,
+                                     const char *key)
+{
+    char k[128];
+    struct cudaMemLocation l;
+    snprintf(k, sizeof(k), "%s.type", key);
+    l.type = (enum cudaMemLocationType)arg(c, k);
+    snprintf(k, sizeof(k), "%s.id", key);
+    l.id = (int)arg(c, k);
+    return l;
+}
+
+static void CUDART_CB noop_host_fn(void *data)
+{
+    (void)data;
+}
+
+static void CUDART_CB noop_callback(cudaStream_t s, cudaError_t status,
+                                    void *data)
+{
+    (void)s;
+    (void)status;
+    (void)data;
+}
+
+/* ---- handlers ------------------------------------------------------------------ */
+
+typedef int replay_fn(struct rp *r, const struct trace_api_call *c,
+                      void *fn);
+
+/* Calls whose only arguments are ints, or output pointers. */
+static int h_void(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    (void)r;
+    (void)c;
+    return F(cudaDeviceSynchronize)();
+}
+
+static int h_int_out(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    (void)r;
+    (void)c;
+    int v;
+    return F(cudaGetDevice)(&v);
+}
+
+static int h_set_device(struct rp *r, const struct trace_api_call *c,
+                        void *fn)
+{
+    (void)r;
+    return F(cudaSetDevice)((int)A("device"));
+}
+
+static int h_set_device_flags(struct rp *r, const struct trace_api_call *c,
+                              void *fn)
+{
+    (void)r;
+    return F(cudaSetDeviceFlags)((unsigned)A("flags"));
+}
+
+static int h_get_device_flags(struct rp *r, const struct trace_api_call *c,
+                              void *fn)
+{
+    (void)r;
+    (void)c;
+    unsigned v;
+    return F(cudaGetDeviceFlags)(&v);
+}
+
+static int h_init_device(struct rp *r, const struct trace_api_call *c,
+                         void *fn)
+{
+    (void)r;
+    return F(cudaInitDevice)((int)A("device"), (unsigned)A("deviceFlags"),
+                             (unsigned)A("flags"));
+}
+
+static int h_props(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    (void)r;
+    struct cudaDeviceProp p;
+    return F(cudaGetDeviceProperties)(&p, (int)A("device"));
+}
+
+static int h_attr(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    (void)r;
+    int v;
+    return F(cudaDeviceGetAttribute)(&v, (enum cudaDeviceAttr)A("attr"),
+                                     (int)A("device"));
+}
+
+static int h_can_access(struct rp *r, const struct trace_api_call *c,
+                        void *fn)
+{
+    (void)r;
+    int v;
+    return F(cudaDeviceCanAccessPeer)(&v, (int)A("device"),
+                                      (int)A("peerDevice"));
+}
+
+static int h_enable_peer(struct rp *r, const struct trace_api_call *c,
+                         void *fn)
+{
+    (void)r;
+    return F(cudaDeviceEnablePeerAccess)((int)A("peerDevice"),
+                                         (unsigned)A("flags"));
+}
+
+static int h_disable_peer(struct rp *r, const struct trace_api_call *c,
+                          void *fn)
+{
+    (void)r;
+    return F(cudaDeviceDisablePeerAccess)((int)A("peerDevice"));
+}
+
+static int h_p2p_attr(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    (void)r;
+    int v;
+    return F(cudaDeviceGetP2PAttribute)(&v,
+                                        (enum cudaDeviceP2PAttr)A("attr"),
+                                        (int)A("srcDevice"),
+                                        (int)A("dstDevice"));
+}
+
+static int h_mem_info(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    (void)r;
+    (void)c;
+    size_t a, b;
+    return F(cudaMemGetInfo)(&a, &b);
+}
+
+static int h_prio_range(struct rp *r, const struct trace_api_call *c,
+                        void *fn)
+{
+    (void)r;
+    (void)c;
+    int a, b;
+    return F(cudaDeviceGetStreamPriorityRange)(&a, &b);
+}
+
+static int h_pci_bus_id(struct rp *r, const struct trace_api_call *c,
+                        void *fn)
+{
+    (void)r;
+    char buf[64];
+    int len = (int)A("len");
+    return F(cudaDeviceGetPCIBusId)(buf, len < 64 ? len : 64,
+                                    (int)A("device"));
+}
+
+static int h_set_limit(struct rp *r, const struct trace_api_call *c,
+                       void *fn)
+{
+    (void)r;
+    return F(cudaDeviceSetLimit)((enum cudaLimit)A("limit"), U("value"));
+}
+
+static int h_get_limit(struct rp *r, const struct trace_api_call *c,
+                       void *fn)
+{
+    (void)r;
+    size_t v;
+    return F(cudaDeviceGetLimit)(&v, (enum cudaLimit)A("limit"));
+}
+
+static int h_error(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    (void)r;
+    (void)c;
+    return F(cudaGetLastError)();
+}
+
+/* streams */
+
+static int h_stream_create(struct rp *r, const struct trace_api_call *c,
+                           void *fn)
+{
+    cudaStream_t s = NULL;
+    int e;
+    if (strcmp(c->name, "cudaStreamCreate") == 0) {
+        e = F(cudaStreamCreate)(&s);
+    } else if (strcmp(c->name, "cudaStreamCreateWithFlags") == 0) {
+        e = F(cudaStreamCreateWithFlags)(&s, (unsigned)A("flags"));
+    } else {
+        e = F(cudaStreamCreateWithPriority)(&s, (unsigned)A("flags"),
+                                            (int)A("priority"));
+    }
+    if (OK(e)) {
+        bind(r, c, "stream", 's', s);
+    }
+    return e;
+}
+
+static int h_stream_destroy(struct rp *r, const struct trace_api_call *c,
+                            void *fn)
+{
+    int e = F(cudaStreamDestroy)(S("stream"));
+    unbind(r, c, "stream", 's');
+    return e;
+}
+
+static int h_stream(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    return F(cudaStreamSynchronize)(S("stream"));
+}
+
+static int h_stream_get(struct rp *r, const struct trace_api_call *c,
+                        void *fn)
+{
+    /* cudaStreamGetFlags, Priority, Device, Id: a stream and an output of
+     * 4 or 8 bytes (the same call on x86-64). */
+    unsigned long long v;
+    return F(cudaStreamGetId)(S("stream"), &v);
+}
+
+static int h_is_capturing(struct rp *r, const struct trace_api_call *c,
+                          void *fn)
+{
+    enum cudaStreamCaptureStatus st;
+    return F(cudaStreamIsCapturing)(S("stream"), &st);
+}
+
+static int h_wait_event(struct rp *r, const struct trace_api_call *c,
+                        void *fn)
+{
+    return F(cudaStreamWaitEvent)(S("stream"), E("event"),
+                                  (unsigned)A("flags"));
+}
+
+static int h_host_fn(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    return F(cudaLaunchHostFunc)(S("stream"), noop_host_fn, NULL);
+}
+
+static int h_add_callback(struct rp *r, const struct trace_api_call *c,
+                          void *fn)
+{
+    return F(cudaStreamAddCallback)(S("stream"), noop_callback, NULL,
+                                    (unsigned)A("flags"));
+}
+
+static int h_attach_mem(struct rp *r, const struct trace_api_call *c,
+                        void *fn)
+{
+    return F(cudaStreamAttachMemAsync)(S("stream"), P("devPtr"),
+                                       U("length"), (unsigned)A("flags"));
+}
+
+/* events */
+
+static int h_event_create(struct rp *r, const struct trace_api_call *c,
+                          void *fn)
+{
+    cudaEvent_t ev = NULL;
+    int e = strcmp(c->name, "cudaEventCreate") == 0
+                ? F(cudaEventCreate)(&ev)
+                : F(cudaEventCreateWithFlags)(&ev, (unsigned)A("flags"));
+    if (OK(e)) {
+        bind(r, c, "event", 'e', ev);
+    }
+    return e;
+}
+
+static int h_event_record(struct rp *r, const struct trace_api_call *c,
+                          void *fn)
+{
+    if (strncmp(c->name, "cudaEventRecordWithFlags", 24) == 0) {
+        return F(cudaEventRecordWithFlags)(E("event"), S("stream"),
+                                           (unsigned)A("flags"));
+    }
+    return F(cudaEventRecord)(E("event"), S("stream"));
+}
+
+static int h_event(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    return F(cudaEventSynchronize)(E("event"));
+}
+
+static int h_event_destroy(struct rp *r, const struct trace_api_call *c,
+                           void *fn)
+{
+    int e = F(cudaEventDestroy)(E("event"));
+    unbind(r, c, "event", 'e');
+    return e;
+}
+
+static int h_elapsed(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    float ms;
+    return F(cudaEventElapsedTime)(&ms, E("start"), E("end"));
+}
+
+/* memory */
+
+static int h_malloc(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    void *p = NULL;
+    const char *n = c->name;
+    const char *out = "devPtr";
+    int e;
+    if (strcmp(n, "cudaMalloc") == 0) {
+        e = F(cudaMalloc)(&p, U("size"));
+    } else if (strcmp(n, "cudaMallocHost") == 0) {
+        e = F(cudaMallocHost)(&p, U("size"));
+        out = "ptr";
+    } else if (strcmp(n, "cudaHostAlloc") == 0) {
+        e = F(cudaHostAlloc)(&p, U("size"), (unsigned)A("flags"));
+        out = "ptr";
+    } else if (strcmp(n, "cudaMallocManaged") == 0) {
+        e = F(cudaMallocManaged)(&p, U("size"), (unsigned)A("flags"));
+    } else if (strncmp(n, "cudaMallocAsync", 15) == 0) {
+        e = F(cudaMallocAsync)(&p, U("size"), S("stream"));
+    } else {
+        e = F(cudaMallocFromPoolAsync)(&p, U("size"), POOL("memPool"),
+                                       S("stream"));
+        out = "ptr";
+    }
+    if (OK(e)) {
+        pthread_mutex_lock(&r->lock);
+        alloc_add(r, out_u64(c, out), U("size"), p);
+        pthread_mutex_unlock(&r->lock);
+    }
+    return e;
+}
+
+static int h_free(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    const char *key = strcmp(c->name, "cudaFreeHost") == 0 ? "ptr"
+                                                            : "devPtr";
+    void *p = P(key);
+    int e;
+    if (strncmp(c->name, "cudaFreeAsync", 13) == 0) {
+        e = F(cudaFreeAsync)(p, S("stream"));
+    } else {
+        e = F(cudaFree)(p);     /* cudaFree and cudaFreeHost alike */
+    }
+    if (OK(e)) {
+        pthread_mutex_lock(&r->lock);
+        alloc_remove(r, (uint64_t)A(key));
+        pthread_mutex_unlock(&r->lock);
+    }
+    return e;
+}
+
+static int h_host_register(struct rp *r, const struct trace_api_call *c,
+                           void *fn)
+{
+    return F(cudaHostRegister)(P("ptr"), U("size"), (unsigned)A("flags"));
+}
+
+static int h_host_unregister(struct rp *r, const struct trace_api_call *c,
+                             void *fn)
+{
+    return F(cudaHostUnregister)(P("ptr"));
+}
+
+static int h_host_dev_ptr(struct rp *r, const struct trace_api_call *c,
+                          void *fn)
+{
+    void *d;
+    return F(cudaHostGetDevicePointer)(&d, P("hostPtr"),
+                                       (unsigned)A("flags"));
+}
+
+static int h_host_flags(struct rp *r, const struct trace_api_call *c,
+                        void *fn)
+{
+    unsigned f;
+    return F(cudaHostGetFlags)(&f, P("hostPtr"));
+}
+
+static int h_ptr_attr(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    struct cudaPointerAttributes a;
+    return F(cudaPointerGetAttributes)(&a, P("ptr"));
+}
+
+static int h_prefetch(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    return F(cudaMemPrefetchAsync)(P("devPtr"), U("count"),
+                                   memloc(c, "location"),
+                                   (unsigned)A("flags"), S("stream"));
+}
+
+static int h_advise(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    return F(cudaMemAdvise)(P("devPtr"), U("count"),
+                            (enum cudaMemoryAdvise)A("advice"),
+                            memloc(c, "location"));
+}
+
+/* copies and sets */
+
+static int h_memcpy(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    enum cudaMemcpyKind k = (enum cudaMemcpyKind)A("kind");
+    if (strncmp(c->name, "cudaMemcpyAsync", 15) == 0) {
+        return F(cudaMemcpyAsync)(P("dst"), P("src"), U("count"), k,
+                                  S("stream"));
+    }
+    return F(cudaMemcpy)(P("dst"), P("src"), U("count"), k);
+}
+
+static int h_memcpy_peer(struct rp *r, const struct trace_api_call *c,
+                         void *fn)
+{
+    if (strcmp(c->name, "cudaMemcpyPeerAsync") == 0) {
+        return F(cudaMemcpyPeerAsync)(P("dst"), (int)A("dstDevice"), P("src"),
+                                      (int)A("srcDevice"), U("count"),
+                                      S("stream"));
+    }
+    return F(cudaMemcpyPeer)(P("dst"), (int)A("dstDevice"), P("src"),
+                             (int)A("srcDevice"), U("count"));
+}
+
+static int h_memset(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    if (strncmp(c->name, "cudaMemsetAsync", 15) == 0) {
+        return F(cudaMemsetAsync)(P("devPtr"), (int)A("value"), U("count"),
+                                  S("stream"));
+    }
+    return F(cudaMemset)(P("devPtr"), (int)A("value"), U("count"));
+}
+
+/* pools */
+
+static int h_get_pool(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    cudaMemPool_t p = NULL;
+    int e = F(cudaDeviceGetMemPool)(&p, (int)A("device"));
+    if (OK(e)) {
+        bind(r, c, "memPool", 'p', p);
+    }
+    return e;
+}
+
+static int h_set_pool(struct rp *r, const struct trace_api_call *c, void *fn)
+{
+    return F(cudaDeviceSetMemPool)((int)A("device"), POOL("memPool"));
+}
+
+static int h_pool_trim(struct rp *r, const struct trace_api_call *c,
+                       void *fn)
+{
+    return F(cudaMemPoolTrimTo)(POOL("memPool"), U("minBytesToKeep"));
+}
+
+static int h_pool_destroy(struct rp *r, const struct trace_api_call *c,
+                          void *fn)
+{
+    int e = F(cudaMemPoolDestroy)(POOL("memPool"));
+    unbind(r, c, "memPool", 'p');
+    return e;
+}
+
+/*
+ * What is replayed. extent: the pointer arguments that may be pageable
+ * host memory and the argument giving their length (NULL: one byte), for
+ * the stand-ins.
+ */
+struct rp_kind {
+    const char *name;
+    replay_fn *fn;
+    const char *ptr1, *len1, *ptr2, *len2;
+};
+
+static const struct rp_kind rp_kinds[] = {
+    { "cudaSetDevice", h_set_device, 0, 0, 0, 0 },
+    { "cudaGetDevice", h_int_out, 0, 0, 0, 0 },
+    { "cudaGetDeviceCount", h_int_out, 0, 0, 0, 0 },
+    { "cudaDriverGetVersion", h_int_out, 0, 0, 0, 0 },
+    { "cudaRuntimeGetVersion", h_int_out, 0, 0, 0, 0 },
+    { "cudaDeviceSynchronize", h_void, 0, 0, 0, 0 },
+    { "cudaDeviceReset", h_void, 0, 0, 0, 0 },
+    { "cudaSetDeviceFlags", h_set_device_flags, 0, 0, 0, 0 },
+    { "cudaGetDeviceFlags", h_get_device_flags, 0, 0, 0, 0 },
+    { "cudaInitDevice", h_init_device, 0, 0, 0, 0 },
+    { "cudaGetDeviceProperties", h_props, 0, 0, 0, 0 },
+    { "cudaDeviceGetAttribute", h_attr, 0, 0, 0, 0 },
+    { "cudaDeviceCanAccessPeer", h_can_access, 0, 0, 0, 0 },
+    { "cudaDeviceEnablePeerAccess", h_enable_peer, 0, 0, 0, 0 },
+    { "cudaDeviceDisablePeerAccess", h_disable_peer, 0, 0, 0, 0 },
+    { "cudaDeviceGetP2PAttribute", h_p2p_attr, 0, 0, 0, 0 },
+    { "cudaMemGetInfo", h_mem_info, 0, 0, 0, 0 },
+    { "cudaDeviceGetStreamPriorityRange", h_prio_range, 0, 0, 0, 0 },
+    { "cudaDeviceGetPCIBusId", h_pci_bus_id, 0, 0, 0, 0 },
+    { "cudaDeviceSetLimit", h_set_limit, 0, 0, 0, 0 },
+    { "cudaDeviceGetLimit", h_get_limit, 0, 0, 0, 0 },
+    { "cudaGetLastError", h_error, 0, 0, 0, 0 },
+    { "cudaPeekAtLastError", h_error, 0, 0, 0, 0 },
+    { "cudaStreamCreate", h_stream_create, 0, 0, 0, 0 },
+    { "cudaStreamCreateWithFlags", h_stream_create, 0, 0, 0, 0 },
+    { "cudaStreamCreateWithPriority", h_stream_create, 0, 0, 0, 0 },
+    { "cudaStreamDestroy", h_stream_destroy, 0, 0, 0, 0 },
+    { "cudaStreamSynchronize", h_stream, 0, 0, 0, 0 },
+    { "cudaStreamSynchronize_ptsz", h_stream, 0, 0, 0, 0 },
+    { "cudaStreamQuery", h_stream, 0, 0, 0, 0 },
+    { "cudaStreamQuery_ptsz", h_stream, 0, 0, 0, 0 },
+    { "cudaStreamGetFlags", h_stream_get, 0, 0, 0, 0 },
+    { "cudaStreamGetFlags_ptsz", h_stream_get, 0, 0, 0, 0 },
+    { "cudaStreamGetPriority", h_stream_get, 0, 0, 0, 0 },
+    { "cudaStreamGetPriority_ptsz", h_stream_get, 0, 0, 0, 0 },
+    { "cudaStreamGetDevice", h_stream_get, 0, 0, 0, 0 },
+    { "cudaStreamGetDevice_ptsz", h_stream_get, 0, 0, 0, 0 },
+    { "cudaStreamGetId", h_stream_get, 0, 0, 0, 0 },
+    { "cudaStreamGetId_ptsz", h_stream_get, 0, 0, 0, 0 },
+    { "cudaStreamIsCapturing", h_is_capturing, 0, 0, 0, 0 },
+    { "cudaStreamIsCapturing_ptsz", h_is_capturing, 0, 0, 0, 0 },
+    { "cudaStreamWaitEvent", h_wait_event, 0, 0, 0, 0 },
+    { "cudaStreamWaitEvent_ptsz", h_wait_event, 0, 0, 0, 0 },
+    { "cudaLaunchHostFunc", h_host_fn, 0, 0, 0, 0 },
+    { "cudaLaunchHostFunc_ptsz", h_host_fn, 0, 0, 0, 0 },
+    { "cudaStreamAddCallback", h_add_callback, 0, 0, 0, 0 },
+    { "cudaStreamAddCallback_ptsz", h_add_callback, 0, 0, 0, 0 },
+    { "cudaStreamAttachMemAsync", h_attach_mem, "devPtr", "length", 0, 0 },
+    { "cudaStreamAttachMemAsync_ptsz", h_attach_mem, "devPtr", "length", 0,
+      0 },
+    { "cudaEventCreate", h_event_create, 0, 0, 0, 0 },
+    { "cudaEventCreateWithFlags", h_event_create, 0, 0, 0, 0 },
+    { "cudaEventRecord", h_event_record, 0, 0, 0, 0 },
+    { "cudaEventRecord_ptsz", h_event_record, 0, 0, 0, 0 },
+    { "cudaEventRecordWithFlags", h_event_record, 0, 0, 0, 0 },
+    { "cudaEventRecordWithFlags_ptsz", h_event_record, 0, 0, 0, 0 },
+    { "cudaEventQuery", h_event, 0, 0, 0, 0 },
+    { "cudaEventSynchronize", h_event, 0, 0, 0, 0 },
+    { "cudaEventDestroy", h_event_destroy, 0, 0, 0, 0 },
+    { "cudaEventElapsedTime", h_elapsed, 0, 0, 0, 0 },
+    { "cudaMalloc", h_malloc, 0, 0, 0, 0 },
+    { "cudaMallocHost", h_malloc, 0, 0, 0, 0 },
+    { "cudaHostAlloc", h_malloc, 0, 0, 0, 0 },
+    { "cudaMallocManaged", h_malloc, 0, 0, 0, 0 },
+    { "cudaMallocAsync", h_malloc, 0, 0, 0, 0 },
+    { "cudaMallocAsync_ptsz", h_malloc, 0, 0, 0, 0 },
+    { "cudaMallocFromPoolAsync", h_malloc, 0, 0, 0, 0 },
+    { "cudaMallocFromPoolAsync_ptsz", h_malloc, 0, 0, 0, 0 },
+    { "cudaFree", h_free, 0, 0, 0, 0 },
+    { "cudaFreeHost", h_free, 0, 0, 0, 0 },
+    { "cudaFreeAsync", h_free, 0, 0, 0, 0 },
+    { "cudaFreeAsync_ptsz", h_free, 0, 0, 0, 0 },
+    { "cudaHostRegister", h_host_register, "ptr", "size", 0, 0 },
+    { "cudaHostUnregister", h_host_unregister, "ptr", NULL, 0, 0 },
+    { "cudaHostGetDevicePointer", h_host_dev_ptr, "hostPtr", NULL, 0, 0 },
+    { "cudaHostGetFlags", h_host_flags, "hostPtr", NULL, 0, 0 },
+    { "cudaPointerGetAttributes", h_ptr_attr, "ptr", NULL, 0, 0 },
+    { "cudaMemPrefetchAsync", h_prefetch, "devPtr", "count", 0, 0 },
+    { "cudaMemPrefetchAsync_ptsz", h_prefetch, "devPtr", "count", 0, 0 },
+    { "cudaMemAdvise", h_advise, "devPtr", "count", 0, 0 },
+    { "cudaMemcpy", h_memcpy, "dst", "count", "src", "count" },
+    { "cudaMemcpy_ptds", h_memcpy, "dst", "count", "src", "count" },
+    { "cudaMemcpyAsync", h_memcpy, "dst", "count", "src", "count" },
+    { "cudaMemcpyAsync_ptsz", h_memcpy, "dst", "count", "src", "count" },
+    { "cudaMemcpyPeer", h_memcpy_peer, "dst", "count", "src", "count" },
+    { "cudaMemcpyPeerAsync", h_memcpy_peer, "dst", "count", "src",
+      "count" },
+    { "cudaMemset", h_memset, "devPtr", "count", 0, 0 },
+    { "cudaMemset_ptds", h_memset, "devPtr", "count", 0, 0 },
+    { "cudaMemsetAsync", h_memset, "devPtr", "count", 0, 0 },
+    { "cudaMemsetAsync_ptsz", h_memset, "devPtr", "count", 0, 0 },
+    { "cudaDeviceGetDefaultMemPool", h_get_pool, 0, 0, 0, 0 },
+    { "cudaDeviceGetMemPool", h_get_pool, 0, 0, 0, 0 },
+    { "cudaDeviceSetMemPool", h_set_pool, 0, 0, 0, 0 },
+    { "cudaMemPoolTrimTo", h_pool_trim, 0, 0, 0, 0 },
+    { "cudaMemPoolDestroy", h_pool_destroy, 0, 0, 0, 0 },
+};
+
+#define RP_N_KINDS (sizeof(rp_kinds) / sizeof(rp_kinds[0]))
+
+static const struct rp_kind *kind_find(const char *name)
+{
+    for (size_t i = 0; i < RP_N_KINDS; i++) {
+        if (strcmp(rp_kinds[i].name, name) == 0) {
+            return &rp_kinds[i];
+        }
+    }
+    return NULL;
+}
+
+int replay_is_supported(const char *name)
+{
+    return kind_find(name) != NULL;
+}
+
+/* ---- the two passes ------------------------------------------------------------- */
+
+/* Whether a call made allocation (recorded out pointer, size). */
+static bool made_alloc(const struct trace_api_call *c, uint64_t *base,
+                       uint64_t *size)
+{
+    const struct rp_kind *k = kind_find(c->name);
+    int64_t ret;
+    if (!k || k->fn != h_malloc || !trace_api_ret_i64(c, &ret) || ret != 0) {
+        return false;
+    }
+    *base = out_u64(c, "devPtr");
+    if (!*base) {
+        *base = out_u64(c, "ptr");
+    }
+    *size = (uint64_t)arg(c, "size");
+    return *base != 0;
+}
+
+static bool freed_alloc(const struct trace_api_call *c, uint64_t *base)
+{
+    const struct rp_kind *k = kind_find(c->name);
+    int64_t ret;
+    if (!k || k->fn != h_free || !trace_api_ret_i64(c, &ret) || ret != 0) {
+        return false;
+    }
+    *base = (uint64_t)arg(c, strcmp(c->name, "cudaFreeHost") == 0
+                                 ? "ptr"
+                                 : "devPtr");
+    return true;
+}
+
+static void note_extent(struct rp *r, const struct trace_api_call *c,
+                        const char *pkey, const char *lkey)
+{
+    if (!pkey) {
+        return;
+    }
+    uint64_t p = (uint64_t)arg(c, pkey);
+    uint64_t len = lkey ? (uint64_t)arg(c, lkey) : 1;
+    if (p && !alloc_find(r, p)) {
+        range_add(r, p, len);
+    }
+}
+
+/*
+ * First pass: which pointers are pageable host memory. The recorded
+ * allocations are followed as they come and go (with no replay
+ * allocation behind them yet); a pointer outside all of them when used is
+ * host memory the program owned.
+ */
+static void find_pageable(struct rp *r)
+{
+    for (size_t i = 0; i < r->rq->n_calls; i++) {
+        const struct trace_api_call *c = r->rq->calls[i];
+        const struct rp_kind *k = kind_find(c->name);
+        uint64_t base, size;
+        if (made_alloc(c, &base, &size)) {
+            alloc_add(r, base, size, NULL);
+        } else if (freed_alloc(c, &base)) {
+            alloc_remove(r, base);
+        } else if (k) {
+            note_extent(r, c, k->ptr1, k->len1);
+            note_extent(r, c, k->ptr2, k->len2);
+        }
+    }
+    r->n_allocs = 0;
+    ranges_allocate(r);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Replay call i of rq (in the calling thread). */
+static void replay_one(struct rp *r, size_t i)
+{
+    const struct trace_api_call *c = r->rq->calls[i];
+    const struct rp_kind *k = kind_find(c->name);
+    void *fn = k ? dlsym(r->lib, c->name) : NULL;
+    if (!fn) {
+        return;
+    }
+    /* The shim's trace will show this call under this thread. */
+    fprintf(r->map, "%ld %zu\n", (long)syscall(SYS_gettid), i);
+    fflush(r->map);
+    int e = k->fn(r, c, fn);
+    int64_t want;
+    if (trace_api_ret_i64(c, &want) && want != e) {
+        pthread_mutex_lock(&r->lock);
+        if (++r->mismatches <= 10) {
+            dprintf(r->rq->err_fd,
+                    "p2psim replay: line %u: %s returned %d on the replay, "
+                    "%lld when recorded\n",
+                    c->line, c->name, e, (long long)want);
+        }
+        pthread_mutex_unlock(&r->lock);
+    }
+}
+
+/*
+ * Wait for call i's turn: every earlier call has started, and the one
+ * just before has returned or has been running for RP_BLOCKED_NS (so it
+ * is blocked, in a synchronization: later calls of other threads may
+ * start, as they did when recorded). The grace lets the previous call
+ * reach the runtime first, so calls reach it in the recorded order.
+ */
+static void turn_wait(struct rp *r, size_t i)
+{
+    pthread_mutex_lock(&r->turn_lock);
+    for (;;) {
+        if (r->started == i &&
+            (r->last_returned || i == 0 ||
+             now_ns() - r->last_start_ns >= RP_BLOCKED_NS)) {
+            break;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&r->turn_cond, &r->turn_lock, &ts);
+    }
+    r->started = i + 1;
+    r->last_returned = false;
+    r->last_start_ns = now_ns();
+    pthread_mutex_unlock(&r->turn_lock);
+}
+
+static void turn_done(struct rp *r, size_t i)
+{
+    pthread_mutex_lock(&r->turn_lock);
+    if (r->started == i + 1) {
+        r->last_returned = true;
+    }
+    pthread_cond_broadcast(&r->turn_cond);
+    pthread_mutex_unlock(&r->turn_lock);
+}
+
+static void *thread_main(void *arg)
+{
+    struct rp_thread *t = arg;
+    for (size_t k = 0; k < t->n; k++) {
+        turn_wait(t->r, t->idx[k]);
+        replay_one(t->r, t->idx[k]);
+        turn_done(t->r, t->idx[k]);
+    }
+    return NULL;
+}
+
+/*
+ * A trace of one thread is replayed in this thread, call after call. One
+ * of several threads gets a thread per recorded thread, each making its
+ * calls when their turn comes (turn_wait), so that each has its own
+ * simulated clock and host-side costs overlap as they did.
+ */
+static void replay_all(struct rp *r)
+{
+    struct rp_thread *th = NULL;
+    size_t n_th = 0;
+    for (size_t i = 0; i < r->rq->n_calls; i++) {
+        int tid = r->rq->calls[i]->tid;
+        size_t t = 0;
+        while (t < n_th && th[t].tid != tid) {
+            t++;
+        }
+        if (t == n_th) {
+            struct rp_thread *n = realloc(th, (n_th + 1) * sizeof(*n));
+            if (!n) {
+                break;
+            }
+            th = n;
+            memset(&th[n_th], 0, sizeof(th[n_th]));
+            th[n_th].r = r;
+            th[n_th].tid = tid;
+            n_th++;
+        }
+        if (th[t].n == th[t].cap) {
+            size_t cap = th[t].cap ? 2 * th[t].cap : 256;
+            size_t *v = realloc(th[t].idx, cap * sizeof(*v));
+            if (!v) {
+                break;
+            }
+            th[t].idx = v;
+            th[t].cap = cap;
+        }
+        th[t].idx[th[t].n++] = i;
+    }
+    if (n_th <= 1) {
+        for (size_t i = 0; i < r->rq->n_calls; i++) {
+            replay_one(r, i);
+        }
+    } else {
+        for (size_t t = 0; t < n_th; t++) {
+            if (pthread_create(&th[t].th, NULL, thread_main, &th[t]) != 0) {
+                fprintf(stderr, "p2psim replay: cannot start a thread\n");
+                _exit(1);
+            }
+        }
+        for (size_t t = 0; t < n_th; t++) {
+            pthread_join(th[t].th, NULL);
+        }
+    }
+    for (size_t t = 0; t < n_th; t++) {
+        free(th[t].idx);
+    }
+    free(th);
+}
+
+static void set_env(const char *var, const char *value)
+{
+    if (value) {
+        setenv(var, value, 1);
+    } else {
+        unsetenv(var);
+    }
+}
+
+void replay_child(const struct replay_request *rq)
+{
+    static struct rp r;
+    memset(&r, 0, sizeof(r));
+    r.rq = rq;
+    pthread_mutex_init(&r.lock, NULL);
+    pthread_mutex_init(&r.turn_lock, NULL);
+    pthread_cond_init(&r.turn_cond, NULL);
+    /* The shim reads these at its first call (api/cudart/rt.c). */
+    set_env("P2PSIM_TOPOLOGY", rq->machine);
+    set_env("P2PSIM_RECORD", rq->record);
+    set_env("P2PSIM_BACKEND", NULL);
+    set_env("P2PSIM_SERVER", NULL);
+    set_env("P2PSIM_REPORT", NULL);
+    set_env("P2PSIM_STATS", NULL);
+    set_env("P2PSIM_TRACE", NULL);
+    r.map = fopen(rq->map, "w");
+    if (!r.map) {
+        perror(rq->map);
+        _exit(1);
+    }
+    r.lib = dlopen(rq->cudart, RTLD_NOW | RTLD_LOCAL);
+    if (!r.lib) {
+        fprintf(stderr, "p2psim replay: cannot load %s: %s\n", rq->cudart,
+                dlerror());
+        _exit(1);
+    }
+    find_pageable(&r);
+    replay_all(&r);
+    if (r.unmapped) {
+        dprintf(rq->err_fd, "p2psim replay: %u argument(s) named a pointer "
+                            "or handle the replay could not map (passed as "
+                            "NULL)\n", r.unmapped);
+    }
+    fclose(r.map);
+    fflush(stdout);
+    /* exit, not _exit: the shim's atexit handlers end its trace cleanly. */
+    exit(0);
+}

@@ -1,0 +1,75 @@
+/*
+ * tools/replay.h - replaying an API trace (traces/api-trace.md) through
+ * the CUDA shim on a simulated machine: what `p2psim replay` runs in a
+ * child process (replay.c), and what the command reads back
+ * (cmd_replay.c).
+ *
+ * How: the command reads the trace and picks the calls of one process
+ * (depth 0: calls the program made, not calls made from inside other
+ * calls), in the order they were entered (seq). A child process sets
+ * P2PSIM_TOPOLOGY to the machine and P2PSIM_RECORD to a file of its own,
+ * loads the shim by path (as `p2psim bench` does, tools/bwlat.h) and
+ * makes the same calls, a host thread per recorded thread, with
+ *   - device and pinned pointers mapped to the replay's allocations: an
+ *     interval map from the recorded allocation bases (cudaMalloc*,
+ *     cudaMallocHost, cudaHostAlloc, cudaMallocManaged) and sizes; a
+ *     pointer inside an allocation keeps its offset;
+ *   - pageable host memory (pointers outside every allocation, with the
+ *     bytes the calls touched) replaced by stand-in buffers: the ranges
+ *     are merged into regions and each region is malloc'ed, keeping the
+ *     offset within the page;
+ *   - streams, events and pools by their recorded ids;
+ *   - host functions and stream callbacks replaced by functions that do
+ *     nothing.
+ * The shim records the replay's own calls with their simulated times; the
+ * child writes, for each call it makes, its thread and the index of the
+ * recorded call it stands for, so the command can pair them.
+ *
+ * Threads: each replay thread makes its calls when their turn comes: every
+ * call recorded before has started, and the one just before has returned
+ * or has been running for 1 ms of wall time (it is blocked in a
+ * synchronization, and the calls other threads made meanwhile may go on).
+ * So calls reach the runtime in the recorded order, and each thread has
+ * its own simulated clock, as the program's threads had.
+ *
+ * Not replayed (counted in the report): kernel launches and registration
+ * (kernels are not simulated), IPC, pool creation and attributes (their
+ * arguments are structures the trace does not hold), error strings.
+ *
+ * Model: the host work a program did between its calls is not replayed;
+ * a thread waiting for its turn counts as busy outside CUDA, which the
+ * runtime stops waiting for after P2PSIM_HOST_GRACE_MS (20 ms of wall
+ * time; docs/cuda-shim-design.md, "Time"). So a multi-threaded replay is
+ * exact only when each thread's calls follow each other closely, as in
+ * the recording. A call that returns a different result than it did when
+ * recorded is reported; the replay goes on.
+ */
+#ifndef P2PSIM_TOOLS_REPLAY_H
+#define P2PSIM_TOOLS_REPLAY_H
+
+#include <stddef.h>
+
+#include "traces/api_trace.h"
+
+struct replay_request {
+    const struct trace_api_call *const *calls;  /* to replay, in order */
+    size_t n_calls;
+    const char *machine;        /* P2PSIM_TOPOLOGY: a file or a built-in */
+    const char *cudart;         /* path of the shim */
+    const char *record;         /* the child's API trace */
+    const char *map;            /* the child's call -> index lines */
+    int err_fd;                 /* where mismatches are told (stderr) */
+};
+
+/* Whether replay.c can replay a call of this name. */
+int replay_is_supported(const char *name);
+
+/*
+ * replay_child - in a forked child: set the environment, load the shim,
+ * replay rq's calls. Never returns: exits 0, or 1 when the shim cannot be
+ * loaded (said on stderr).
+ */
+void replay_child(const struct replay_request *rq)
+    __attribute__((noreturn));
+
+#endif /* P2PSIM_TOOLS_REPLAY_H */
