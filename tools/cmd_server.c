@@ -80,6 +80,8 @@ struct srv_op {
 };
 
 static volatile sig_atomic_t srv_stop;
+/* The signal mask while waiting in ppoll: the stop signals unblocked. */
+static sigset_t srv_wait_mask;
 
 static void on_signal(int sig)
 {
@@ -655,7 +657,11 @@ static void serve_io(struct server *s, int timeout_ms)
             pfd[n++] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
         }
     }
-    if (poll(pfd, n, timeout_ms) > 0) {
+    /* ppoll with the stop signals unblocked only while waiting: a signal
+     * that arrives between the loop's check of srv_stop and the wait
+     * cannot be lost (it stays pending until ppoll, which it ends). */
+    struct timespec ts = { timeout_ms / 1000, (timeout_ms % 1000) * 1000000L };
+    if (ppoll(pfd, n, timeout_ms < 0 ? NULL : &ts, &srv_wait_mask) > 0) {
         for (unsigned i = 1; i < n; i++) {
             if (pfd[i].revents && who[i]->fd >= 0) {
                 client_readable(s, who[i]);
@@ -900,6 +906,13 @@ int cmd_server(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    sigprocmask(SIG_BLOCK, &stop, &srv_wait_mask);
+    sigdelset(&srv_wait_mask, SIGTERM);
+    sigdelset(&srv_wait_mask, SIGINT);
     if (!quiet) {
         fprintf(stderr, "p2psim server: machine %s on %s\n",
                 p2psim_machine_name(s.p), path ? path : "(inherited socket)");
