@@ -31,7 +31,11 @@ within5() {
         END { if (!found) exit 1 }' "$1"
 }
 
-# replay_ok NAME TRACE MACHINE: the replay matches the recording.
+# replay_ok NAME TRACE MACHINE [threads]: the replay matches the
+# recording. With "threads", the end-to-end elapsed time is not compared:
+# how the recorded threads' calls interleave in a replay depends on wall
+# time (a call waits for the previous one at most 1 ms), so on a loaded
+# machine the end can shift; the sum over calls is still compared.
 replay_ok() {
     check "$1: replay on $3" 0 \
         "^replayed calls whose result differs from the recording: 0$" \
@@ -40,8 +44,10 @@ replay_ok() {
     printf '%s\n' "$out" > "$work/report"
     check "$1: simulated time of all calls within 5% of the recording" 0 "" \
         within5 "$work/report" "all replayed calls"
-    check "$1: elapsed time within 5% of the recording" 0 "" \
-        within5 "$work/report" "elapsed (first entry, last exit)"
+    if [ "${4:-}" != threads ]; then
+        check "$1: elapsed time within 5% of the recording" 0 "" \
+            within5 "$work/report" "elapsed (first entry, last exit)"
+    fi
 }
 
 # ---- copy_sweep ---------------------------------------------------------------
@@ -93,7 +99,7 @@ check "thread_per_gpu recorded on pcie-8gpu-2socket" 0 "PASSED" \
     --record "$work/threads.jsonl" -- "$work/thread_per_gpu" --mib=2
 check "thread_per_gpu: eight threads recorded" 0 "" \
     grep -q '"tid":7,' "$work/threads.jsonl"
-replay_ok thread_per_gpu "$work/threads.jsonl" pcie-8gpu-2socket
+replay_ok thread_per_gpu "$work/threads.jsonl" pcie-8gpu-2socket threads
 
 # ---- p2psim compare, offline -----------------------------------------------------
 # shellcheck disable=SC2086
