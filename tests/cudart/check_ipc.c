@@ -29,7 +29,8 @@
 #define MACHINE "pcie-8gpu-2socket.yaml"
 #define LAZY cudaIpcMemLazyEnablePeerAccess
 /* Byte offsets inside a handle (api/cudart/wire.h, struct
- * wire_ipc_handle): the session and the nonce. */
+ * wire_ipc_handle): the exporting pid, the session and the nonce. */
+#define HANDLE_PID 8
 #define HANDLE_SESSION 16
 #define HANDLE_NONCE 40
 
@@ -89,15 +90,22 @@ START_TEST(test_ipc_forged_handles_refused)
         ck_cuda(cudaIpcOpenMemHandle(&p, h, LAZY),
                 cudaErrorInvalidResourceHandle);
     }
-    /* The real handle with one bit of its nonce flipped, or its offset. */
+    /* The real handle with one bit of its nonce flipped, or its offset:
+     * still this process's (its pid), which a real H200 answers with 201
+     * before anything else; with the pid changed too, nobody's. */
     for (int bit = 0; bit < 64; bit += 7) {
         h = real;
         h.reserved[HANDLE_NONCE + bit / 8] ^= (char)(1 << (bit % 8));
+        ck_cuda(cudaIpcOpenMemHandle(&p, h, LAZY),
+                cudaErrorDeviceUninitialized);
+        h.reserved[HANDLE_PID] ^= 1;
         ck_cuda(cudaIpcOpenMemHandle(&p, h, LAZY),
                 cudaErrorInvalidResourceHandle);
     }
     h = real;
     h.reserved[24] ^= 0x10;
+    ck_cuda(cudaIpcOpenMemHandle(&p, h, LAZY), cudaErrorDeviceUninitialized);
+    h.reserved[HANDLE_PID] ^= 1;
     ck_cuda(cudaIpcOpenMemHandle(&p, h, LAZY), cudaErrorInvalidResourceHandle);
     /* Another session's (another process's, without a server to share a
      * machine through): not supported here. */
@@ -135,6 +143,9 @@ START_TEST(test_ipc_event_handle_rules)
     ck_cuda(cudaIpcOpenEventHandle(NULL, h), cudaErrorInvalidValue);
     cudaIpcEventHandle_t forged = h;
     forged.reserved[HANDLE_NONCE] ^= 0x40;
+    ck_cuda(cudaIpcOpenEventHandle(&opened, forged),
+            cudaErrorDeviceUninitialized);
+    forged.reserved[HANDLE_PID] ^= 1;
     ck_cuda(cudaIpcOpenEventHandle(&opened, forged),
             cudaErrorInvalidResourceHandle);
     memset(&forged, 0x5a, sizeof(forged));
@@ -341,6 +352,9 @@ static int exporter(int rfd, int wfd, void *arg)
             cudaErrorDeviceUninitialized);
     cudaIpcMemHandle_t forged = o.mem;
     forged.reserved[HANDLE_NONCE + 3] ^= 0x20;
+    CK_CUDA(cudaIpcOpenMemHandle(&p, forged, LAZY),
+            cudaErrorDeviceUninitialized);
+    forged.reserved[HANDLE_PID] ^= 0x20;
     CK_CUDA(cudaIpcOpenMemHandle(&p, forged, LAZY),
             cudaErrorInvalidResourceHandle);
     forged = o.mem;

@@ -4,8 +4,8 @@
  * of a small synchronous copy: what `p2psim compare` runs by default, on a
  * real GPU (through the passthrough backend) and on a simulated machine.
  *
- *   copy_sweep [--device=N] [--min=BYTES] [--max=BYTES] [--step=F]
- *              [--bytes=TOTAL] [--max-iters=N] [--lat-iters=N]
+ *   copy_sweep [--device=N] [--peer=M] [--min=BYTES] [--max=BYTES]
+ *              [--step=F] [--bytes=TOTAL] [--max-iters=N] [--lat-iters=N]
  *
  * Output, one line per size and direction, then one per latency, in a
  * fixed format that `p2psim compare` parses (keep it):
@@ -30,6 +30,10 @@
  * bytes on the legacy stream between two events: the round trip a program
  * waits for.
  *
+ * --peer=M puts the second device buffer on device M, with peer access
+ * enabled both ways, so the third direction (named P2P instead of D2D)
+ * measures copies from device N to device M over the fabric.
+ *
  * No kernels; built against the CUDA runtime headers only, so it runs
  * unchanged on NVIDIA's runtime. Exit status: 0, or 1 if a CUDA call
  * failed (the call and the error on stderr).
@@ -42,6 +46,7 @@
 
 struct opts {
     int device;
+    int peer;                   /* -1: D2D on one device */
     size_t min_bytes, max_bytes;
     double step;                /* size factor from one line to the next */
     size_t total_bytes;         /* bytes copied per measurement */
@@ -67,8 +72,8 @@ static void check(cudaError_t e, const char *what)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: copy_sweep [--device=N] [--min=BYTES] [--max=BYTES] "
-               "[--step=F]\n                  [--bytes=TOTAL] "
+    fprintf(f, "usage: copy_sweep [--device=N] [--peer=M] [--min=BYTES] "
+               "[--max=BYTES]\n                  [--step=F] [--bytes=TOTAL] "
                "[--max-iters=N] [--lat-iters=N]\n");
 }
 
@@ -104,6 +109,8 @@ static void parse(int argc, char **argv, struct opts *o)
             exit(0);
         } else if (opt_size(argv[i], "--device", &v)) {
             o->device = (int)v;
+        } else if (opt_size(argv[i], "--peer", &v)) {
+            o->peer = (int)v;
         } else if (opt_size(argv[i], "--min", &v)) {
             o->min_bytes = v;
         } else if (opt_size(argv[i], "--max", &v)) {
@@ -129,7 +136,7 @@ static void parse(int argc, char **argv, struct opts *o)
     }
 }
 
-static const char *const dir_name[] = { "H2D", "D2H", "D2D" };
+static const char *dir_name[] = { "H2D", "D2H", "D2D" };
 
 static void endpoints(const struct bufs *b, int dir, void **dst,
                       const void **src)
@@ -186,6 +193,7 @@ int main(int argc, char **argv)
 {
     struct opts o = {
         .device = 0,
+        .peer = -1,
         .min_bytes = 4,
         .max_bytes = (size_t)256 << 20,
         .step = 2,
@@ -203,7 +211,32 @@ int main(int argc, char **argv)
           "cudaGetDeviceProperties");
     check(cudaMallocHost(&b.host, o.max_bytes), "cudaMallocHost");
     check(cudaMalloc(&b.dev_a, o.max_bytes), "cudaMalloc");
-    check(cudaMalloc(&b.dev_b, o.max_bytes), "cudaMalloc");
+    if (o.peer >= 0) {
+        if (o.peer == o.device) {
+            fprintf(stderr, "copy_sweep: --peer must differ from --device\n");
+            return 2;
+        }
+        int can = 0;
+        check(cudaDeviceCanAccessPeer(&can, o.device, o.peer),
+              "cudaDeviceCanAccessPeer");
+        if (!can) {
+            fprintf(stderr, "copy_sweep: device %d cannot access device %d "
+                            "(copies would be staged)\n", o.device, o.peer);
+        } else {
+            check(cudaDeviceEnablePeerAccess(o.peer, 0),
+                  "cudaDeviceEnablePeerAccess");
+        }
+        check(cudaSetDevice(o.peer), "cudaSetDevice (peer)");
+        if (can) {
+            check(cudaDeviceEnablePeerAccess(o.device, 0),
+                  "cudaDeviceEnablePeerAccess");
+        }
+        check(cudaMalloc(&b.dev_b, o.max_bytes), "cudaMalloc (peer)");
+        check(cudaSetDevice(o.device), "cudaSetDevice");
+        dir_name[2] = "P2P";
+    } else {
+        check(cudaMalloc(&b.dev_b, o.max_bytes), "cudaMalloc");
+    }
     check(cudaMemset(b.dev_a, 1, o.max_bytes), "cudaMemset");
     memset(b.host, 2, o.max_bytes);
     check(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking),
@@ -211,9 +244,9 @@ int main(int argc, char **argv)
     check(cudaEventCreate(&b.start), "cudaEventCreate");
     check(cudaEventCreate(&b.stop), "cudaEventCreate");
 
-    printf("# copy_sweep: device %d (%s), pinned host memory, "
+    printf("# copy_sweep: device %d (%s), peer %d, pinned host memory, "
            "cudaMemcpyAsync back to back on a non-blocking stream\n",
-           o.device, prop.name);
+           o.device, prop.name, o.peer);
     printf("# copy DIR BYTES B GB/s us   (us: time per copy)\n");
     for (int dir = 0; dir < 3; dir++) {
         /* Not printed: the first timing of a direction pays for first

@@ -20,7 +20,8 @@
  *
  * It also checks the error paths a real runtime has: opening a handle in
  * the process that exported it (cudaErrorDeviceUninitialized), a forged
- * handle (a flipped nonce byte: cudaErrorInvalidResourceHandle), flags
+ * handle opened by its exporter (a flipped nonce byte: still
+ * cudaErrorDeviceUninitialized on a real H200, driver 580), flags
  * other than cudaIpcMemLazyEnablePeerAccess (cudaErrorInvalidValue),
  * cudaFree of an opened handle's memory (cudaErrorInvalidValue), and, at
  * the end, once the child has closed it, a handle of memory the parent
@@ -244,7 +245,7 @@ static int parent(size_t bytes)
     cudaIpcMemHandle_t forged = o.mem;
     forged.reserved[40] ^= 0x5a;    /* inside the nonce */
     EXPECT(cudaIpcOpenMemHandle(&p, forged, cudaIpcMemLazyEnablePeerAccess),
-           cudaErrorInvalidResourceHandle);
+           cudaErrorDeviceUninitialized);
     EXPECT(cudaIpcOpenMemHandle(&p, o.mem, 0), cudaErrorInvalidValue);
 
     char self[4096];
