@@ -32,3 +32,10 @@ bench_programs += bench/matrices tools/p2psim api/cudart/libcudart.la
 bench_runs += bench/matrices
 bench_matrices_SOURCES = %reldir%/matrices.c
 bench_matrices_LDADD = -lm
+
+# The PTX interpreter's speed (api/ptx/) on the flat executor.
+noinst_PROGRAMS += bench/ptx
+bench_programs += bench/ptx
+bench_runs += bench/ptx
+bench_ptx_SOURCES = %reldir%/ptx.c
+bench_ptx_LDADD = api/ptx/libptx.la -lm

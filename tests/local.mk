@@ -161,3 +161,27 @@ EXTRA_DIST += tests/shim/dispatch-fresh.sh tests/shim/passthrough.sh \
 # MPI). The environment is tests/shim/'s (top_builddir, P2PSIM).
 TESTS += tests/cli_bench.sh tests/sweep_mpi.sh
 EXTRA_DIST += tests/cli_bench.sh tests/sweep_mpi.sh
+
+# The PTX front end (api/ptx/), linked alone: hand-written PTX always;
+# nvcc-built PTX and fat binaries in check_ptx_nvcc, which skips (77)
+# where nvcc is absent.
+if HAVE_CHECK
+check_PROGRAMS += tests/check_ptx tests/check_ptx_nvcc
+TESTS += tests/check_ptx tests/check_ptx_nvcc
+tests_check_ptx_SOURCES = \
+	%reldir%/check_ptx.c \
+	%reldir%/ptx/ptx_test.h \
+	%reldir%/ptx/helpers.c \
+	%reldir%/ptx/check_ptx_hand.c
+tests_check_ptx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
+	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_ptx_LDADD = api/ptx/libptx.la $(CHECK_LIBS) -lm
+tests_check_ptx_nvcc_SOURCES = \
+	%reldir%/check_ptx_nvcc.c \
+	%reldir%/ptx/ptx_test.h \
+	%reldir%/ptx/helpers.c \
+	%reldir%/ptx/check_ptx_nvcc.c
+tests_check_ptx_nvcc_CFLAGS = $(tests_check_ptx_CFLAGS)
+tests_check_ptx_nvcc_LDADD = $(tests_check_ptx_LDADD)
+endif
+EXTRA_DIST += tests/ptx/hand.ptx tests/ptx/bad.ptx tests/ptx/kernels.cu
