@@ -54,6 +54,7 @@
 #include "models/gpu/gpu.h"
 #include "models/host/hostmem.h"
 #include "models/host/socket_link.h"
+#include "models/nvlink/nvlink.h"
 #include "models/pcie/link.h"
 #include "models/pcie/pcie.h"
 #include "models/pcie/rc.h"
@@ -67,6 +68,8 @@
 /* The 4 KiB boundary no memory request crosses (PCIe r6.0 §2.2.7). */
 #define PLAN_BOUNDARY 4096u
 #define PLAN_MAX_SHAPES 16u
+/* Ways out of a GPU: "pcie" or up to 18 NVLink ports (NVLink 4/5). */
+#define PLAN_MAX_WAYS 32u
 
 /* ---- shapes: the TLPs of a transfer, grouped ----------------------------- */
 
@@ -207,6 +210,9 @@ static uint64_t hop_bytes(const struct route_hop *h, const struct tlp *t)
     if (l->ops == &socket_link_ops) {
         return socket_link_tlp_bytes(t);
     }
+    if (l->ops == &nvl_link_ops) {
+        return nvl_packet_bytes(t);
+    }
     sim_time_t lat;
     uint64_t rate;
     sim_wire_get(l, &lat, &rate);
@@ -223,6 +229,9 @@ static uint64_t hop_rate(const struct route_hop *h)
     if (l->ops == &socket_link_ops) {
         return socket_link_rate(l);
     }
+    if (l->ops == &nvl_link_ops) {
+        return nvl_link_rate(l);
+    }
     sim_time_t lat;
     uint64_t rate;
     sim_wire_get(l, &lat, &rate);
@@ -237,6 +246,9 @@ static sim_time_t hop_link_latency(const struct route_hop *h)
     }
     if (l->ops == &socket_link_ops) {
         return socket_link_latency(l);
+    }
+    if (l->ops == &nvl_link_ops) {
+        return nvl_link_latency(l);
     }
     sim_time_t lat;
     uint64_t rate;
@@ -381,7 +393,8 @@ static void charge_credits(struct p2psim_flow *f, struct flow_plan *pl,
 /* Does the component a hop leads to forward TLPs (from shared buffers)? */
 static bool hop_forwards(const struct route_hop *h)
 {
-    return h->to->ops == &psw_ops || h->to->ops == &rc_ops;
+    return h->to->ops == &psw_ops || h->to->ops == &rc_ops ||
+           h->to->ops == &nvsw_ops;
 }
 
 /*
@@ -558,11 +571,41 @@ static void plan_refused(struct p2psim_flow *f, struct flow_plan *pl,
     pl->tail_ps = refusal_round_trip(r, &t);
 }
 
+/*
+ * The ports a transfer to addr leaves g by (gpu_route_ports: "pcie", or
+ * the NVLink ports that reach addr) and the share of it each carries: the
+ * GPU spreads its TLPs over them by their bonded links (nvlink_port.c).
+ */
+struct ways {
+    struct sim_port *port[PLAN_MAX_WAYS];
+    unsigned weight[PLAN_MAX_WAYS];
+    unsigned n, sum;
+};
+
+static void ways_of(const struct sim_component *g, uint64_t addr,
+                    struct ways *w)
+{
+    w->n = gpu_route_ports(g, addr, w->port, w->weight, PLAN_MAX_WAYS);
+    w->sum = 0;
+    for (unsigned i = 0; i < w->n; i++) {
+        w->sum += w->weight[i];
+    }
+}
+
+/* Charging a share of len bytes is charging len / share per payload
+ * byte of the whole: the length charge() divides by. */
+static uint64_t share_len(const struct ways *w, unsigned i, uint64_t len)
+{
+    return (uint64_t)((double)len * w->sum / w->weight[i] + 0.5);
+}
+
 static int plan_push(struct p2psim_flow *f, struct sim_component *g,
                      const struct gpu_dma *op, const struct gpu_params *gp,
                      struct flow_plan *pl)
 {
-    struct sim_port *port = sim_port_find(g, "pcie");
+    struct ways ways;
+    ways_of(g, op->remote_addr, &ways);
+    struct sim_port *port = ways.port[0];
     uint16_t rid = gpu_pcie_id(g);
     struct shapes W;
     shapes_cut(&W, op->remote_addr, op->len_bytes, op->mps ? op->mps : gp->mps);
@@ -582,7 +625,14 @@ static int plan_push(struct p2psim_flow *f, struct sim_component *g,
     completer_of(rw.dest, &dst);
     pl->remote = rw.dest;
     pl->move = true;
-    charge(f, pl, &rw, &W, TLP_MWR, rid, NULL, op->len_bytes, true);
+    for (unsigned i = 0; i < ways.n; i++) {
+        struct route ri;
+        if (i > 0 && route_trace(ways.port[i], &w, false, &ri) < 0) {
+            continue;           /* Model: a refused way carries nothing */
+        }
+        charge(f, pl, i ? &ri : &rw, &W, TLP_MWR, rid, NULL,
+               share_len(&ways, i, op->len_bytes), true);
+    }
     charge_completer(f, pl, &dst, false);
     if (op->no_flush) {
         return 0;               /* done when the last write leaves */
@@ -613,7 +663,9 @@ static int plan_pull(struct p2psim_flow *f, struct sim_component *g,
                      const struct gpu_dma *op, const struct gpu_params *gp,
                      struct flow_plan *pl)
 {
-    struct sim_port *port = sim_port_find(g, "pcie");
+    struct ways ways;
+    ways_of(g, op->remote_addr, &ways);
+    struct sim_port *port = ways.port[0];
     uint16_t rid = gpu_pcie_id(g);
     struct shapes R, C;
     shapes_cut(&R, op->remote_addr, op->len_bytes,
@@ -644,8 +696,16 @@ static int plan_pull(struct p2psim_flow *f, struct sim_component *g,
     }
     pl->remote = rr.dest;
     pl->move = true;
-    charge(f, pl, &rr, &R, TLP_MRD, rid, &C, op->len_bytes, false);
-    charge(f, pl, &rc, &C, TLP_CPLD, rid, NULL, op->len_bytes, true);
+    for (unsigned i = 0; i < ways.n; i++) {
+        struct route ri, ci;
+        if (i > 0 && (route_trace(ways.port[i], &rd, false, &ri) < 0 ||
+                      route_trace(ri.dest_port, &cpl, false, &ci) < 0)) {
+            continue;           /* Model: a refused way carries nothing */
+        }
+        uint64_t len = share_len(&ways, i, op->len_bytes);
+        charge(f, pl, i ? &ri : &rr, &R, TLP_MRD, rid, &C, len, false);
+        charge(f, pl, i ? &ci : &rc, &C, TLP_CPLD, rid, NULL, len, true);
+    }
     charge_completer(f, pl, &src, true);
     sim_time_t out = one_way(&rr, &rd) + first +
                      completer_access(&src, rd.len_bytes);

@@ -35,6 +35,7 @@
 #include "models/host/hostmem.h"
 #include "models/iommu/iommu.h"
 #include "models/models.h"
+#include "models/nvlink/nvlink.h"
 #include "models/pcie/link.h"
 #include "models/pcie/pcie.h"
 #include "models/pcie/rc.h"
@@ -68,6 +69,7 @@ struct fab {
     struct sim_component *gpu[FAB_MAX];
     unsigned n_gpu;
     bool finalized;
+    bool nvswitch_routes;       /* program NVSwitches (fabric manager) */
     /* enumeration state */
     unsigned next_bus;
     uint64_t next_mmio;
@@ -81,7 +83,13 @@ struct fab *fab_create(struct sim *sim, struct sim_error *err)
         return NULL;
     }
     f->sim = sim;
+    f->nvswitch_routes = true;
     return f;
+}
+
+void fab_set_fabric_manager(struct fab *f, bool running)
+{
+    f->nvswitch_routes = running;
 }
 
 void fab_destroy(struct fab *f)
@@ -234,7 +242,8 @@ struct sim_link *fab_connect(struct fab *f, const char *a, const char *b,
     const struct sim_link_ops *ops = models_find_link(link_kind);
     if (!ops) {
         sim_error_set(err, SIM_ENOENT, "unknown link kind '%s' (kinds: "
-                                       "pcie-link, socket-link, wire)",
+                                       "pcie-link, socket-link, nvlink, "
+                                       "wire)",
                       link_kind);
         return NULL;
     }
@@ -368,6 +377,92 @@ static int fab_map_host_memory(struct fab *f, struct socket_info *s,
     return 0;
 }
 
+/* ---- NVLink ---------------------------------------------------------------- */
+
+/* GPU i's NVLink window: FAB_NVLINK_BASE + i x FAB_NVLINK_STRIDE. */
+static uint64_t nvl_window(const struct fab *f, const struct sim_component *g)
+{
+    for (unsigned i = 0; i < f->n_gpu; i++) {
+        if (f->gpu[i] == g) {
+            return FAB_NVLINK_BASE + (uint64_t)i * FAB_NVLINK_STRIDE;
+        }
+    }
+    return 0;
+}
+
+/* Route GPU g's NVLink port nvl to GPU h's window. */
+static int nvl_route(struct fab *f, struct sim_component *g, unsigned nvl,
+                     const struct sim_component *h, struct sim_error *err)
+{
+    uint64_t base = nvl_window(f, h);
+    int rc = gpu_nvlink_add_route(g, base, base + gpu_mem_size(h) - 1, nvl);
+    return rc < 0 ? sim_error_set(err, rc, "%s: cannot route NVLink port "
+                                  "nvl%u to %s", g->name, nvl, h->name)
+                  : 0;
+}
+
+/*
+ * NVLink, after enumeration (requester IDs are known):
+ *  - every GPU gets its NVLink window, the whole of its memory;
+ *  - every connected NVLink port of a GPU its weight (bonded links) and
+ *    routes: the GPU at its far end, or, through an NVSwitch, every other
+ *    GPU on that switch;
+ *  - every NVSwitch port that leads to a GPU its target (window and ID).
+ * The last two through switches only when the fabric manager runs
+ * (fab_set_fabric_manager): an unprogrammed NVSwitch carries nothing.
+ */
+static int fab_finalize_nvlink(struct fab *f, struct sim_error *err)
+{
+    for (unsigned i = 0; i < f->n_gpu; i++) {
+        gpu_set_nvlink_window(f->gpu[i], nvl_window(f, f->gpu[i]),
+                              gpu_mem_size(f->gpu[i]));
+    }
+    for (unsigned i = 0; i < f->n_gpu; i++) {
+        struct sim_component *g = f->gpu[i];
+        for (uint32_t k = 0; k < g->n_ports; k++) {
+            struct sim_port *p = g->port[k];
+            unsigned nvl;
+            struct sim_port *peer = sim_port_peer(p);
+            if (sscanf(p->name, "nvl%u", &nvl) != 1 || !peer ||
+                p->link->ops != &nvl_link_ops) {
+                continue;
+            }
+            gpu_nvlink_set_port_links(g, nvl, nvl_link_links(p->link));
+            struct sim_component *far = peer->owner;
+            int rc = 0;
+            if (far->ops == &gpu_ops) {
+                rc = nvl_route(f, g, nvl, far, err);
+            } else if (far->ops == &nvsw_ops && f->nvswitch_routes) {
+                for (uint32_t j = 0; j < far->n_ports && rc == 0; j++) {
+                    struct sim_port *q = sim_port_peer(far->port[j]);
+                    if (q && q->owner->ops == &gpu_ops && q->owner != g) {
+                        rc = nvl_route(f, g, nvl, q->owner, err);
+                    }
+                }
+            }
+            if (rc < 0) {
+                return rc;
+            }
+        }
+    }
+    for (unsigned i = 0; i < f->n_comp && f->nvswitch_routes; i++) {
+        struct sim_component *sw = f->comp[i];
+        if (sw->ops != &nvsw_ops) {
+            continue;
+        }
+        for (uint32_t j = 0; j < sw->n_ports; j++) {
+            struct sim_port *q = sim_port_peer(sw->port[j]);
+            if (q && q->owner->ops == &gpu_ops) {
+                uint64_t base = nvl_window(f, q->owner);
+                nvsw_set_target(sw, j, base,
+                                base + gpu_mem_size(q->owner) - 1,
+                                gpu_pcie_id(q->owner));
+            }
+        }
+    }
+    return 0;
+}
+
 int fab_finalize(struct fab *f, struct sim_error *err)
 {
     if (f->finalized) {
@@ -460,6 +555,9 @@ int fab_finalize(struct fab *f, struct sim_error *err)
         }
     }
     int rc = fab_map_host_memory(f, sock, n_sock, err);
+    if (rc == 0) {
+        rc = fab_finalize_nvlink(f, err);
+    }
     if (rc < 0) {
         return rc;
     }

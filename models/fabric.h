@@ -33,6 +33,14 @@ struct sim_link;
 struct sim_props;
 
 #define FAB_MMIO_BASE (UINT64_C(1) << 44) /* 16 TiB */
+/*
+ * NVLink windows (models/gpu/gpu.h): GPU i (in creation order) is reached
+ * over NVLink at FAB_NVLINK_BASE + i x FAB_NVLINK_STRIDE, its whole memory
+ * from there. Far above every PCIe address, so a request there is never
+ * claimed by a BAR.
+ */
+#define FAB_NVLINK_BASE (UINT64_C(1) << 52)
+#define FAB_NVLINK_STRIDE (UINT64_C(1) << 40)  /* 1 TiB per GPU */
 
 struct fab;
 
@@ -58,6 +66,13 @@ struct sim_link *fab_connect(struct fab *f, const char *a, const char *b,
                              const char *link_kind,
                              const struct sim_props *props,
                              struct sim_error *err);
+
+/*
+ * fab_set_fabric_manager - whether finalize programs the NVSwitches (the
+ * fabric manager's job on real systems; default: yes). Without it GPUs
+ * reach each other over NVLink only where a link joins them directly.
+ */
+void fab_set_fabric_manager(struct fab *f, bool running);
 
 /* Enumerate, place, route, negotiate. Once; then the machine can run. */
 int fab_finalize(struct fab *f, struct sim_error *err);

@@ -16,6 +16,9 @@ models_libmodels_la_SOURCES = \
 	%reldir%/gpu/gpu.h \
 	%reldir%/gpu/gpu_info.c \
 	%reldir%/gpu/gpu_int.h \
+	%reldir%/gpu/nvlink_port.c \
+	%reldir%/gpu/sm.c \
+	%reldir%/gpu/sm.h \
 	%reldir%/host/hostmem.c \
 	%reldir%/host/hostmem.h \
 	%reldir%/host/socket_link.c \
@@ -23,6 +26,9 @@ models_libmodels_la_SOURCES = \
 	%reldir%/iommu/atc.c \
 	%reldir%/iommu/iommu.c \
 	%reldir%/iommu/iommu.h \
+	%reldir%/nvlink/nvlink.c \
+	%reldir%/nvlink/nvlink.h \
+	%reldir%/nvlink/nvswitch.c \
 	%reldir%/mem/sparse.c \
 	%reldir%/mem/sparse.h \
 	%reldir%/pcie/acs.c \

@@ -12,6 +12,7 @@
 #include "models/gpu/gpu.h"
 #include "models/host/hostmem.h"
 #include "models/host/socket_link.h"
+#include "models/nvlink/nvlink.h"
 #include "models/pcie/link.h"
 #include "models/pcie/rc.h"
 #include "models/pcie/switch.h"
@@ -23,12 +24,14 @@ const struct sim_component_ops *const models_components[] = {
     &psw_ops,
     &gpu_ops,
     &hmem_ops,
+    &nvsw_ops,
     NULL,
 };
 
 const struct sim_link_ops *const models_links[] = {
     &pcie_link_ops,
     &socket_link_ops,
+    &nvl_link_ops,
     &sim_wire_ops,
     NULL,
 };

@@ -394,7 +394,9 @@ int path_p2p_verdict(const struct topo_machine *m,
              a->name, b->name);
         return 0;
     }
-    product_rules(v, a, b);
+    if (!v->path.nv_links) {
+        product_rules(v, a, b);     /* the GeForce block is a PCIe one */
+    }
     if (v->path.nv_links) {
         if (m->n_nvswitches && m->fabric_manager != 1 &&
             nvlinks_between(m, a->name, b->name) == 0) {
@@ -402,15 +404,24 @@ int path_p2p_verdict(const struct topo_machine *m,
                                        "%s and %s reach each other through "
                                        "NVSwitches, which carry no traffic "
                                        "until the fabric manager has set "
-                                       "them up", a->name, b->name);
+                                       "them up (fabric-manager: %s): P2P "
+                                       "is unavailable and copies are "
+                                       "staged through host memory",
+                                       a->name, b->name,
+                                       m->fabric_manager == 0 ? "stopped"
+                                                              : "not given");
             snprintf(r->fix, sizeof(r->fix),
                      "start the fabric manager (fabric-manager: running)");
             return 0;
         }
+        bool direct = nvlinks_between(m, a->name, b->name) != 0;
         rule(v, RULE_NVLINK, false, false,
-             "NVLink connects %s and %s (NV%u): P2P uses it, as CUDA does "
-             "(NVLink is parsed but not yet simulated: copies use PCIe)",
-             a->name, b->name, v->path.nv_links);
+             "NVLink connects %s and %s (NV%u%s): P2P uses it, as CUDA does "
+             "when both PCIe and NVLink join a pair; peer memory is reached "
+             "through the NVLink window, without BAR1",
+             a->name, b->name, v->path.nv_links,
+             direct ? ", direct"
+                    : ", through NVSwitches set up by the fabric manager");
         if (v->allowed) {
             v->transport = TRANSPORT_NVLINK;
         }

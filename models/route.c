@@ -3,10 +3,10 @@
  * switches and root complexes that would forward it.
  *
  * The walk: from the sending port, the link leads to a port of the next
- * component. A switch (psw_route) or a root complex (rc_route) names the
- * port the TLP leaves on, with the same decision its receive() takes; any
- * other component is the endpoint, and the walk ends there. Nothing here
- * knows a routing rule.
+ * component. A switch (psw_route), an NVSwitch (nvsw_route) or a root
+ * complex (rc_route) names the port the TLP leaves on, with the same
+ * decision its receive() takes; any other component is the endpoint, and
+ * the walk ends there. Nothing here knows a routing rule.
  *
  * Costs: O(hops x ports of each component), once per transfer.
  */
@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "models/nvlink/nvlink.h"
 #include "models/pcie/rc.h"
 #include "models/pcie/switch.h"
 #include "sim/component.h"
@@ -36,6 +37,13 @@ static int route_step(struct sim_component *c, struct sim_port *in,
                       const struct tlp *t, bool translate,
                       struct route_hop *h, const char **why)
 {
+    if (c->ops == &nvsw_ops) {
+        int e = nvsw_route(c, in->index, t);
+        h->fwd_latency_ps = nvsw_latency(c);
+        *why = e < 0 ? "refused by the NVSwitch (no target programmed: is "
+                       "the fabric manager running?)" : NULL;
+        return e;
+    }
     if (c->ops == &psw_ops) {
         int e = psw_route(c, in->index, t, NULL);
         h->fwd_latency_ps = psw_latency(c);
@@ -72,7 +80,8 @@ int route_trace(struct sim_port *out, const struct tlp *t, bool translate,
         h->from = port->side;
         h->to = in->owner;
         h->in = in;
-        if (in->owner->ops != &psw_ops && in->owner->ops != &rc_ops) {
+        if (in->owner->ops != &psw_ops && in->owner->ops != &rc_ops &&
+            in->owner->ops != &nvsw_ops) {
             r->dest = in->owner;
             r->dest_port = in;
             return 0;

@@ -26,6 +26,7 @@
 
 #include "models/fabric.h"
 #include "models/gpu/gpu.h"
+#include "models/nvlink/nvlink.h"
 #include "models/pcie/pcie.h"
 #include "models/pcie/pcie_regs.h"
 #include "models/pcie/rc.h"
@@ -107,8 +108,10 @@ static const char *const gpu_keys[] = { "id", "model", "parent", "link",
                                         "p2p-unlocked", "set", NULL };
 static const char *const link_keys[] = { "speed", "gen", "width", "latency",
                                          "ecrc", "ack-every", NULL };
-static const char *const nvsw_keys[] = { "id", "generation", "ports", NULL };
-static const char *const nvl_keys[] = { "between", "links", NULL };
+static const char *const nvsw_keys[] = { "id", "generation", "ports",
+                                         "latency", "bandwidth", NULL };
+static const char *const nvl_keys[] = { "between", "links", "latency",
+                                        "buffer", NULL };
 static const char *const gpu_catalog_keys[] = {
     "p2psim-gpu", "name", "class", "architecture", "compute-capability",
     "memory", "memory-bandwidth", "bar1", "pcie", "nvlink", "copy-engines",
@@ -1058,6 +1061,29 @@ static int check_nvlinks(struct loader *L, struct topo_machine *m)
                               "%s", x->id,
                               x->kind == ENT_SOCKET ? "socket" : "PCIe switch");
             }
+            if (x->kind == ENT_NVSWITCH) {
+                if (!x->nvlinks_have) {
+                    uint64_t ports = 0;
+                    yaml_node_t *pn = ydoc_get(d, x->n, "ports");
+                    if (!pn) {
+                        return ydoc_err_at(d, x->n, L->err, SIM_ENOENT,
+                                           "NVSwitch '%s' needs 'ports' (e.g. "
+                                           "64)", x->id);
+                    }
+                    if ((rc = parse_count(L, pn, "ports", 1, 128,
+                                          &ports)) < 0) {
+                        return rc;
+                    }
+                    x->nvlinks_have = (unsigned)ports;
+                }
+                x->nvlinks_used += (unsigned)links;
+                if (x->nvlinks_used > x->nvlinks_have) {
+                    return ydoc_err_at(d, ln ? ln : e, L->err, SIM_ERANGE,
+                                       "NVSwitch '%s' would use %u ports but "
+                                       "has %u", x->id, x->nvlinks_used,
+                                       x->nvlinks_have);
+                }
+            }
             if (x->kind == ENT_GPU) {
                 x->nvlinks_used += (unsigned)links;
                 if (x->nvlinks_used > x->nvlinks_have) {
@@ -1079,6 +1105,119 @@ static int check_nvlinks(struct loader *L, struct topo_machine *m)
         nv->a_nvswitch = L->ent[s[0]].kind == ENT_NVSWITCH;
         nv->b_nvswitch = L->ent[s[1]].kind == ENT_NVSWITCH;
         nv->links = (unsigned)links;
+    }
+    return 0;
+}
+
+/* ---- pass 3: NVSwitches and NVLinks ---------------------------------------------- */
+
+static int build_nvswitch(struct loader *L, struct fab *f, struct ent *e)
+{
+    char owner[128];
+    snprintf(owner, sizeof(owner), "NVSwitch '%s'", e->id);
+    struct sim_props *p = new_props(L, owner, e->n);
+    if (!p) {
+        return sim_error_set(L->err, SIM_ENOMEM, "out of memory");
+    }
+    static const char *const skip[] = { "id", NULL };
+    int rc = ydoc_add_props(&L->doc, e->n, p, skip, owner, L->err);
+    if (rc == 0 && !fab_add(f, "nvswitch", e->id, p, L->err)) {
+        rc = -SIM_EINVAL;
+    }
+    free_props(p);
+    return rc;
+}
+
+/* The NVLink generation and per-link rate an end speaks ("" rate: the
+ * generation's). */
+static int nvl_end(struct loader *L, struct ent *x, unsigned *gen,
+                   const char **rate)
+{
+    *rate = NULL;
+    if (x->kind == ENT_GPU) {
+        *gen = prop_uint(x->gpu_props, "nvlink-generation", 0);
+        const struct sim_prop *r = sim_props_find(x->gpu_props,
+                                                  "nvlink-link-rate");
+        *rate = r ? r->value : NULL;
+        return 0;
+    }
+    uint64_t g = 0;
+    yaml_node_t *gn = ydoc_get(&L->doc, x->n, "generation");
+    if (!gn) {
+        return ydoc_err_at(&L->doc, x->n, L->err, SIM_ENOENT,
+                           "NVSwitch '%s' needs 'generation' (1 to %u)",
+                           x->id, NVSW_GEN_MAX);
+    }
+    int rc = parse_count(L, gn, "generation", 1, NVSW_GEN_MAX, &g);
+    *gen = nvsw_gen_nvlink((unsigned)g);
+    return rc;
+}
+
+/*
+ * Each nvlinks: entry becomes one "nvlink" link (a bonded group) from the
+ * port of its first link at each end: "gpuN.nvl<k>", "nvswN.p<k>", k the
+ * links that end used before. Both ends must speak one generation.
+ */
+static int build_nvlinks(struct loader *L, struct fab *f)
+{
+    struct ydoc *d = &L->doc;
+    yaml_node_t *seq = ydoc_get(d, L->root, "nvlinks");
+    unsigned used[TOPO_MAX_ENTRIES] = { 0 };
+    if (!seq) {
+        return 0;
+    }
+    for (yaml_node_item_t *it = seq->data.sequence.items.start;
+         it < seq->data.sequence.items.top; it++) {
+        yaml_node_t *e = ydoc_node(d, *it);
+        yaml_node_t *bn = ydoc_get(d, e, "between");
+        int s[2];
+        unsigned gen[2];
+        const char *rate[2];
+        uint64_t links = 1;
+        yaml_node_t *ln = ydoc_get(d, e, "links");
+        if (ln && parse_count(L, ln, "links", 1, 18, &links) < 0) {
+            return -SIM_EINVAL;
+        }
+        char port[2][160];
+        int rc;
+        for (int k = 0; k < 2; k++) {
+            s[k] = find_ent(L, ydoc_scalar(ydoc_node(d,
+                                          bn->data.sequence.items.start[k])));
+            struct ent *x = &L->ent[s[k]];
+            if ((rc = nvl_end(L, x, &gen[k], &rate[k])) < 0) {
+                return rc;
+            }
+            snprintf(port[k], sizeof(port[k]), "%s.%s%u", x->id,
+                     x->kind == ENT_GPU ? "nvl" : "p", used[s[k]]);
+            used[s[k]] += (unsigned)links;
+        }
+        if (gen[0] != gen[1]) {
+            return ydoc_err_at(d, bn, L->err, SIM_EINVAL,
+                               "'%s' speaks NVLink %u and '%s' NVLink %u: "
+                               "an NVLink joins ends of one generation",
+                               L->ent[s[0]].id, gen[0], L->ent[s[1]].id,
+                               gen[1]);
+        }
+        struct sim_props *p = new_props(L, "NVLink", e);
+        if (!p) {
+            return sim_error_set(L->err, SIM_ENOMEM, "out of memory");
+        }
+        static const char *const skip[] = { "between", NULL };
+        rc = ydoc_add_props(d, e, p, skip, "NVLink", L->err);
+        set_num(p, "generation", gen[0]);
+        /* GA102 bridges: the GPUs' own per-link rate (the slower end) */
+        const char *r = rate[0] ? rate[0] : rate[1];
+        if (r) {
+            sim_props_set(p, "link-rate", r, NULL, NULL);
+        }
+        if (rc == 0 && !fab_connect(f, port[0], port[1], "nvlink", p,
+                                    L->err)) {
+            rc = -SIM_EINVAL;
+        }
+        free_props(p);
+        if (rc < 0) {
+            return rc;
+        }
     }
     return 0;
 }
@@ -1225,6 +1364,8 @@ static int pass_build(struct loader *L, struct topo_machine *m)
         struct ent *e = &L->ent[i];
         if (e->kind == ENT_SWITCH || e->kind == ENT_GPU) {
             rc = build_device(L, m->fab, e);
+        } else if (e->kind == ENT_NVSWITCH) {
+            rc = build_nvswitch(L, m->fab, e);
         }
     }
     if (rc == 0) {
@@ -1234,6 +1375,10 @@ static int pass_build(struct loader *L, struct topo_machine *m)
         rc = build_socket_links(L, m->fab);
     }
     if (rc == 0) {
+        rc = build_nvlinks(L, m->fab);
+    }
+    if (rc == 0) {
+        fab_set_fabric_manager(m->fab, m->fabric_manager == 1);
         rc = fab_finalize(m->fab, L->err);
     }
     return rc;

@@ -64,7 +64,7 @@ struct topo_machine {
     const char *file;           /* the machine file's name (interned) */
     unsigned n_sockets;
     struct topo_socket *socket;     /* n_sockets */
-    struct topo_nvlink *nvlink; /* parsed, validated; not yet simulated */
+    struct topo_nvlink *nvlink; /* as in the file; built as "nvlink" links */
     unsigned n_nvlinks;
     unsigned n_nvswitches;
     int fabric_manager;         /* -1 unset, 0 stopped, 1 running */

@@ -23,6 +23,7 @@
     X(make_fabric_suite)                                                      \
     X(make_topology_suite)                                                    \
     X(make_route_suite)                                                       \
+    X(make_nvlink_suite)                                                      \
     X(make_override_suite)
 
 #define WEAK(fn) Suite *fn(void) __attribute__((weak));

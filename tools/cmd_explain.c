@@ -98,6 +98,11 @@ int cmd_explain(int argc, char **argv)
     printf("transport: %s", v.transport == TRANSPORT_NVLINK ? "NVLink"
                             : v.transport == TRANSPORT_PCIE ? "PCIe"
                                                             : "none");
+    if (v.transport == TRANSPORT_NVLINK) {
+        printf(" (NV%u: copies and peer accesses travel over NVLink, "
+               "peer memory through its NVLink window, no BAR1)",
+               v.path.nv_links);
+    }
     if (v.transport == TRANSPORT_PCIE && gen) {
         printf(" (%s's link: Gen%u x%u)", p2psim_gpu_id(p, (unsigned)a), gen,
                width);

@@ -139,62 +139,88 @@ void gpu__trace(struct gpu *g, const struct tlp *t, uint64_t a, uint64_t b,
 
 /* ---- egress: one FIFO for everything the GPU sends ----------------------- */
 
+/* Queue t on out o; t is the queue's from now on. */
+static void out_push(struct gpu *g, unsigned o, struct gpu_slot s)
+{
+    struct gpu_out *out = &g->out[o];
+    int rc = ring_push(&out->q, s);
+    SIM_ASSERT(rc == 0, "gpu %s: out of memory queueing a TLP", g->c->name);
+    out->sent_bytes += s.t->len_bytes + 16;
+    if (out->q.count > g->egress_max) {
+        g->egress_max = out->q.count;
+    }
+}
+
+/* Which way out t takes (see gpu_int.h). */
+static unsigned out_of(const struct gpu *g, const struct tlp *t)
+{
+    if (!tlp_is_request(t)) {
+        return t->route_hint < g->n_out ? t->route_hint : 0;
+    }
+    return gpu__out_for(g, t->addr);
+}
+
 void gpu__egress_push(struct gpu *g, struct tlp *t, struct gpu_dma *op)
 {
-    int rc = ring_push(&g->egress, (struct gpu_slot){ .t = t, .op = op });
-    SIM_ASSERT(rc == 0, "gpu %s: out of memory queueing a TLP", g->c->name);
-    if (g->egress.count > g->egress_max) {
-        g->egress_max = g->egress.count;
+    out_push(g, out_of(g, t), (struct gpu_slot){ .t = t, .op = op });
+}
+
+void gpu__egress_push_req(struct gpu *g, struct tlp *t,
+                          gpu_req_done_fn *sent, void *ctx)
+{
+    out_push(g, out_of(g, t), (struct gpu_slot){ .t = t, .sent = sent,
+                                                 .ctx = ctx });
+}
+
+/* Send the head of out o while its link accepts. */
+static void out_drain(struct gpu *g, struct gpu_out *out)
+{
+    while (out->q.count && !out->port->wants_ready) {
+        struct gpu_slot s = *ring_front(&out->q);
+        struct tlp *t = s.t;
+        enum tlp_kind kind = t->kind;   /* t is the link's once sent */
+        int rc = sim_port_send(out->port, t);
+        if (rc == -SIM_EAGAIN) {
+            g->egress_stalls++;  /* ready() resumes the pump */
+            break;
+        }
+        ring_pop(&out->q);
+        if (rc < 0) {
+            /* Not connected: nothing can leave. Count it as a drop. */
+            gpu__trace(g, t, (uint64_t)-rc, 0, "egress: port not connected");
+            sim_log(g->c->sim, SIM_LOG_WARN, g->c->name,
+                    "port '%s' is not connected; %s dropped", out->port->name,
+                    tlp_kind_name(t->kind));
+            tlp_free(t);
+            continue;
+        }
+        g->cnt.tlps_out++;
+        if (s.op) {
+            ce__sent(g, s.op, kind);
+        } else if (s.sent) {
+            s.sent(s.ctx, NULL);
+        }
     }
 }
 
 /*
- * Send the queue's head while the link accepts; when the queue is empty,
- * ask the copy engines for their next TLP. So at most one engine TLP waits
- * in the queue, and an engine cuts a TLP (and reads its payload from HBM)
- * only when the port can take it: back-pressure reaches the engines with
- * no buffering of its own.
+ * Send each way out's queue while its link accepts; then ask the copy
+ * engines for their next TLP: an engine cuts one only when the way out
+ * it takes is free (copy_engine.c), so at most one engine TLP waits per
+ * engine, and back-pressure reaches the engines with no buffering of its
+ * own. With one way out (PCIe only), this is one FIFO.
  */
 void gpu__egress_pump(struct gpu *g)
 {
     if (g->pumping) {
         return;                 /* the outer loop will see the new work */
     }
-    if (g->port->wants_ready) {
-        /* The head was refused and the link owes us ready(), which pumps:
-         * trying again before (at every TLP received) would only be
-         * refused again, and the FIFO cannot send anything else. */
-        return;
-    }
     g->pumping = true;
-    for (;;) {
-        if (g->egress.count == 0 && !ce__produce(g)) {
-            break;
+    do {
+        for (unsigned i = 0; i < g->n_out; i++) {
+            out_drain(g, &g->out[i]);
         }
-        struct gpu_slot *s = ring_front(&g->egress);
-        struct tlp *t = s->t;
-        struct gpu_dma *op = s->op;
-        enum tlp_kind kind = t->kind;   /* t is the link's once sent */
-        int rc = sim_port_send(g->port, t);
-        if (rc == -SIM_EAGAIN) {
-            g->egress_stalls++;  /* ready() resumes the pump */
-            break;
-        }
-        ring_pop(&g->egress);
-        if (rc < 0) {
-            /* Not connected: nothing can leave. Count it as a drop. */
-            gpu__trace(g, t, (uint64_t)-rc, 0, "egress: port not connected");
-            sim_log(g->c->sim, SIM_LOG_WARN, g->c->name,
-                    "port 'pcie' is not connected; %s dropped",
-                    tlp_kind_name(t->kind));
-            tlp_free(t);
-            continue;
-        }
-        g->cnt.tlps_out++;
-        if (op) {
-            ce__sent(g, op, kind);
-        }
-    }
+    } while (ce__produce(g));
     g->pumping = false;
 }
 
@@ -246,6 +272,10 @@ static void gpu_hbm_pipe_push(struct gpu *g, struct tlp *cpl, sim_time_t when)
     }
 }
 
+/* An "offset" with this bit is an HBM address reached through the NVLink
+ * window (BAR1 offsets stay far below it). */
+#define GPU_OFF_HBM (UINT64_C(1) << 63)
+
 /*
  * Read or write len bytes at BAR1 offset off, crossing mappings as
  * needed (write if src, read into dst otherwise). The caller has checked
@@ -255,6 +285,15 @@ static void gpu_bar1_access(struct gpu *g, uint64_t off, void *dst,
                             const void *src, uint64_t len)
 {
     uint64_t done = 0;
+    if (off & GPU_OFF_HBM) {
+        /* an NVLink window offset: HBM itself */
+        uint64_t hbm = off & ~GPU_OFF_HBM;
+        int rc = src ? mem_sparse_write(g->hbm, hbm, src, len)
+                     : mem_sparse_read(g->hbm, hbm, dst, len);
+        SIM_ASSERT(rc == 0, "gpu %s: HBM access failed (%s)", g->c->name,
+                   sim_strerror(rc));
+        return;
+    }
     while (done < len) {
         uint64_t hbm, contig;
         bool ok = bar1__translate(&g->bar1, off + done, &hbm, &contig);
@@ -280,6 +319,13 @@ static void gpu_bar1_access(struct gpu *g, uint64_t off, void *dst,
 static bool gpu_bar1_is_mapped(const struct gpu *g, uint64_t addr,
                                uint64_t len, uint64_t *off, bool *in_window)
 {
+    uint64_t nvl_hbm;
+    if (gpu__nvl_is_local(g, addr, len, &nvl_hbm)) {
+        /* NVLink: the whole memory, no BAR1 (nvlink_port.c). */
+        *in_window = true;
+        *off = GPU_OFF_HBM | nvl_hbm;
+        return true;
+    }
     *in_window = addr >= g->bar1_base && addr - g->bar1_base < g->bar1_bytes;
     if (!*in_window) {
         return false;
@@ -307,6 +353,7 @@ static void gpu_complete_error(struct gpu *g, const struct tlp *req,
 {
     struct tlp *cpl = tlp_new_completion(g->c->sim, req, status, 0);
     SIM_ASSERT(cpl, "gpu %s: out of TLPs", g->c->name);
+    cpl->route_hint = req->route_hint;
     cpl->completer_id = g->id;
     cpl->byte_count = req->len_bytes;
     gpu__egress_push(g, cpl, NULL);
@@ -380,6 +427,7 @@ static void gpu_split_completions(struct gpu *g, const struct tlp *req,
         SIM_ASSERT(cpl && tlp_data_alloc(cpl, n) == 0,
                    "gpu %s: out of memory building a completion", g->c->name);
         memcpy(cpl->data, buf + (a - req->addr), n);
+        cpl->route_hint = req->route_hint;
         cpl->completer_id = g->id;
         cpl->byte_count = (uint32_t)(end - a);
         cpl->lower_addr = (uint16_t)(a & 0x7f);
@@ -420,6 +468,7 @@ static void gpu_read(struct gpu *g, struct tlp *t)
         SIM_ASSERT(cpl && tlp_data_alloc(cpl, 4) == 0,
                    "gpu %s: out of memory building a completion", g->c->name);
         memcpy(cpl->data, dw, 4);
+        cpl->route_hint = t->route_hint;
         cpl->completer_id = g->id;
         cpl->byte_count = 1;
         gpu_hbm_pipe_push(g, cpl, when);
@@ -503,6 +552,7 @@ static void gpu_atomic(struct gpu *g, struct tlp *t)
     SIM_ASSERT(cpl && tlp_data_alloc(cpl, size) == 0,
                "gpu %s: out of memory building a completion", g->c->name);
     memcpy(cpl->data, old, size);
+    cpl->route_hint = t->route_hint;
     cpl->completer_id = g->id;
     cpl->byte_count = size;
     cpl->lower_addr = (uint16_t)(t->addr & 0x7f);
@@ -515,6 +565,9 @@ static void gpu_receive(struct sim_component *c, struct sim_port *in,
 {
     struct gpu *g = gpu__from(c);
     g->cnt.tlps_in++;
+    /* Answers leave the way the request came in (out_of). */
+    t->route_hint = in->user ? (uint32_t)((struct gpu_out *)in->user - g->out)
+                             : 0;
     switch (t->kind) {
     case TLP_MWR:
         gpu_write(g, t);
@@ -730,9 +783,9 @@ static int gpu_configure(struct sim_component *c, const struct sim_props *p,
         return rc;
     }
     g->port = sim_port_add(c, "pcie", SIM_PORT_UPSTREAM);
-    if (!g->port) {
-        return sim_error_set(err, SIM_ENOMEM, "gpu '%s': cannot add port "
-                             "'pcie'", c->name);
+    if (!g->port || gpu__out_init(g) < 0) {
+        return sim_error_set(err, SIM_ENOMEM, "gpu '%s': cannot add its "
+                             "ports", c->name);
     }
     if (bar1__init(&g->bar1, g->bar1_bytes, g->bar1_page) < 0) {
         return sim_error_set(err, SIM_EINVAL, "gpu '%s': bad BAR1 geometry",
@@ -753,9 +806,13 @@ static void gpu_destroy(struct sim_component *c)
         return;                 /* never configured */
     }
     sim_event_cancel(c->sim, &g->hbm_ev);
-    ring_fini(&g->egress);
+    for (unsigned i = 0; i < g->n_out; i++) {
+        ring_fini(&g->out[i].q);
+    }
+    gpu__out_fini(g);
     ring_fini(&g->hbm_pipe);
     ce__fini(g);
+    sm__fini(g);
     bar1__fini(&g->bar1);
     mem_sparse_destroy(g->hbm);
     g->hbm = NULL;

@@ -33,8 +33,10 @@
 
 struct sim_component;
 struct sim_error;
+struct sim_port;
 struct sim_props;
 struct mem_sparse;
+struct tlp;
 
 extern const struct sim_component_ops gpu_ops;
 
@@ -166,6 +168,64 @@ struct gpu_dma {
  * or -SIM_ENOTCONN (PUSH/PULL while port "pcie" is not connected).
  */
 int gpu_dma_submit(struct sim_component *g, struct gpu_dma *op);
+
+/* ---- NVLink ports and the way out (nvlink_port.c) ------------------------
+ *
+ * A GPU whose catalog gives nvlink-links N has ports "nvl0" .. "nvl<N-1>",
+ * one per physical link; a bonded group of k links is connected (by the
+ * builder) to the port of its first link and carries all k. Peers reach
+ * the GPU's whole memory through its NVLink window (no BAR1 is used):
+ * a request to gpu_nvlink_base(g) + x is for HBM address x.
+ */
+
+/* Set by the builder: the window, and the weight (links) of NVLink port
+ * nvl (0-based, as "nvl<nvl>"). */
+void gpu_set_nvlink_window(struct sim_component *g, uint64_t base,
+                           uint64_t size);
+uint64_t gpu_nvlink_base(const struct sim_component *g);
+int gpu_nvlink_set_port_links(struct sim_component *g, unsigned nvl,
+                              unsigned links);
+/*
+ * gpu_nvlink_add_route - requests to [base, limit] may leave by NVLink
+ * port nvl (several calls with one range spread it over several ports).
+ * Returns 0, -SIM_EINVAL (no such port, or it is not connected) or
+ * -SIM_ENOMEM.
+ */
+int gpu_nvlink_add_route(struct sim_component *g, uint64_t base,
+                         uint64_t limit, unsigned nvl);
+
+/*
+ * gpu_route_ports - the ports a request to bus address addr may leave by
+ * (the decision copy engines and SMs use, see gpu_request_send), with the
+ * share of the traffic each takes (its bonded links; 1 for "pcie").
+ * Returns how many (at most max; at least 1: "pcie" when nothing else).
+ */
+unsigned gpu_route_ports(const struct sim_component *g, uint64_t addr,
+                         struct sim_port **ports, unsigned *weights,
+                         unsigned max);
+
+/*
+ * gpu_peer_translate - the HBM address behind a bus address a peer uses
+ * (in BAR1 or in the NVLink window), and how many bytes from there stay
+ * contiguous; false if neither maps it. A query: no time.
+ */
+bool gpu_peer_translate(const struct sim_component *g, uint64_t bus_addr,
+                        uint64_t *hbm_addr, uint64_t *contig_bytes);
+
+/*
+ * gpu_request_send - send one request TLP t (MWr, MRd, AtomicOp; at most
+ * MPS bytes, within 4 KiB) from this GPU by the port the address decides
+ * (gpu_route_ports: NVLink when it reaches, else PCIe), as the copy
+ * engines do. The GPU fills requester_id and, for a non-posted request,
+ * a tag; done(ctx, cpl) runs when its completion arrives (cpl is freed
+ * after done returns; a read split into several completions calls done
+ * for each), or, for a posted write, done(ctx, NULL) when it left the
+ * GPU. Returns 0 (t is the GPU's), -SIM_EBUSY (no free tag: retry after
+ * a completion) or -SIM_EINVAL.
+ */
+typedef void gpu_req_done_fn(void *ctx, struct tlp *cpl);
+int gpu_request_send(struct sim_component *g, struct tlp *t,
+                     gpu_req_done_fn *done, void *ctx);
 
 struct gpu_counters {
     uint64_t tlps_out, tlps_in;

@@ -101,9 +101,14 @@ struct ce {
     sim_time_t t_start;         /* start of the head operation's setup */
 };
 
-/* What an outstanding read (tag) belongs to. op == NULL: the tag is free. */
+/*
+ * What an outstanding read (tag) belongs to: a copy operation (op), or a
+ * single request sent with gpu_request_send (done). Both NULL: free.
+ */
 struct ce_tag {
     struct gpu_dma *op;
+    gpu_req_done_fn *done;      /* gpu_request_send: called with the cpl */
+    void *ctx;
     struct ce *ce;
     uint64_t offset;            /* offset in the op of the read's first byte */
     uint32_t len_bytes;         /* bytes requested; 0 for a flushing read */
@@ -122,11 +127,14 @@ void ce__receive_completion(struct gpu *g, struct tlp *t);
 
 /* ---- the GPU (gpu.c) ----------------------------------------------------- */
 
-/* A queued TLP: in the egress queue (op: the copy operation it serves, or
- * NULL), or in the HBM pipeline (when: the time it may leave). */
+/* A queued TLP: in an egress queue (op: the copy operation it serves, or
+ * NULL; sent: gpu_request_send's callback for a posted request), or in
+ * the HBM pipeline (when: the time it may leave). */
 struct gpu_slot {
     struct tlp *t;
     struct gpu_dma *op;
+    gpu_req_done_fn *sent;
+    void *ctx;
     sim_time_t when;            /* ps */
 };
 
@@ -135,6 +143,28 @@ struct gpu_ring {
     struct gpu_slot *slot;
     size_t head, count, cap;    /* cap is 0 or a power of two */
 };
+
+/*
+ * One way out of the GPU (nvlink_port.c): out[0] is port "pcie", out[1..]
+ * the NVLink ports "nvl0".. that the builder connected, each with its own
+ * FIFO, so a stalled link holds back only what goes its way.
+ */
+struct gpu_out {
+    struct sim_port *port;
+    struct gpu_ring q;          /* TLPs waiting for the port, FIFO */
+    unsigned links;             /* NVLink: bonded links (the weight) */
+    uint64_t sent_bytes;        /* bytes queued to it so far */
+};
+
+/* NVLink addresses the builder routed: [base, limit] by the ports in mask
+ * (bit i: out[i]). */
+struct gpu_nvl_route {
+    uint64_t base, limit;
+    uint32_t mask;
+};
+
+/* At most this many ways out: PCIe and 18 NVLink links (NVLink 4/5). */
+#define GPU_MAX_OUT 32u
 
 struct gpu {
     /* configuration (set once by configure) */
@@ -159,8 +189,12 @@ struct gpu {
     struct bar1 bar1;
     struct mem_sparse *hbm;
     /* modelling state */
-    struct sim_port *port;      /* "pcie" */
-    struct gpu_ring egress;     /* TLPs waiting for the port, FIFO */
+    struct sim_port *port;      /* "pcie" (= out[0].port) */
+    struct gpu_out out[GPU_MAX_OUT]; /* n_out ways out, see above */
+    unsigned n_out;
+    uint64_t nvl_base, nvl_size;/* this GPU's NVLink window (0 size: none) */
+    struct gpu_nvl_route *nvl_route; /* n_nvl_route, from the builder */
+    unsigned n_nvl_route, cap_nvl_route;
     struct gpu_ring hbm_pipe;   /* completions waiting for HBM, by when */
     struct sim_event hbm_ev;    /* fires when hbm_pipe's head is due */
     sim_time_t hbm_busy_until;  /* the HBM serialiser is busy until, ps */
@@ -180,11 +214,25 @@ struct gpu {
     uint64_t egress_stalls;     /* refusals by the link */
     uint64_t egress_max;        /* deepest egress queue seen */
     sim_time_t hbm_busy_ps;     /* time the HBM serialiser was busy */
+    /* the SMs' memory side (sm.c), created on first use; NULL: none */
+    struct sm_state *sm;
 };
 
+/* ---- SMs (sm.c) ------------------------------------------------------------ */
+
+/* Free the SMs' state (gpu_destroy). */
+void sm__fini(struct gpu *g);
+
 struct gpu *gpu__from(const struct sim_component *c);
-/* Append t (owned by the queue from now on) to the egress queue. */
+/*
+ * Append t (owned by the queue from now on) to the egress queue of the
+ * way out it takes: a request the one gpu__out_for names, a completion
+ * the way its request came in (t->route_hint, set by the receive path).
+ */
 void gpu__egress_push(struct gpu *g, struct tlp *t, struct gpu_dma *op);
+/* The same, for gpu_request_send: sent(ctx, NULL) once a posted t left. */
+void gpu__egress_push_req(struct gpu *g, struct tlp *t,
+                          gpu_req_done_fn *sent, void *ctx);
 /* Send what the port takes: queued TLPs first, then engines' TLPs. */
 void gpu__egress_pump(struct gpu *g);
 /*
@@ -192,6 +240,25 @@ void gpu__egress_pump(struct gpu *g);
  * returns when the transfer ends (the access latency is not included).
  */
 sim_time_t gpu__hbm_reserve(struct gpu *g, uint64_t len_bytes);
+/* ---- ways out: PCIe or NVLink (nvlink_port.c) ---------------------------- */
+
+int gpu__out_init(struct gpu *g);
+void gpu__out_fini(struct gpu *g);
+/*
+ * gpu__out_for - THE decision of the port a request to bus address addr
+ * leaves by (an index in g->out): an NVLink port when addr lies in an
+ * NVLink window the builder routed (models/fabric.c), spread over the
+ * ports that reach it by their links, preferring one that can send now;
+ * else out[0], "pcie". A pure function of the GPU's state: asking twice
+ * gives the same answer until a TLP is queued.
+ */
+unsigned gpu__out_for(const struct gpu *g, uint64_t addr);
+/* out i can take a TLP now (its FIFO is empty and its link not full). */
+bool gpu__out_is_free(const struct gpu *g, unsigned i);
+/* Whether addr is in this GPU's own NVLink window; *hbm its HBM address. */
+bool gpu__nvl_is_local(const struct gpu *g, uint64_t addr, uint64_t len,
+                       uint64_t *hbm);
+
 /* A SIM_TP_MODEL trace record (a, b and msg as the caller documents). */
 void gpu__trace(struct gpu *g, const struct tlp *t, uint64_t a, uint64_t b,
                 const char *msg);
