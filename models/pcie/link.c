@@ -10,8 +10,10 @@
  *
  * Life of a TLP sent from side s:
  *  1. transmit: refused (-SIM_EAGAIN) if s's transmitter already holds
- *     more than PLINK_TXQ_BYTES of backlog, or if the receiver at !s lacks
- *     header or data credits of the TLP's class (PCIe r6.0 §2.6.1.1).
+ *     more than PLINK_TXQ_BYTES of backlog (or a TLP asking to start
+ *     earlier was refused for it and s has not drained since), or if the
+ *     receiver at !s lacks header or data credits of the TLP's class
+ *     (PCIe r6.0 §2.6.1.1).
  *     Otherwise the credits are consumed and the TLP's wire bytes are
  *     appended to s's transmitter, back to back after what it holds and
  *     not before the TLP's not_before (sim/tlp.h). The backlog is the one
@@ -73,6 +75,18 @@
  * late by up to that latency. Credits bound the in-flight TLPs too, but
  * infinite credits are common (completions), so this bound is what keeps
  * a stream from piling up on the link.
+ *
+ * The backlog is judged at the time the TLP asks to start (its
+ * not_before, or now), so a switch's TLP, offered at delivery to start a
+ * forwarding latency later, finds less backlog than one that is due now.
+ * Without a rule, a TLP refused for backlog (a read waiting behind
+ * writes, say) would be refused again at every wake-up while newer TLPs
+ * of another class, each asking to start a latency ahead, kept the
+ * transmitter full: a due read starved behind writes that had not even
+ * reached the egress port (seen: 88 us, until the writes ended). So once
+ * a TLP is refused for backlog, none asking to start later is taken
+ * until the transmitter has drained and the sender has offered again
+ * (plink_txq_due), oldest first, as an egress arbiter serves them.
  */
 #define PLINK_TXQ_BYTES 512u
 
@@ -122,6 +136,8 @@ struct plink_dir {
     unsigned side;                      /* s */
     /* transmitter of side s */
     sim_time_t busy_until;              /* end of the last byte charged, ps */
+    bool txq_held;                      /* a TLP was refused for backlog... */
+    sim_time_t txq_held_at;             /* ...asking to start then (ps) */
     sim_time_t epoch_ps;                /* start of the current busy period */
     uint64_t epoch_q, epoch_r;          /* bytes charged since epoch_ps,
                                            times num/den: quotient (ps)
@@ -252,6 +268,7 @@ static sim_time_t plink_dllp_charge(struct plink *pl, unsigned side,
 static void plink_txq_due(struct sim *sim, struct sim_event *ev)
 {
     struct plink_dir *d = SIM_CONTAINER_OF(ev, struct plink_dir, txq_ev);
+    d->txq_held = false;        /* the sender offers again, oldest first */
     sim_link_ready(d->link, d->side);
 }
 
@@ -480,7 +497,8 @@ static void plink_fc_arrive(struct sim *sim, struct sim_event *ev)
  * pcie_tlp_wire_bytes() at the negotiated generation, with the framing
  * looked up once; the link's ecrc property gives every TLP an ECRC.
  */
-static uint32_t plink_wire_bytes(const struct plink *pl, const struct tlp *t)
+static inline uint32_t plink_wire_bytes(const struct plink *pl,
+                                        const struct tlp *t)
 {
     uint32_t bytes = tlp_header_bytes(t) + pcie_tlp_payload_wire_bytes(t) +
                      pl->framing_bytes;
@@ -530,7 +548,15 @@ static int plink_transmit(struct sim_link *l, unsigned from, struct tlp *t)
     /* The backlog it would find when it reaches the transmitter. */
     sim_time_t at = t->not_before > now ? t->not_before : now;
     SIM_ASSERT(pl->connected, "link '%s': transmit before connect", l->name);
+    if (d->txq_held && at > d->txq_held_at) {
+        plink_txq_wait(d);      /* no passing a TLP refused for backlog */
+        return -SIM_EAGAIN;
+    }
     if (plink_backlog_ps(d, at) > pl->txq_ps) {
+        if (!d->txq_held || at < d->txq_held_at) {
+            d->txq_held = true;
+            d->txq_held_at = at;
+        }
         plink_txq_wait(d);
         return -SIM_EAGAIN;
     }

@@ -3,8 +3,8 @@
  * every machine of the library (the .yaml files of topologies/): host
  * <-> GPU copies, GPU -> GPU copies one way and both ways at once (direct
  * where the P2P verdict allows it, else staged), 16-byte copy latencies,
- * a shared switch uplink, refused transfers; and the flow fidelity's
- * data: copies and fills byte-exact.
+ * a shared switch uplink, a GPU pushing and pulling at once, refused
+ * transfers; and the flow fidelity's data: copies and fills byte-exact.
  *
  * Tolerances (the goal of issue 8): bandwidth within 3%, the latency of a
  * 16-byte copy within 10%. Bandwidth is measured on 8 MiB copies (4 MiB
@@ -198,8 +198,8 @@ static void compare(struct p2psim *tlp, struct p2psim *flow, enum what w,
 /*
  * Every GPU to and from host memory; every ordered pair one way and as a
  * 16-byte copy, every pair both ways at once. Pairs without a PCIe route
- * are skipped (NVLink is not simulated: p2psim_nvlink_count; copies
- * between NVLink pairs use PCIe in both fidelities).
+ * are skipped; peer copies between NVLink pairs go over NVLink in both
+ * fidelities (docs/nvlink.md).
  */
 START_TEST(test_flow_agrees_with_tlp_on_machine)
 {
@@ -296,9 +296,64 @@ START_TEST(test_flow_switch_uplink_is_shared)
 END_TEST
 
 /*
+ * A GPU below a switch pushes to host memory and pulls from it at once
+ * (what a staged copy both ways does): its writes and read requests share
+ * the upstream links, and each copy's time agrees between the fidelities.
+ * In the TLP fidelity the reads, refused for credits at the switch's
+ * uplink, must not wait there until the writes are over (link.c, the
+ * transmitter's backlog rule).
+ */
+START_TEST(test_flow_push_and_pull_at_once)
+{
+    static const char *const files[] = {
+        "/topologies/teaching-acs-iommu.yaml",
+        "/topologies/pcie-8gpu-2socket.yaml",
+    };
+    for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        char file[512];
+        snprintf(file, sizeof(file), "%s%s", P2PSIM_SRCDIR, files[i]);
+        double s[2][2];         /* [fidelity][push, pull], seconds */
+        for (int k = 0; k < 2; k++) {
+            struct p2psim *p = open_at(file, k ? "flow" : "tlp");
+            uint64_t bus[2];
+            struct p2psim_loc dst[2], src[2];
+            struct done_box b[2];
+            memset(b, 0, sizeof(b));
+            for (unsigned d = 0; d < 2; d++) {
+                ck_assert_int_eq(p2psim_host_register(p, NULL, FLOW_BW_BYTES,
+                                                      0, &bus[d]), 0);
+            }
+            dst[0] = host(bus[0]), src[0] = dev(0, 0);
+            dst[1] = dev(0, FLOW_BW_BYTES), src[1] = host(bus[1]);
+            for (unsigned d = 0; d < 2; d++) {
+                ck_assert_int_eq(p2psim_copy(p, &dst[d], &src[d],
+                                             FLOW_BW_BYTES, 0, p2psim_now(p),
+                                             on_done, &b[d]), 0);
+            }
+            p2psim_run(p);
+            for (unsigned d = 0; d < 2; d++) {
+                ck_assert_int_eq(b[d].calls, 1);
+                ck_assert_int_eq(b[d].r.status, 0);
+                s[k][d] = (double)(b[d].r.t_end - b[d].r.t_start) * 1e-12;
+            }
+            p2psim_close(p);
+        }
+        for (unsigned d = 0; d < 2; d++) {
+            double err = (s[1][d] - s[0][d]) / s[0][d];
+            ck_assert_msg(fabs(err) <= FLOW_BW_TOL,
+                          "%s: %s with the other way busy: tlp %.1f us, "
+                          "flow %.1f us", files[i], d ? "pull" : "push",
+                          s[0][d] * 1e6, s[1][d] * 1e6);
+        }
+    }
+}
+END_TEST
+
+/*
  * Transfers the fabric refuses fail alike: P2P forced across a socket
- * link whose root complex refuses it (hgx-h100: the pair's verdict allows
- * it over NVLink, which is not simulated), and P2P through a translating
+ * link whose root complex refuses it (dgx1-v100 0 -> 5: no NVLink joins
+ * the pair, so the copy takes PCIe; an NVLink pair such as hgx-h100's
+ * 0 -> 4 copies over NVLink and succeeds), and P2P through a translating
  * IOMMU that has no mapping for the peer's BAR1 (teaching-acs-iommu): an
  * error status, and no byte lands.
  */
@@ -308,7 +363,7 @@ START_TEST(test_flow_refusals_match)
         const char *file;
         unsigned a, b;
     } c[] = {
-        { "/topologies/hgx-h100.yaml", 0, 4 },
+        { "/topologies/dgx1-v100.yaml", 0, 5 },
         { "/topologies/teaching-acs-iommu.yaml", 0, 2 },
     };
     for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -435,6 +490,7 @@ Suite *make_flow_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_flow_switch_uplink_is_shared);
     tcase_add_test(tc, test_flow_refusals_match);
+    tcase_add_test(tc, test_flow_push_and_pull_at_once);
     suite_add_tcase(s, tc);
     tc = tcase_create("Data");
     tcase_set_timeout(tc, 60);
