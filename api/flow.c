@@ -91,6 +91,7 @@
 #include "sim/event.h"
 #include "sim/port.h"
 #include "sim/sim.h"
+#include "sim/trace.h"
 
 /* Bytes moved per step when an operation lands its data. */
 #define FLOW_MOVE_CHUNK (UINT64_C(1) << 20)
@@ -516,7 +517,7 @@ static struct mem_sparse *bus_store(struct sim_component *c, uint64_t bus,
         *contig = hmem_size(c) - *at;
         return hmem_store(c);
     }
-    if (c && c->ops == &gpu_ops && gpu_bar1_translate(c, bus, at, contig)) {
+    if (c && c->ops == &gpu_ops && gpu_peer_translate(c, bus, at, contig)) {
         return gpu_hbm(c);
     }
     return NULL;
@@ -673,6 +674,13 @@ static void op_finish(struct flow_op *o)
     op->t_done = sim_now(f->sim);
     op->tlps = o->plan.tlps;
     f->n_ops--;
+    if (sim_trace_wanted(f->sim, SIM_TP_CE_OP)) {
+        struct sim_trace_record r = {
+            .point = SIM_TP_CE_OP, .component = o->g->name,
+            .a = op->ce, .msg = "flow", .data = op,
+        };
+        sim_trace_emit(f->sim, &r);
+    }
     free(o);
     if (op->done) {
         op->done(op);

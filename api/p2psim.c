@@ -125,6 +125,7 @@ struct p2psim *p2psim_open(const char *file, const struct p2psim_options *opt,
 void p2psim_close(struct p2psim *p)
 {
     if (p) {
+        p2psim_trace_stop(p);
         p2psim__exec_fini(p);
         topo_machine_destroy(p->m);
         free(p);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "api/exec.h"
+#include "api/trace_sink.h"
 #include "models/gpu/gpu.h"
 #include "models/path.h"
 
@@ -75,7 +76,7 @@ int p2psim_path(const struct p2psim *p, unsigned a, unsigned b,
                 struct path *out);
 int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
                struct p2p_verdict *out);
-/* NVLink pairs are parsed but not simulated yet: how many the file has. */
+/* How many NVLink entries (bonded groups) the machine file has. */
 unsigned p2psim_nvlink_count(const struct p2psim *p);
 
 /* The simulation underneath (for tests, traces and stats). */

@@ -9,6 +9,7 @@
 #include "api/p2psim.h"
 
 struct p2psim_flow;
+struct p2psim_trace;
 struct topo_machine;
 
 /* Allocated bus ranges in one socket's DRAM, sorted by address. */
@@ -35,6 +36,8 @@ struct p2psim {
     unsigned n_ops;             /* copies and fills not yet done */
     /* the flow fidelity (api/flow.c); NULL: the TLP fidelity */
     struct p2psim_flow *flow;
+    /* the trace, event log and counters (api/trace_sink.c); NULL: none */
+    struct p2psim_trace *trace;
 };
 
 int p2psim__exec_init(struct p2psim *p);

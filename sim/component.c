@@ -341,7 +341,7 @@ int sim_port_send(struct sim_port *out, struct tlp *t)
         prev_link->ops->release(prev_link, prev_side, t);
     }
     struct sim *sim = out->owner->sim;
-    if (sim->trace_mask & SIM_TRACE_BIT(SIM_TP_TLP_TX)) {
+    if (SIM_TRACE_MASK_HAS(sim->trace_mask, SIM_TP_TLP_TX)) {
         struct sim_trace_record r = {
             .point = SIM_TP_TLP_TX, .component = out->owner->name,
             .port = out->name, .tlp = t,
@@ -362,7 +362,7 @@ void sim_link_deliver(struct sim_link *l, unsigned to, struct tlp *t)
     t->link_side = (uint8_t)to;
     t->holding = l->ops->release != NULL;
     struct sim *sim = l->sim;
-    if (sim->trace_mask & SIM_TRACE_BIT(SIM_TP_TLP_RX)) {
+    if (SIM_TRACE_MASK_HAS(sim->trace_mask, SIM_TP_TLP_RX)) {
         struct sim_trace_record r = {
             .point = SIM_TP_TLP_RX, .component = in->owner->name,
             .port = in->name, .tlp = t,
@@ -389,7 +389,7 @@ void sim_trace_component(const struct sim_component *c,
                          const char *msg)
 {
     struct sim *sim = c->sim;
-    if (!(sim->trace_mask & SIM_TRACE_BIT(p))) {
+    if (!SIM_TRACE_MASK_HAS(sim->trace_mask, p)) {
         return;
     }
     struct sim_trace_record r = {

@@ -46,8 +46,14 @@ struct sim_event {
 #define SIM_EVENT_IDLE 0x1d1eu
 #define SIM_EVENT_PENDING 0x9e9du
 
-/* Initialise an event; it is idle until scheduled. */
-void sim_event_init(struct sim_event *ev, sim_event_fn *fn);
+/*
+ * Initialise an event; it is idle until scheduled. Inline: a link gives
+ * every TLP it accepts its arrival callback this way.
+ */
+static inline void sim_event_init(struct sim_event *ev, sim_event_fn *fn)
+{
+    *ev = (struct sim_event){ .fn = fn, .state = SIM_EVENT_IDLE };
+}
 
 /*
  * sim_event_schedule - schedule ev to run delay_ps after now. The time

@@ -142,13 +142,6 @@ void sim_engine_set_state(struct sim *sim, void *state) { sim->engine_state = st
 
 /* ---- events ------------------------------------------------------------------ */
 
-void sim_event_init(struct sim_event *ev, sim_event_fn *fn)
-{
-    memset(ev, 0, sizeof(*ev));
-    ev->fn = fn;
-    ev->state = SIM_EVENT_IDLE;
-}
-
 static void schedule_at(struct sim *sim, struct sim_event *ev, sim_time_t when)
 {
     SIM_ASSERT(ev != NULL, "scheduling a NULL event");
@@ -234,7 +227,7 @@ void sim__time_went_backwards(const struct sim *sim,
 
 void sim__trace_event_fire(struct sim *sim, const struct sim_event *ev)
 {
-    if (sim->trace_mask & SIM_TRACE_BIT(SIM_TP_EVENT_FIRE)) {
+    if (SIM_TRACE_MASK_HAS(sim->trace_mask, SIM_TP_EVENT_FIRE)) {
         struct sim_trace_record r = {
             .point = SIM_TP_EVENT_FIRE, .when = ev->when, .a = ev->seq,
         };
@@ -373,12 +366,12 @@ void sim_trace_unsubscribe(struct sim *sim, sim_trace_fn *fn, void *ctx)
 
 bool sim_trace_wanted(const struct sim *sim, enum sim_trace_point p)
 {
-    return (sim->trace_mask & SIM_TRACE_BIT(p)) != 0;
+    return SIM_TRACE_MASK_HAS(sim->trace_mask, p);
 }
 
 void sim_trace_emit(struct sim *sim, struct sim_trace_record *r)
 {
-    if (!(sim->trace_mask & SIM_TRACE_BIT(r->point))) {
+    if (!SIM_TRACE_MASK_HAS(sim->trace_mask, r->point)) {
         return;
     }
     if (r->when == 0) {

@@ -74,7 +74,8 @@ static inline void sim__fire(struct sim *sim, struct sim_event *ev)
     ev->state = SIM_EVENT_IDLE;
     sim->n_pending--;
     sim->n_fired++;
-    if (__builtin_expect(sim->trace_mask != 0, 0)) {
+    if (__builtin_expect(SIM_TRACE_MASK_HAS(sim->trace_mask,
+                                            SIM_TP_EVENT_FIRE), 0)) {
         sim__trace_event_fire(sim, ev);
     }
     ev->fn(sim, ev);

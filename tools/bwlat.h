@@ -108,6 +108,10 @@ struct bwlat_request {
     const struct bwlat_probe *probes;
     unsigned n_probes;
     bool progress;              /* a progress line on stderr per cell */
+    bool trace;                 /* keep P2PSIM_TRACE, _EVENTS, _COUNTERS
+                                 * and their options (tools/trace_opts.h)
+                                 * for the child's runtime */
+    const char *trace_tag;      /* and put "-tag" in their file names */
 };
 
 struct bwlat_gpu {

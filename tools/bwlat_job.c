@@ -15,6 +15,7 @@
 #include <config.h>
 
 #include "tools/bwlat.h"
+#include "tools/trace_opts.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -243,7 +244,13 @@ static void child_main(const struct bwlat_request *rq, int fd)
     child_env("P2PSIM_SET", rq->overrides);
     child_env("P2PSIM_REPORT", NULL);
     child_env("P2PSIM_STATS", NULL);
-    child_env("P2PSIM_TRACE", NULL);
+    if (!rq->trace) {
+        child_env("P2PSIM_TRACE", NULL);
+        child_env("P2PSIM_EVENTS", NULL);
+        child_env("P2PSIM_COUNTERS", NULL);
+    } else if (rq->trace_tag) {
+        cli_trace_env_tag(rq->trace_tag);
+    }
     child_env("P2PSIM_SERVER", NULL);
     /* The parent's stdout carries the tables; whatever the runtime
      * prints goes to stderr. */
@@ -262,7 +269,11 @@ static void child_main(const struct bwlat_request *rq, int fd)
         }
     }
     int rc = send_result(fd, &r);
-    _exit(rc == 0 && r.status == 0 ? 0 : 1);
+    int st = rc == 0 && r.status == 0 ? 0 : 1;
+    if (rq->trace) {
+        exit(st);   /* the runtime's atexit handler finishes the trace */
+    }
+    _exit(st);
 }
 
 /* ---- the parent ---------------------------------------------------------- */

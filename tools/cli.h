@@ -31,5 +31,6 @@ int cmd_sweep(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif /* P2PSIM_TOOLS_CLI_H */

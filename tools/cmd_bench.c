@@ -17,6 +17,7 @@
 #include "tools/bwlat.h"
 #include "tools/cli.h"
 #include "tools/matrices.h"
+#include "tools/trace_opts.h"
 
 #define BENCH_DEFAULT_ELEMS 40000000    /* the sample's default: 160 MB */
 
@@ -57,7 +58,8 @@ static void bench_usage(FILE *f)
     }
     fprintf(f, "\n\nEach run happens in a child process that loads p2psim's "
                "CUDA runtime\n(libcudart.so.13, found as p2psim run finds "
-               "it; P2PSIM_CUDART_DIR overrides).\n");
+               "it; P2PSIM_CUDART_DIR overrides).\n\n");
+    cli_trace_usage(f, true);
 }
 
 /* The options of p2psim bench. */
@@ -69,6 +71,7 @@ struct bench_opts {
     int n_elems;
     unsigned only;              /* BWLAT_BIT()s of --matrix, 0: all */
     const char *csv, *json, *png;
+    struct cli_trace tr;
 };
 
 /* Add one --set to the lines in *ov. */
@@ -98,6 +101,8 @@ static int parse(int argc, char **argv, struct bench_opts *o)
         { "json", required_argument, NULL, 'j' },
         { "png", required_argument, NULL, 'p' },
         { "help", no_argument, NULL, 'h' },
+        CLI_TRACE_OPTIONS,
+        CLI_TRACE_PLOT_OPTION,
         { NULL, 0, NULL, 0 },
     };
     int c, m;
@@ -140,7 +145,13 @@ static int parse(int argc, char **argv, struct bench_opts *o)
         case 'j': o->json = optarg; break;
         case 'p': o->png = optarg; break;
         case 'h': bench_usage(stdout); return -1;
-        default: bench_usage(stderr); return CLI_BAD_INPUT;
+        default:
+            if (cli_trace_is_opt(c)) {
+                cli_trace_opt(&o->tr, c, optarg);
+                break;
+            }
+            bench_usage(stderr);
+            return CLI_BAD_INPUT;
         }
     }
     if (argc - optind > 1 || (argc - optind == 1 && o->machine &&
@@ -155,6 +166,9 @@ static int parse(int argc, char **argv, struct bench_opts *o)
     if (strcmp(o->fidelity, "tlp") != 0 && strcmp(o->fidelity, "flow") != 0) {
         fprintf(stderr, "p2psim bench: --fidelity is tlp or flow, not "
                         "'%s'\n", o->fidelity);
+        return CLI_BAD_INPUT;
+    }
+    if (cli_trace_check(&o->tr, "bench") < 0) {
         return CLI_BAD_INPUT;
     }
     return CLI_OK;
@@ -219,7 +233,12 @@ int cmd_bench(int argc, char **argv)
                            : BWLAT_DEFAULT_SET |
                                  (o.p2p_read ? BWLAT_READ_SET : 0u),
         .progress = isatty(STDERR_FILENO),
+        .trace = cli_trace_any(&o.tr),
     };
+    if (rq.trace && cli_trace_setenv(&o.tr) < 0) {
+        fprintf(stderr, "p2psim bench: cannot set the environment\n");
+        rq.trace = false;
+    }
     struct bwlat_result r;
     if (bwlat_run(&rq, &r) != 0) {
         fprintf(stderr, "p2psim bench: %s\n", r.error);
@@ -228,6 +247,9 @@ int cmd_bench(int argc, char **argv)
         mat_print_sample(stdout, &r);
         fflush(stdout);
         rc = write_outputs(&o, &r, p);
+        if (o.tr.plot && cli_trace_plot(o.tr.counters, o.tr.plot) < 0) {
+            rc = CLI_FAIL;
+        }
     }
     bwlat_result_free(&r);
     p2psim_close(p);

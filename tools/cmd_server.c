@@ -795,6 +795,11 @@ static struct p2psim *server_open(const char *file)
     struct sim_error err;
     sim_error_clear(&err);
     struct p2psim *p = p2psim_open(file, &opt, &err);
+    /* The trace of the program (P2PSIM_TRACE...): the server simulates. */
+    if (p && p2psim_trace_from_env(p, &err) < 0) {
+        p2psim_close(p);
+        p = NULL;
+    }
     if (!p) {
         char buf[700];
         fprintf(stderr, "%s\n", sim_error_format(&err, buf, sizeof(buf)));

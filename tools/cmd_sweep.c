@@ -17,6 +17,7 @@
 #include "tools/bwlat.h"
 #include "tools/cli.h"
 #include "tools/sweep.h"
+#include "tools/trace_opts.h"
 
 #define SWEEP_MAX_VALUES 100000
 
@@ -127,7 +128,11 @@ static void sweep_usage(FILE *f)
         "built with MPI), the points are\nsplit between the ranks and rank 0 "
         "writes the same CSV as a serial run:\n"
         "  mpirun -np 4 p2psim sweep --set size=4KiB..64MiB*4 \\\n"
-        "      --measure 'p2p-bandwidth 0 1' --csv bw.csv --plot bw.png\n");
+        "      --measure 'p2p-bandwidth 0 1' --csv bw.csv --plot bw.png\n\n"
+        "With --trace, --events or --counters, each point writes its own "
+        "files,\nnamed with -pN before the extension (t.json: t-p0.json, "
+        "t-p1.json, ...).\n");
+    cli_trace_usage(f, false);
 }
 
 /* ---- values -------------------------------------------------------------- */
@@ -380,6 +385,7 @@ static int parse_measure(struct sweep *s, const char *arg)
 
 struct sweep_opts {
     const char *csv, *plot;
+    struct cli_trace tr;        /* per point: FILE-pN.ext */
 };
 
 static int parse(int argc, char **argv, struct sweep *s, struct sweep_opts *o)
@@ -393,6 +399,7 @@ static int parse(int argc, char **argv, struct sweep *s, struct sweep_opts *o)
         { "plot", required_argument, NULL, 'p' },
         { "jobs", required_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
+        CLI_TRACE_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -423,7 +430,13 @@ static int parse(int argc, char **argv, struct sweep *s, struct sweep_opts *o)
             }
             break;
         case 'h': sweep_usage(stdout); return -1;
-        default: sweep_usage(stderr); return CLI_BAD_INPUT;
+        default:
+            if (cli_trace_is_opt(c)) {
+                cli_trace_opt(&o->tr, c, optarg);
+                break;
+            }
+            sweep_usage(stderr);
+            return CLI_BAD_INPUT;
         }
     }
     if (argc - optind > 1 || (argc - optind == 1 && s->machine &&
@@ -446,13 +459,21 @@ static int parse(int argc, char **argv, struct sweep *s, struct sweep_opts *o)
                         "sweep --help lists them)\n");
         return CLI_BAD_INPUT;
     }
+    if (cli_trace_check(&o->tr, "sweep") < 0) {
+        return CLI_BAD_INPUT;
+    }
+    s->trace = cli_trace_any(&o->tr);
+    if (s->trace && cli_trace_setenv(&o->tr) < 0) {
+        fprintf(stderr, "p2psim sweep: cannot set the environment\n");
+        return CLI_FAIL;
+    }
     return CLI_OK;
 }
 
 int cmd_sweep(int argc, char **argv)
 {
     struct sweep s = { .fidelity = "tlp", .jobs = 1 };
-    struct sweep_opts o = { NULL, NULL };
+    struct sweep_opts o = { NULL, NULL, { 0 } };
     char cudart[4096];
     int rc = parse(argc, argv, &s, &o);
     if (rc == CLI_OK) {

@@ -32,7 +32,7 @@ tools_p2psim_SOURCES += \
 	%reldir%/sweep_output.c \
 	%reldir%/sweep_mpi.h
 nodist_tools_p2psim_SOURCES = %reldir%/gnuplot_scripts.c
-gnuplot_scripts = heatmap sweep
+gnuplot_scripts = heatmap sweep util
 %reldir%/gnuplot_scripts.c: $(gnuplot_scripts:%=$(srcdir)/tools/gnuplot/%.gp) Makefile
 	$(AM_V_GEN)mkdir -p tools && { \
 	  echo '/* Generated from tools/gnuplot/ by tools/local.mk: do not edit. */'; \
@@ -76,3 +76,10 @@ EXTRA_DIST += tools/sweep_mpi.c
 EXTRA_DIST += tools/.may_include
 # The calibration cases of p2psim validate (docs/validate.md).
 EXTRA_DIST += data/calibration
+# p2psim trace and the trace options of run, bench and sweep (issue 11):
+# reading fabric traces (traces/), the options handed to the simulating
+# process, the utilisation plot (tools/gnuplot/util.gp).
+tools_p2psim_SOURCES += \
+	%reldir%/cmd_trace.c \
+	%reldir%/trace_opts.c \
+	%reldir%/trace_opts.h

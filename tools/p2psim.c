@@ -33,6 +33,7 @@ static const struct command commands[] = {
                             "machine" },
     { "compare", cmd_compare, "run a program on the real GPU and on a "
                               "simulated machine" },
+    { "trace", cmd_trace, "summarize, convert or filter a fabric trace" },
     { NULL, NULL, NULL },
 };
 
@@ -66,11 +67,6 @@ struct p2psim *cli_open_opt(const char *file,
         char buf[700];
         fprintf(stderr, "%s\n", sim_error_format(&err, buf, sizeof(buf)));
         return NULL;
-    }
-    if (p2psim_nvlink_count(p)) {
-        fprintf(stderr, "p2psim: note: %s has NVLink; NVLink is parsed and "
-                        "shown, but not simulated yet (copies use PCIe)\n",
-                p2psim_machine_name(p));
     }
     return p;
 }

@@ -11,6 +11,7 @@
 /* The scripts, as text (tools/gnuplot/heatmap.gp and sweep.gp). */
 extern const char plot_gp_heatmap[];
 extern const char plot_gp_sweep[];
+extern const char plot_gp_util[];    /* tools/gnuplot/util.gp */
 
 /* A fresh temporary folder into dir (PATH_MAX bytes); 0 or -1. */
 int plot_tmpdir(char *dir, size_t size);

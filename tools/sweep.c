@@ -383,7 +383,11 @@ static int start_point(struct sweep *s, struct slot *sl, size_t p)
         .cudart = s->cudart,
         .probes = &s->probes[p * s->n_measures],
         .n_probes = s->n_measures,
+        .trace = s->trace,
     };
+    char tag[32];
+    snprintf(tag, sizeof(tag), "p%zu", p);
+    rq.trace_tag = tag;
     int rc = bwlat_job_start(&sl->job, &rq);
     free(ov);
     if (rc == 0) {

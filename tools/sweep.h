@@ -63,6 +63,7 @@ struct sweep {
     const struct sweep_mpi_ops *mpi;
     int rank, size;
     bool progress;              /* a progress bar on stderr */
+    bool trace;                 /* --trace etc.: one file set per point */
 };
 
 struct sweep_mpi_ops;

@@ -513,3 +513,33 @@ bool trace_api_ret_i64(const struct trace_api_call *c, int64_t *out)
 {
     return text_i64(c->ret.text, c->ret.is_str, out);
 }
+
+/* ---- any JSON object ------------------------------------------------------ */
+
+int trace_json_flatten(const char *text, struct trace_api_field **fields,
+                       size_t *n, char *err, size_t err_size)
+{
+    struct parser ps = { .p = text, .err = err, .err_size = err_size };
+    if (err_size) {
+        err[0] = '\0';
+    }
+    *fields = NULL;
+    *n = 0;
+    skip_ws(&ps);
+    if (*ps.p != '{') {
+        fail(&ps, "not a JSON object");
+        return -1;
+    }
+    if (!parse_object(&ps, "", 0)) {
+        fields_free(ps.fields, ps.n);
+        return -1;
+    }
+    *fields = ps.fields;
+    *n = ps.n;
+    return 0;
+}
+
+void trace_json_fields_free(struct trace_api_field *fields, size_t n)
+{
+    fields_free(fields, n);
+}

@@ -90,4 +90,14 @@ bool trace_api_get_double(const struct trace_api_call *c, const char *key,
 /* The result as an integer (cudaError_t, unsigned), or false. */
 bool trace_api_ret_i64(const struct trace_api_call *c, int64_t *out);
 
+/*
+ * trace_json_flatten - one JSON object (text starts at its '{'; what
+ * follows its '}' is ignored) into a flat list of fields with dotted keys,
+ * as for API trace lines. Other readers of JSON lines use it (the
+ * Perfetto reader, trace_read.c). 0, or -1 with err.
+ */
+int trace_json_flatten(const char *text, struct trace_api_field **fields,
+                       size_t *n, char *err, size_t err_size);
+void trace_json_fields_free(struct trace_api_field *fields, size_t n);
+
 #endif /* P2PSIM_TRACES_API_TRACE_H */

@@ -159,6 +159,14 @@ static void rt_init(void)
             rt.init_error = e;
             return;
         }
+    } else if (p2psim_trace_from_env(rt.p, &err) < 0) {
+        /* P2PSIM_TRACE and friends (the server reads them when it
+         * simulates, tools/cmd_server.c). */
+        char buf[512];
+        fprintf(stderr, "p2psim: %s\n",
+                sim_error_format(&err, buf, sizeof(buf)));
+        rt.init_error = cudaErrorInitializationError;
+        return;
     }
     rt.n_dev = p2psim_gpu_count(rt.p);
     rt.dev = calloc(rt.n_dev ? rt.n_dev : 1, sizeof(*rt.dev));
@@ -446,6 +454,7 @@ static void rt_report(void)
     if (pthread_mutex_trylock(&rt.lock) != 0) {
         return; /* a thread is still inside a call: no consistent state */
     }
+    p2psim_trace_stop(rt.p);    /* the counters at the end, the files */
     const char *stats = getenv("P2PSIM_STATS");
     if (stats && *stats) {
         report_json(stats);

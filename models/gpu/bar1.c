@@ -35,6 +35,7 @@
 #include "models/gpu/gpu_int.h"
 #include "sim/component.h"
 #include "sim/error.h"
+#include "sim/trace.h"
 
 int bar1__init(struct bar1 *b, uint64_t size, uint64_t page)
 {
@@ -161,16 +162,22 @@ int gpu_bar1_map(struct sim_component *c, uint64_t hbm_addr, uint64_t len,
     if (rc == 0) {
         *bus_addr = g->bar1_base + off;
     }
+    sim_trace_component(c, SIM_TP_BAR1_MAP, NULL, NULL,
+                        rc == 0 ? *bus_addr : 0, len,
+                        rc == 0 ? NULL : "BAR1 exhausted");
     return rc;
 }
 
 int gpu_bar1_unmap(struct sim_component *c, uint64_t bus_addr)
 {
     struct gpu *g = gpu__from(c);
-    if (bus_addr < g->bar1_base || bus_addr - g->bar1_base >= g->bar1_bytes) {
-        return -SIM_ENOENT;
+    int rc = -SIM_ENOENT;
+    if (bus_addr >= g->bar1_base && bus_addr - g->bar1_base < g->bar1_bytes) {
+        rc = bar1__free(&g->bar1, bus_addr - g->bar1_base);
     }
-    return bar1__free(&g->bar1, bus_addr - g->bar1_base);
+    sim_trace_component(c, SIM_TP_BAR1_UNMAP, NULL, NULL, bus_addr, 0,
+                        rc == 0 ? NULL : "no mapping at that address");
+    return rc;
 }
 
 uint64_t gpu_bar1_used(const struct sim_component *c)

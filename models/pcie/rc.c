@@ -379,6 +379,8 @@ static bool rc_iommu_allows(struct rc *rc, unsigned in, const struct tlp *t,
     rc->cnt.iommu_faults++;
     rc_trace(rc, SIM_TP_MODEL, rc->port[in].port, t, t->addr,
              t->requester_id, "iommu fault");
+    rc_trace(rc, SIM_TP_IOMMU_FAULT, rc->port[in].port, t, t->addr,
+             t->requester_id, write ? "write" : "read");
     return false;
 }
 
@@ -425,6 +427,8 @@ static void rc_decide_treq(struct rc *rc, unsigned in, struct tlp *t,
         rc->cnt.iommu_faults++;
         rc_trace(rc, SIM_TP_MODEL, rc->port[in].port, t, t->addr,
                  t->requester_id, "iommu fault");
+        rc_trace(rc, SIM_TP_IOMMU_FAULT, rc->port[in].port, t, t->addr,
+                 t->requester_id, "translation request");
         d->why = "translation request refused";
     }
     d->due_ps = sim_time_add(d->due_ps, cost);

@@ -66,9 +66,13 @@ check "machine file: an absolute path" 0 \
     "^P2PSIM_TOPOLOGY=/.*topologies/dgx1-v100.yaml$" \
     sh -c "cd '$top' && '$p2psim' run --topology topologies/dgx1-v100.yaml -- env"
 check "--stats and --trace: absolute paths" 0 "^P2PSIM_STATS=/.*/s.json$" \
-    sh -c "cd '$work' && '$p2psim' run --stats s.json --trace t.trace -- env"
-check "P2PSIM_TRACE" 0 "^P2PSIM_TRACE=/.*/t.trace$" \
+    sh -c "cd '$work' && '$p2psim' run --stats s.json --trace t.csv -- env"
+check "P2PSIM_TRACE" 0 "^P2PSIM_TRACE=/.*/t.csv$" \
     printf '%s\n' "$out"
+check "a server by default: P2PSIM_SERVER names its socket" 0 \
+    "^P2PSIM_SERVER=/.*/socket$" "$p2psim" run -- env
+check "--single-process: P2PSIM_SERVER set, empty" 0 "^P2PSIM_SERVER=$" \
+    "$p2psim" run --single-process -- env
 check "--quiet: env runs" 0 "" \
     env P2PSIM_REPORT=1 "$p2psim" run --quiet -- env
 if printf '%s\n' "$out" | grep -q '^P2PSIM_REPORT='; then
