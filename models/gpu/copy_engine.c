@@ -60,6 +60,7 @@
 #include "sim/port.h"
 #include "sim/sim.h"
 #include "sim/tlp.h"
+#include "sim/trace.h"
 
 /* Bounce buffer of a LOCAL copy, bytes. */
 #define CE_LOCAL_CHUNK_BYTES (UINT64_C(1) << 20)
@@ -217,6 +218,14 @@ static bool ce_issue(struct ce *ce)
     if (ce->phase != CE_ISSUE || ce->queued) {
         return false;
     }
+    /* Cut a TLP only when the way out it takes can send it now. */
+    uint64_t next = op->remote_addr + op->issued_bytes;
+    if (op->issued_bytes == op->len_bytes && op->len_bytes) {
+        next = (op->remote_addr + op->len_bytes - 1) & ~UINT64_C(3);
+    }
+    if (!gpu__out_is_free(g, gpu__out_for(g, next))) {
+        return false;
+    }
     struct tlp *t = NULL;
     if (op->dir == GPU_DMA_PUSH) {
         if (op->issued_bytes < op->len_bytes) {
@@ -239,12 +248,19 @@ static bool ce_issue(struct ce *ce)
 
 bool ce__produce(struct gpu *g)
 {
+    /* With "pcie" the only way out, no engine may cut a TLP while it is
+     * busy (ce_issue): skip the round. The pump runs at every TLP the GPU
+     * receives, mostly while its own link is busy. */
+    if (g->n_out == 1 && !gpu__out_is_free(g, 0)) {
+        return false;
+    }
+    unsigned k = g->ce_rr;
     for (unsigned i = 0; i < g->n_ce; i++) {
-        unsigned k = (g->ce_rr + i) % g->n_ce;
         if (ce_issue(&g->ce[k])) {
-            g->ce_rr = (k + 1) % g->n_ce;
+            g->ce_rr = k + 1 < g->n_ce ? k + 1 : 0;
             return true;
         }
+        k = k + 1 < g->n_ce ? k + 1 : 0;
     }
     return false;
 }
@@ -303,6 +319,13 @@ static void ce_complete(struct ce *ce)
         ce_start(ce);
     } else {
         ce->phase = CE_IDLE;
+    }
+    if (sim_trace_wanted(sim, SIM_TP_CE_OP)) {
+        struct sim_trace_record r = {
+            .point = SIM_TP_CE_OP, .component = ce->g->c->name,
+            .a = ce->index, .msg = "tlp", .data = op,
+        };
+        sim_trace_emit(sim, &r);
     }
     if (op->done) {
         op->done(op);           /* may resubmit or free op: last use */
@@ -397,6 +420,28 @@ static void ce_error(struct gpu *g, struct ce *ce, struct gpu_dma *op,
 }
 
 /*
+ * A completion for a request of gpu_request_send: its sender gets it; the
+ * tag is free once the read is whole (or failed).
+ */
+static void ce_request_completion(struct gpu *g, struct ce_tag *e,
+                                  struct tlp *t)
+{
+    uint16_t tag = t->tag;
+    gpu_req_done_fn *done = e->done;
+    void *ctx = e->ctx;
+    e->received += tlp_payload_bytes(t);
+    if (t->cpl_status != TLP_CPL_SC || e->received >= e->len_bytes ||
+        t->kind == TLP_CPL) {
+        e->done = NULL;
+        e->ctx = NULL;
+        g->free_tag[g->n_free_tag++] = tag;
+    }
+    done(ctx, t);
+    tlp_free(t);
+    gpu__egress_pump(g);
+}
+
+/*
  * A completion for one of our reads: data land in HBM now. A read ends with
  * its last byte, or with an error completion (which ends the request,
  * PCIe r6.0 §2.3.2). byte_count is the bytes left of the read, this
@@ -405,6 +450,10 @@ static void ce_error(struct gpu *g, struct ce *ce, struct gpu_dma *op,
 void ce__receive_completion(struct gpu *g, struct tlp *t)
 {
     struct ce_tag *e = t->tag < GPU_TAGS_MAX ? &g->tag[t->tag] : NULL;
+    if (t->requester_id == g->id && e && e->done) {
+        ce_request_completion(g, e, t);
+        return;
+    }
     if (t->requester_id != g->id || !e || !e->op) {
         g->unexpected_cpl++;
         gpu__trace(g, t, t->tag, t->requester_id,

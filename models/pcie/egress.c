@@ -130,6 +130,15 @@ struct tlp *pcie_egress_next(const struct pcie_egress *q,
     const struct pcie_egress_entry *best = NULL;
     unsigned best_cls = 0;
 
+    /* Posted writes only (a write stream): the P head, if not refused. */
+    if (fifo_is_empty(&q->fifo[TLP_FC_NP]) &&
+        fifo_is_empty(&q->fifo[TLP_FC_CPL])) {
+        if (fifo_is_empty(pf) || (q->refused & (1u << TLP_FC_P))) {
+            return NULL;
+        }
+        *cls = TLP_FC_P;
+        return fifo_at(pf, pf->head)->t;
+    }
     /* P first: with no fence it is eligible whenever not refused. */
     if (!fifo_is_empty(pf) && !(q->refused & (1u << TLP_FC_P))) {
         best = fifo_at(pf, pf->head);
@@ -214,6 +223,9 @@ static unsigned drain_once(struct pcie_egress *q, struct sim_port *port)
         q->tlps_out++;
         q->bytes_out += bytes;
         n++;
+        if (q->count == 0) {
+            break;              /* next() would find nothing */
+        }
     }
     return n;
 }

@@ -228,11 +228,17 @@ static struct psw_decision psw_decide(const struct psw *sw, unsigned in,
     if (self) {
         d.normal = (int)in;
     }
-    struct acs_port ap = psw_acs_port(sw, in);
     enum acs_target tgt = self ? ACS_TARGET_SELF
                           : d.normal > 0 ? ACS_TARGET_PEER : ACS_TARGET_UP;
-    unsigned peer = d.normal > 0 ? (unsigned)d.normal - 1 : 0;
-    d.verdict = acs_check(&ap, t, tgt, peer, &d.rule);
+    if (sw->port[in].acs_ctrl == 0 && tgt != ACS_TARGET_SELF) {
+        /* ACS off: what acs_check answers, without asking it. */
+        d.verdict = ACS_FORWARD;
+        d.rule = ACS_RULE_NONE;
+    } else {
+        struct acs_port ap = psw_acs_port(sw, in);
+        unsigned peer = d.normal > 0 ? (unsigned)d.normal - 1 : 0;
+        d.verdict = acs_check(&ap, t, tgt, peer, &d.rule);
+    }
     switch (d.verdict) {
     case ACS_FORWARD:
         d.egress = tgt == ACS_TARGET_PEER ? d.normal : (int)PSW_UP;
