@@ -33,9 +33,38 @@ bench_runs += bench/matrices
 bench_matrices_SOURCES = %reldir%/matrices.c
 bench_matrices_LDADD = -lm
 
+# What tracing costs compiled in but off (issue 11): bench/trace runs the
+# same workload as bench/trace-off, whose sim/ is compiled with the trace
+# tests removed (SIM_TRACE_COMPILED_OUT, sim/trace.h); its own copy of
+# sim/ comes first at link time, so libp2psim's is not used.
+noinst_PROGRAMS += bench/trace bench/trace-off
+bench_programs += bench/trace bench/trace-off
+bench_runs += bench/trace
+bench_trace_SOURCES = %reldir%/trace.c
+bench_trace_LDADD = api/libp2psim.la -lm
+bench_trace_off_SOURCES = %reldir%/trace.c $(sim_libsim_la_SOURCES)
+bench_trace_off_CPPFLAGS = $(AM_CPPFLAGS) -DSIM_TRACE_COMPILED_OUT
+bench_trace_off_LDADD = api/libp2psim.la -lm
+if HAVE_SYSTEMC
+nodist_EXTRA_bench_trace_SOURCES = dummy.cxx
+nodist_EXTRA_bench_trace_off_SOURCES = dummy.cxx
+endif
+
 # The PTX interpreter's speed (api/ptx/) on the flat executor.
 noinst_PROGRAMS += bench/ptx
 bench_programs += bench/ptx
 bench_runs += bench/ptx
 bench_ptx_SOURCES = %reldir%/ptx.c
 bench_ptx_LDADD = api/ptx/libptx.la -lm
+
+# An all-to-all copy on the GB200 NVL72 (72 GPUs, 18 NVSwitches): wall
+# time and events per second (issue 7).
+noinst_PROGRAMS += bench/nvl72
+bench_programs += bench/nvl72
+bench_runs += bench/nvl72
+bench_nvl72_SOURCES = %reldir%/nvl72.c
+bench_nvl72_CFLAGS = $(AM_CFLAGS) -DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
+bench_nvl72_LDADD = api/libp2psim.la -lm
+if HAVE_SYSTEMC
+nodist_EXTRA_bench_nvl72_SOURCES = dummy.cxx
+endif

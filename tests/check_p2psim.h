@@ -30,10 +30,16 @@ Suite *make_fabric_suite(void);
 Suite *make_override_suite(void);
 Suite *make_topology_suite(void);
 Suite *make_route_suite(void);
+Suite *make_nvlink_suite(void);
 
 /* api/ */
 Suite *make_exec_suite(void);
 Suite *make_flow_suite(void);
+Suite *make_kernel_suite(void);
 Suite *make_cudart_error_suite(void);
+Suite *make_trace_sink_suite(void);
+
+/* traces/ */
+Suite *make_traces_format_suite(void);
 
 #endif /* P2PSIM_TESTS_CHECK_P2PSIM_H */

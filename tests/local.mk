@@ -30,6 +30,7 @@ tests_check_models_SOURCES = \
 	%reldir%/models/check_pcie_link.c \
 	%reldir%/models/check_psw.c \
 	%reldir%/models/check_route.c \
+	%reldir%/models/check_nvlink.c \
 	%reldir%/models/check_rc.c \
 	%reldir%/models/check_sparse.c \
 	%reldir%/models/check_topology.c \
@@ -46,7 +47,9 @@ tests_check_api_SOURCES = \
 	%reldir%/check_api.c \
 	%reldir%/api/check_cudart_error.c \
 	%reldir%/api/check_exec.c \
-	%reldir%/api/check_flow.c
+	%reldir%/api/check_flow.c \
+	%reldir%/api/check_kernel.c \
+	%reldir%/api/check_trace.c
 tests_check_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_api_LDADD = api/libp2psim.la api/cudart/libcudart_error.la \
@@ -70,11 +73,23 @@ tests_check_cudart_SOURCES = \
 	%reldir%/cudart/check_copy.c \
 	%reldir%/cudart/check_time.c \
 	%reldir%/cudart/check_launch.c \
+	%reldir%/cudart/check_kernels.c \
 	%reldir%/cudart/check_errors.c \
 	%reldir%/cudart/check_ipc.c
 tests_check_cudart_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_cudart_LDADD = api/cudart/libcudart.la $(CHECK_LIBS) -lpthread
+
+# traces/ alone (issue 11): the fabric trace formats, readers, filters
+# and summaries, linked with traces/libtraces.la only.
+check_PROGRAMS += tests/check_traces
+TESTS += tests/check_traces
+tests_check_traces_SOURCES = \
+	%reldir%/check_p2psim.h \
+	%reldir%/check_traces.c \
+	%reldir%/traces/check_format.c
+tests_check_traces_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_traces_LDADD = traces/libtraces.la $(CHECK_LIBS)
 
 # The sim/ suites under valgrind: no leak, no invalid access.
 TESTS += tests/valgrind-sim.sh
@@ -107,6 +122,11 @@ TESTS += tests/shim/symbols.sh tests/shim/hello.sh tests/shim/nvcc.sh \
 EXTRA_DIST += tests/shim/.may_include tests/shim/lib.sh \
 	tests/shim/symbols.sh tests/shim/hello.sh tests/shim/hello.c \
 	tests/shim/nvcc.sh tests/shim/nvcc_hello.cu tests/shim/run.sh
+# tests/kernels/run.sh: P2P kernels built by nvcc and run through `p2psim
+# run` (peer read, delay + SM copy, producer/consumer with and without a
+# fence, atomicAdd_system, PTX against C); exits 77 (SKIP) without nvcc.
+TESTS += tests/kernels/run.sh
+EXTRA_DIST += tests/kernels/run.sh tests/kernels/p2p_kernels.cu
 TESTS_ENVIRONMENT += top_builddir=$(abs_top_builddir); export top_builddir; \
 	CC='$(CC)'; export CC; SAN_FLAGS='$(SAN_FLAGS)'; export SAN_FLAGS; \
 	PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG;
@@ -185,3 +205,12 @@ tests_check_ptx_nvcc_CFLAGS = $(tests_check_ptx_CFLAGS)
 tests_check_ptx_nvcc_LDADD = $(tests_check_ptx_LDADD)
 endif
 EXTRA_DIST += tests/ptx/hand.ptx tests/ptx/bad.ptx tests/ptx/kernels.cu
+
+# tests/traces/cli.sh: the trace options and tools end to end: p2psim run
+# --trace/--events/--counters on one_copy.c (built by the script against
+# the shim), bench and sweep --trace, p2psim trace summarize, convert and
+# filter on the results, P2PSIM_TRACE without p2psim run, and the errors
+# for bad options. The environment is tests/shim/'s.
+TESTS += tests/traces/cli.sh
+EXTRA_DIST += tests/traces/.may_include tests/traces/cli.sh \
+	tests/traces/one_copy.c

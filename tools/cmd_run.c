@@ -58,6 +58,7 @@
 #include "models/topology.h"
 #include "sim/error.h"
 #include "tools/cli.h"
+#include "tools/trace_opts.h"
 
 #ifndef P2PSIM_PKGLIBDIR
 #define P2PSIM_PKGLIBDIR "/usr/local/lib/p2psim"
@@ -73,9 +74,10 @@
 struct run_opts {
     const char *topology;       /* as given: a file or a built-in name */
     const char *stats;
-    const char *trace;
+    struct cli_trace tr;        /* --trace, --counters, ... */
     const char *record;         /* --record FILE: the API trace */
     bool real;                  /* --real: NVIDIA's runtime, a real GPU */
+    bool single;                /* --single-process: no server */
     bool quiet;
 };
 
@@ -125,7 +127,6 @@ static void run_usage(FILE *f)
             "                default: $P2PSIM_TOPOLOGY, else the built-in "
             "default machine\n"
             "  --stats FILE  write the run's summary as JSON to FILE\n"
-            "  --trace FILE  write the run's trace to FILE\n"
             "  --record FILE write the program's API trace (every CUDA "
             "call, its\n"
             "                arguments, result and times) to FILE, as JSON "
@@ -134,8 +135,17 @@ static void run_usage(FILE *f)
             "every call\n"
             "                to NVIDIA's libcudart.so.13 "
             "(P2PSIM_REAL_CUDART: its path)\n"
-            "  --quiet       no summary on stderr at exit, no exit line\n\n"
-            "built-in machines: ");
+            "  --single-process\n"
+            "                simulate the machine inside the program's own "
+            "process, with\n"
+            "                no p2psim server: kernels run there (under a "
+            "server they do\n"
+            "                not yet), but processes the program starts do "
+            "not share\n"
+            "                its machine (no CUDA IPC between them)\n"
+            "  --quiet       no summary on stderr at exit, no exit line\n\n");
+    cli_trace_usage(f, true);
+    fprintf(f, "\nbuilt-in machines: ");
     list_builtin_machines(f, 19, 78, 2);
     fprintf(f,
             "\n\nAt exit the runtime prints a summary on stderr (simulated "
@@ -343,8 +353,8 @@ static int set_environment(const struct run_opts *o, const char *shim_dir,
     if (o->stats) {
         rc |= setenv_path("P2PSIM_STATS", o->stats);
     }
-    if (o->trace) {
-        rc |= setenv_path("P2PSIM_TRACE", o->trace);
+    if (!o->real && cli_trace_setenv(&o->tr) < 0) {
+        return -1;
     }
     if (o->record) {
         /* The shim appends (the processes of a program share the file):
@@ -612,9 +622,11 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
     static const struct option opts[] = {
         { "topology", required_argument, NULL, 't' },
         { "stats", required_argument, NULL, 's' },
-        { "trace", required_argument, NULL, 'r' },
+        CLI_TRACE_OPTIONS,
+        CLI_TRACE_PLOT_OPTION,
         { "record", required_argument, NULL, 'R' },
         { "real", no_argument, NULL, 'C' },
+        { "single-process", no_argument, NULL, 'S' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -626,12 +638,16 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         switch (c) {
         case 't': o->topology = optarg; break;
         case 's': o->stats = optarg; break;
-        case 'r': o->trace = optarg; break;
         case 'R': o->record = optarg; break;
         case 'C': o->real = true; break;
+        case 'S': o->single = true; break;
         case 'q': o->quiet = true; break;
         case 'h': run_usage(stdout); return 1;
         default:
+            if (cli_trace_is_opt(c)) {
+                cli_trace_opt(&o->tr, c, optarg);
+                break;
+            }
             fprintf(stderr, "%s\n", RUN_USAGE);
             return -1;
         }
@@ -640,9 +656,13 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         fprintf(stderr, "p2psim run: no program given (%s)\n", RUN_USAGE);
         return -1;
     }
-    if (o->real && (o->topology || o->trace || o->stats)) {
+    if (o->real && (o->topology || cli_trace_any(&o->tr) || o->stats)) {
         fprintf(stderr, "p2psim run: --real runs on the real GPU: no "
-                        "--topology, --trace or --stats\n");
+                        "--topology, --trace, --events, --counters or "
+                        "--stats\n");
+        return -1;
+    }
+    if (cli_trace_check(&o->tr, "run") < 0) {
         return -1;
     }
     return 0;
@@ -674,12 +694,20 @@ int cmd_run(int argc, char **argv)
         rc = CLI_FAIL;
         goto out_machine;
     }
-    if (!o.real && run_server_start(&o) < 0) {
+    if (o.single && setenv("P2PSIM_SERVER", "", 1) < 0) {
+        rc = CLI_FAIL;
+        goto out_machine;
+    }
+    if (!o.real && !o.single && run_server_start(&o) < 0) {
         rc = CLI_FAIL;
         goto out_machine;
     }
     rc = spawn_and_wait(prog, &o);
-    run_server_stop();
+    run_server_stop();          /* the server writes the trace as it ends */
+    if (o.tr.plot && cli_trace_plot(o.tr.counters, o.tr.plot) < 0 &&
+        rc == 0) {
+        rc = CLI_FAIL;
+    }
 out_machine:
     if (m.tmp) {
         unlink(m.path);

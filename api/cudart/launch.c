@@ -15,12 +15,26 @@
  * taken after the runtime's (never before it), because registration runs
  * before main, outside any served call, and must not start the runtime.
  *
- * Kernels do not execute yet (a later issue adds SMs and a PTX
- * interpreter; it will find each kernel's name, stub and fat binary
- * here). A launch that passes every check a real launch makes fails
- * loudly instead: it prints "p2psim: kernel <name> not run: kernels are
- * not simulated yet" once per kernel and returns cudaErrorNotSupported,
- * which the stub discards, so the program sees it as its last error.
+ * Kernels run on the simulated GPU (api/kernel/, docs/kernels.md). A
+ * launch that passes every check a real launch makes becomes an operation
+ * on its stream; when the stream reaches it, the grid runs on the GPU's
+ * SMs and the operation completes when the grid does. Two kinds:
+ *  - nvcc kernels (registered from a fat binary): the module's PTX is
+ *    extracted and parsed on first launch (api/ptx/); a PTX the
+ *    interpreter cannot run fails the launch with cudaErrorInvalidPtx
+ *    and a message naming the kernel and the PTX line; the module's
+ *    __device__ and __constant__ variables get device memory (HBM) on
+ *    the launching device at its first launch there (module_vars);
+ *  - C kernels (p2psim_kernel_register, api/include/p2psim_kernel.h),
+ *    whose handle is the func of cudaLaunchKernel.
+ * A kernel's addresses resolve through the runtime's allocations
+ * (kernel_resolve): its own GPU's memory, a peer's where peer access is
+ * enabled (or a pool grants it), pinned and managed host memory; any
+ * other address ends the grid with cudaErrorIllegalAddress (sticky, as a
+ * faulting kernel is).
+ * Model: kernels run only where the machine is in this process; under a
+ * p2psim server (several processes) a launch fails with
+ * cudaErrorNotSupported and says to run with P2PSIM_SERVER= (empty).
  *
  * Checks, in order: a registered kernel (98), a context on the current
  * device, the configuration (9: a zero or oversized grid or block; 1:
@@ -41,7 +55,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/cudart/memory.h"
 #include "api/include/p2psim_cudart_internal.h"
+#include "api/kernel/kernel.h"
+#include "api/ptx/ptx.h"
 
 
 /* ---- the registry -------------------------------------------------------- */
@@ -55,6 +72,11 @@ struct cudart_module {
     void *handle[16];
     const struct p2psim_fatbin_wrapper *fatbin; /* the program's, as given */
     bool complete;              /* __cudaRegisterFatBinaryEnd seen */
+    struct ptx_module *ptx;     /* parsed on first launch; NULL: not yet */
+    struct ptx_error ptx_err;   /* why it could not be (code != 0) */
+    /* storage of the module's .global/.const variables: per device, the
+     * program address of each (ptx_module_var order); 0: not yet */
+    uint64_t **var_addr;        /* [device][var] */
     struct cudart_module *next;
 };
 
@@ -188,6 +210,13 @@ void __cudaUnregisterFatBinary(void **fatCubinHandle)
                 pv = &v->next;
             }
         }
+        if (m->var_addr) {
+            for (unsigned d = 0; d < rt.n_dev; d++) {
+                free(m->var_addr[d]);
+            }
+            free(m->var_addr);
+        }
+        ptx_module_free(m->ptx);
         free(m);
     }
     pthread_mutex_unlock(&reg_lock);
@@ -435,7 +464,11 @@ static int blocks_per_sm(const struct CUkern_st *k,
     if (dyn > max_dyn_smem(k, p)) {
         return 0;
     }
-    size_t by_smem = p->sharedMemPerMultiprocessor / smem_per_block(k, p, dyn);
+    size_t per_block = smem_per_block(k, p, dyn);
+    if (per_block == 0) {
+        return n;               /* no shared memory at all: no limit */
+    }
+    size_t by_smem = p->sharedMemPerMultiprocessor / per_block;
     return by_smem < (size_t)n ? (int)by_smem : n;
 }
 
@@ -469,29 +502,269 @@ static cudaError_t check_config(const struct CUkern_st *k,
     return cudaSuccess;
 }
 
-/*
- * Launch k (NULL: not a registered kernel) on the current device. stream
- * 0 is the legacy stream, or the thread's own with per_thread (the _ptsz
- * entry points). *launched: the launch passed every check (it costs a
- * launch's host time). Called with both locks held.
- */
-static cudaError_t launch(struct CUkern_st *k, dim3 grid, dim3 block,
-                          size_t smem, cudaStream_t h, bool per_thread,
-                          bool cooperative, bool *launched)
+/* ---- running kernels -------------------------------------------------------- */
+
+/* A launch on its stream: what the grid needs once the stream reaches it. */
+struct kernel_op {
+    struct rt_op op;
+    struct p2psim_launch l;
+    char name[128];
+    uint8_t *params;            /* PTX: parameter buffer; C: argument copies */
+    void **argv;                /* C: pointers into params */
+};
+
+static void kernel_op_release(struct rt_op *op)
 {
+    struct kernel_op *ko = (struct kernel_op *)op;
+    free(ko->params);
+    free(ko->argv);
+}
+
+/*
+ * Where a kernel's address is (p2psim_resolve_fn): memory of the runtime
+ * that GPU gpu may reach. Model: managed memory is reached at its host
+ * home (a kernel does not migrate pages).
+ */
+static int kernel_resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
+                          struct p2psim_loc *loc)
+{
+    struct rt_ptr r;
+    (void)arg;
+    rt_ptr_find((const void *)(uintptr_t)va, &r);
+    if (r.where == RT_WHERE_PAGEABLE || r.avail < len) {
+        return -1;
+    }
+    if (r.where == RT_WHERE_DEVICE && r.device != (int)gpu &&
+        !(rt.dev[gpu].peer_enabled && rt.dev[gpu].peer_enabled[r.device]) &&
+        !rt_alloc_peer_ok(r.alloc, (int)gpu)) {
+        return -1;              /* peer access not enabled */
+    }
+    *loc = rt_alloc_loc(r.alloc, r.off);
+    return 0;
+}
+
+static void kernel_done(void *arg, int status, const char *msg,
+                        sim_time_t t_end)
+{
+    struct kernel_op *ko = arg;
+    cudaError_t e = cudaSuccess;
+    (void)t_end;
+    if (status) {
+        fprintf(stderr, "p2psim: kernel %s failed: %s\n", ko->name,
+                msg ? msg : "");
+        e = status == P2PSIM_KERNEL_FAULT ? cudaErrorIllegalAddress
+                                          : cudaErrorLaunchFailure;
+    }
+    rt_op_done(&ko->op, e);
+}
+
+static void kernel_start(struct rt_op *op, sim_time_t at)
+{
+    struct kernel_op *ko = (struct kernel_op *)op;
+    ko->l.start_at = at;
+    ko->l.done = kernel_done;
+    ko->l.done_arg = ko;
+    if (p2psim_kernel_launch(rt.p, &ko->l) < 0) {
+        fprintf(stderr, "p2psim: kernel %s could not start\n", ko->name);
+        rt_op_done(op, cudaErrorLaunchFailure);
+    }
+}
+
+/* The module's PTX, parsed once (reg_lock held); NULL with m->ptx_err. */
+static struct ptx_module *module_ptx(struct cudart_module *m)
+{
+    if (m->ptx || m->ptx_err.code) {
+        return m->ptx;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    if (ptx_fatbin_extract(m->fatbin, &text, &len, &m->ptx_err) == 0) {
+        m->ptx = ptx_module_parse(text, len, &m->ptx_err);
+        free(text);
+    }
+    if (!m->ptx && !m->ptx_err.code) {
+        m->ptx_err.code = PTX_EINVAL;
+    }
+    return m->ptx;
+}
+
+/* Print why k cannot run, once per kernel. */
+static void kernel_warn(struct CUkern_st *k, const char *why)
+{
+    if (!k->warned) {
+        k->warned = true;
+        fprintf(stderr, "p2psim: kernel %s not run: %s\n",
+                k->name ? k->name : "(unnamed)", why);
+    }
+}
+
+/*
+ * The module's .global and .const variables (__device__, __constant__) on
+ * device dev: device memory reserved on first use, holding the PTX
+ * initializer (zeros without one), registered as an allocation so that
+ * kernels resolve it like any other. Lives until the program exits.
+ * Model: cudaMemcpyToSymbol and friends are not served yet; a kernel sees
+ * the initial value and what kernels wrote.
+ */
+static cudaError_t module_vars(struct cudart_module *m,
+                               const struct ptx_module *mod, unsigned dev,
+                               const uint64_t **addrs, unsigned *n_out)
+{
+    unsigned n = ptx_module_var_count(mod);
+    *n_out = n;
+    if (!m->var_addr) {
+        m->var_addr = calloc(rt.n_dev, sizeof(*m->var_addr));
+        if (!m->var_addr) {
+            return cudaErrorMemoryAllocation;
+        }
+    }
+    if (!m->var_addr[dev]) {
+        m->var_addr[dev] = calloc(n ? n : 1, sizeof(uint64_t));
+        if (!m->var_addr[dev]) {
+            return cudaErrorMemoryAllocation;
+        }
+    }
+    uint64_t *va = m->var_addr[dev];
+    for (unsigned i = 0; i < n; i++) {
+        const struct ptx_var_info *v = ptx_module_var(mod, i);
+        uint64_t off, size = v->size_bytes ? v->size_bytes : 1;
+        if (va[i]) {
+            continue;
+        }
+        if (rt_window_reserve((int)dev, size, &off)) {
+            return cudaErrorMemoryAllocation;
+        }
+        struct rt_alloc *a = calloc(1, sizeof(*a));
+        if (!a) {
+            rt_window_release((int)dev, off, size);
+            return cudaErrorMemoryAllocation;
+        }
+        a->kind = RT_MEM_DEVICE;
+        a->base = rt.dev[dev].va_base + off;
+        a->size = size;
+        a->device = (int)dev;
+        if (rt_alloc_insert(a)) {
+            free(a);
+            rt_window_release((int)dev, off, size);
+            return cudaErrorMemoryAllocation;
+        }
+        uint8_t *init = calloc(1, size);
+        if (init) {
+            if (v->init) {
+                memcpy(init, v->init, v->size_bytes);
+            }
+            rt_machine->hbm_write(dev, off, init, size);
+            free(init);
+        }
+        va[i] = a->base;
+    }
+    *addrs = va;
+    return cudaSuccess;
+}
+
+/* Fill ko for PTX kernel k with the launch's arguments. */
+static cudaError_t prepare_ptx(struct kernel_op *ko, struct CUkern_st *k,
+                               void **args)
+{
+    struct ptx_module *mod = module_ptx(k->module);
+    if (!mod) {
+        kernel_warn(k, k->module->ptx_err.msg);
+        return cudaErrorInvalidPtx;
+    }
+    const struct ptx_kernel *pk = ptx_module_find(mod, k->name);
+    struct ptx_error err;
+    memset(&err, 0, sizeof(err));
+    if (!pk) {
+        kernel_warn(k, "its PTX is not in the module's fat binary");
+        return cudaErrorInvalidDeviceFunction;
+    }
+    if (ptx_kernel_check(pk, &err) < 0) {
+        kernel_warn(k, err.msg);
+        return cudaErrorInvalidPtx;
+    }
+    const struct ptx_kernel_info *info = ptx_kernel_get_info(pk);
+    if (info->uses_global_symbols) {
+        cudaError_t e = module_vars(k->module, mod, ko->l.gpu,
+                                    &ko->l.var_addrs, &ko->l.n_vars);
+        if (e) {
+            kernel_warn(k, "no device memory for its module's variables");
+            return e;
+        }
+    }
+    if (info->n_params && !args) {
+        return cudaErrorInvalidValue;
+    }
+    ko->params = calloc(1, info->param_bytes ? info->param_bytes : 1);
+    if (!ko->params) {
+        return cudaErrorMemoryAllocation;
+    }
+    for (unsigned i = 0; i < info->n_params; i++) {
+        const struct ptx_param_info *pi = &info->params[i];
+        memcpy(ko->params + pi->offset_bytes, args[i], pi->size_bytes);
+    }
+    ko->l.pk = pk;
+    ko->l.param_buf = ko->params;
+    ko->l.param_bytes = info->param_bytes;
+    ko->l.static_smem = info->shared_bytes;
+    return cudaSuccess;
+}
+
+/* Fill ko for C kernel ck with copies of the launch's arguments. */
+static cudaError_t prepare_c(struct kernel_op *ko,
+                             const struct p2psim_ckernel *ck, void **args)
+{
+    unsigned n = p2psim_ckernel_n_args(ck);
+    size_t total = 0;
+    if (n && !args) {
+        return cudaErrorInvalidValue;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        total += p2psim_ckernel_arg_bytes(ck, i);
+    }
+    ko->params = malloc(total ? total : 1);
+    ko->argv = calloc(n ? n : 1, sizeof(void *));
+    if (!ko->params || !ko->argv) {
+        return cudaErrorMemoryAllocation;
+    }
+    size_t off = 0;
+    for (unsigned i = 0; i < n; i++) {
+        size_t sz = p2psim_ckernel_arg_bytes(ck, i);
+        memcpy(ko->params + off, args[i], sz);
+        ko->argv[i] = ko->params + off;
+        off += sz;
+    }
+    ko->l.ck = ck;
+    ko->l.args = ko->argv;
+    return cudaSuccess;
+}
+
+/*
+ * Launch k, or C kernel ck (one is NULL; both: not a kernel), on the
+ * current device. stream 0 is the legacy stream, or the thread's own with
+ * per_thread (the _ptsz entry points). *launched: the launch passed every
+ * check (it costs a launch's host time). Called with both locks held.
+ */
+static cudaError_t launch(struct CUkern_st *k, const struct p2psim_ckernel *ck,
+                          dim3 grid, dim3 block, size_t smem, void **args,
+                          cudaStream_t h, bool per_thread, bool cooperative,
+                          bool *launched)
+{
+    static const struct CUkern_st c_kernel_limits = { .max_dyn_smem = -1,
+                                                      .carveout = -1 };
     int dev = rt_current_device();
     struct cudaDeviceProp p;
     cudaError_t e;
 
-    if (!k) {
+    if (!k && !ck) {
         return cudaErrorInvalidDeviceFunction;
     }
+    const struct CUkern_st *lim = k ? k : &c_kernel_limits;
     e = rt_device_init(dev);
     if (e) {
         return e;
     }
     rt_device_props(dev, &p);
-    e = check_config(k, &p, grid, block, smem);
+    e = check_config(lim, &p, grid, block, smem);
     if (e) {
         return e;
     }
@@ -502,30 +775,65 @@ static cudaError_t launch(struct CUkern_st *k, dim3 grid, dim3 block,
     if (!s || rt_stream_device(s) != dev) {
         return cudaErrorInvalidResourceHandle;
     }
+    int threads = (int)(block.x * block.y * block.z);
+    int per_sm = blocks_per_sm(lim, &p, threads, smem);
     if (cooperative) {
         /* Every block must be resident at once (CUDA Runtime API,
          * cudaLaunchCooperativeKernel). */
         uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
-        int per_sm = blocks_per_sm(k, &p, (int)(block.x * block.y * block.z),
-                                   smem);
         if (blocks > (uint64_t)per_sm * (uint64_t)p.multiProcessorCount) {
             return cudaErrorCooperativeLaunchTooLarge;
         }
     }
     *launched = true;
-    if (!k->warned) {
-        k->warned = true;
-        fprintf(stderr,
-                "p2psim: kernel %s not run: kernels are not simulated yet\n",
-                k->name ? k->name : "(unnamed)");
+    if (rt_machine != &rt_machine_local) {
+        static bool told;       /* C kernels: say it once */
+        if (k) {
+            kernel_warn(k, "kernels run only with the machine in this "
+                           "process: run with p2psim run --single-process "
+                           "(or P2PSIM_SERVER= set, empty)");
+        } else if (!told) {
+            told = true;
+            fprintf(stderr, "p2psim: kernel %s not run: kernels run only "
+                    "with the machine in this process: run with p2psim "
+                    "run --single-process (or P2PSIM_SERVER= set, empty)\n",
+                    p2psim_ckernel_name(ck));
+        }
+        return cudaErrorNotSupported;
     }
-    return cudaErrorNotSupported;
+    struct kernel_op *ko = (struct kernel_op *)rt_op_alloc(
+        sizeof(*ko), "kernel", kernel_start);
+    if (!ko) {
+        return cudaErrorMemoryAllocation;
+    }
+    ko->op.release = kernel_op_release;
+    snprintf(ko->name, sizeof(ko->name), "%s",
+             k ? (k->name ? k->name : "(unnamed)") : p2psim_ckernel_name(ck));
+    ko->l.gpu = (unsigned)dev;
+    e = k ? prepare_ptx(ko, k, args) : prepare_c(ko, ck, args);
+    if (e) {
+        rt_op_discard(&ko->op);
+        return e;
+    }
+    ko->l.gpu = (unsigned)dev;
+    ko->l.grid[0] = grid.x;
+    ko->l.grid[1] = grid.y;
+    ko->l.grid[2] = grid.z;
+    ko->l.block[0] = block.x;
+    ko->l.block[1] = block.y;
+    ko->l.block[2] = block.z;
+    ko->l.dyn_smem = (uint32_t)smem;
+    ko->l.blocks_per_sm = per_sm > 0 ? (unsigned)per_sm : 1;
+    ko->l.cooperative = cooperative;
+    ko->l.resolve = kernel_resolve;
+    return rt_enqueue(s, &ko->op);
 }
 
 /* Serve a launch of the kernel a stub (by_stub) or handle names. */
 static cudaError_t serve_launch(const void *key, bool by_stub, dim3 grid,
-                                dim3 block, size_t smem, cudaStream_t stream,
-                                bool per_thread, bool cooperative)
+                                dim3 block, size_t smem, void **args,
+                                cudaStream_t stream, bool per_thread,
+                                bool cooperative)
 {
     cudaError_t e = rt_enter();
     if (e) {
@@ -535,8 +843,10 @@ static cudaError_t serve_launch(const void *key, bool by_stub, dim3 grid,
     pthread_mutex_lock(&reg_lock);
     struct CUkern_st *k = by_stub ? kernel_of_stub(key)
                                   : kernel_of_handle((cudaKernel_t)key);
-    e = launch(k, grid, block, smem, stream, per_thread, cooperative,
-               &launched);
+    const struct p2psim_ckernel *ck = !k && by_stub ? p2psim_ckernel_find(key)
+                                                    : NULL;
+    e = launch(k, ck, grid, block, smem, args, stream, per_thread,
+               cooperative, &launched);
     pthread_mutex_unlock(&reg_lock);
     rt_charge(rt_costs[launched ? RT_COST_LAUNCH : RT_COST_CALL]);
     rt_leave();
@@ -547,40 +857,40 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
                                dim3 blockDim, void **args, size_t sharedMem,
                                cudaStream_t stream)
 {
-    return serve_launch(kernel, false, gridDim, blockDim, sharedMem, stream,
-                        false, false);
+    return serve_launch(kernel, false, gridDim, blockDim, sharedMem, args,
+                        stream, false, false);
 }
 
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
                                     dim3 blockDim, void **args,
                                     size_t sharedMem, cudaStream_t stream)
 {
-    return serve_launch(kernel, false, gridDim, blockDim, sharedMem, stream,
-                        true, false);
+    return serve_launch(kernel, false, gridDim, blockDim, sharedMem, args,
+                        stream, true, false);
 }
 
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
                              void **args, size_t sharedMem,
                              cudaStream_t stream)
 {
-    return serve_launch(func, true, gridDim, blockDim, sharedMem, stream,
-                        false, false);
+    return serve_launch(func, true, gridDim, blockDim, sharedMem, args,
+                        stream, false, false);
 }
 
 cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim,
                                   dim3 blockDim, void **args,
                                   size_t sharedMem, cudaStream_t stream)
 {
-    return serve_launch(func, true, gridDim, blockDim, sharedMem, stream,
-                        true, false);
+    return serve_launch(func, true, gridDim, blockDim, sharedMem, args,
+                        stream, true, false);
 }
 
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
                                         dim3 blockDim, void **args,
                                         size_t sharedMem, cudaStream_t stream)
 {
-    return serve_launch(func, true, gridDim, blockDim, sharedMem, stream,
-                        false, true);
+    return serve_launch(func, true, gridDim, blockDim, sharedMem, args,
+                        stream, false, true);
 }
 
 cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim,
@@ -588,8 +898,8 @@ cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim,
                                              size_t sharedMem,
                                              cudaStream_t stream)
 {
-    return serve_launch(func, true, gridDim, blockDim, sharedMem, stream,
-                        true, true);
+    return serve_launch(func, true, gridDim, blockDim, sharedMem, args,
+                        stream, true, true);
 }
 
 /* ---- kernel attributes --------------------------------------------------- */

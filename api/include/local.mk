@@ -11,7 +11,8 @@ cudainclude_HEADERS = \
 	api/include/vector_types.h \
 	api/include/driver_types.h \
 	api/include/cuda_runtime_api.h \
-	api/include/cuda_runtime.h
+	api/include/cuda_runtime.h \
+	api/include/p2psim_kernel.h
 EXTRA_DIST += \
 	api/include/.may_include \
 	api/include/p2psim_cudart_internal.h

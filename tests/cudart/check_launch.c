@@ -4,7 +4,7 @@
  * protocol, launches and their errors, kernel attributes and occupancy.
  * The "kernels" are fake host stubs registered by hand, as a program's
  * static constructors would; kernels are not simulated yet, so a launch
- * that passes every check must fail with cudaErrorNotSupported.
+ * that passes every check must fail with cudaErrorInvalidPtx.
  */
 #include <config.h>
 
@@ -149,9 +149,7 @@ static int not_run_messages(void (*fn)(void), const char *name)
     unlink(path);
     buf[n > 0 ? n : 0] = '\0';
     char want[256];
-    snprintf(want, sizeof(want),
-             "p2psim: kernel %s not run: kernels are not simulated yet\n",
-             name);
+    snprintf(want, sizeof(want), "p2psim: kernel %s not run: ", name);
     int count = 0;
     for (const char *p = buf; (p = strstr(p, want)); p += strlen(want)) {
         count++;
@@ -182,10 +180,10 @@ static void launch_like_nvcc(void)
 static void launch_twice(void)
 {
     launch_like_nvcc();
-    ck_cuda(cudaGetLastError(), cudaErrorNotSupported);
+    ck_cuda(cudaGetLastError(), cudaErrorInvalidPtx);
     ck_cuda_ok(cudaGetLastError());
     launch_like_nvcc();
-    ck_cuda(cudaPeekAtLastError(), cudaErrorNotSupported);
+    ck_cuda(cudaPeekAtLastError(), cudaErrorInvalidPtx);
 }
 
 START_TEST(test_launch_fails_loudly_once)
@@ -193,7 +191,7 @@ START_TEST(test_launch_fails_loudly_once)
     cudart_test_machine("h200-x1.yaml");
     register_module();
     ck_assert_int_eq(not_run_messages(launch_twice, "_Z5scalePfPKfif"), 1);
-    ck_cuda(cudaGetLastError(), cudaErrorNotSupported);
+    ck_cuda(cudaGetLastError(), cudaErrorInvalidPtx);
 }
 END_TEST
 
@@ -206,20 +204,20 @@ START_TEST(test_launch_entry_points)
     ck_cuda_ok(__cudaGetKernel(&k, KEY(stub_other)));
     dim3 g = d3(1, 1, 1), b = d3(32, 1, 1);
     ck_cuda(cudaLaunchKernel(KEY(stub_other), g, b, NULL, 0, 0),
-            cudaErrorNotSupported);
+            cudaErrorInvalidPtx);
     ck_cuda(cudaLaunchKernel_ptsz(KEY(stub_other), g, b, NULL, 0, 0),
-            cudaErrorNotSupported);
+            cudaErrorInvalidPtx);
     ck_cuda(__cudaLaunchKernel_ptsz(k, g, b, NULL, 0, 0),
-            cudaErrorNotSupported);
+            cudaErrorInvalidPtx);
     ck_cuda(cudaLaunchCooperativeKernel(KEY(stub_other), g, b, NULL, 0, 0),
-            cudaErrorNotSupported);
+            cudaErrorInvalidPtx);
     ck_cuda(cudaLaunchCooperativeKernel_ptsz(KEY(stub_other), g, b, NULL, 0,
                                              cudaStreamPerThread),
-            cudaErrorNotSupported);
+            cudaErrorInvalidPtx);
     ck_cuda(cudaLaunchKernel(KEY(stub_other), g, b, NULL, 0,
                              cudaStreamLegacy),
-            cudaErrorNotSupported);
-    ck_cuda(cudaGetLastError(), cudaErrorNotSupported);
+            cudaErrorInvalidPtx);
+    ck_cuda(cudaGetLastError(), cudaErrorInvalidPtx);
 }
 END_TEST
 
@@ -258,9 +256,9 @@ static const struct {
     { { 1, 1, 65536 }, { 32, 1, 1 }, 0, cudaErrorInvalidConfiguration },
     { { 0x80000000u, 1, 1 }, { 32, 1, 1 }, 0, cudaErrorInvalidConfiguration },
     { { 1, 1, 1 }, { 32, 1, 1 }, 49153, cudaErrorInvalidValue },
-    { { 0x7fffffffu, 65535, 65535 }, { 1024, 1, 1 }, 0, cudaErrorNotSupported },
-    { { 1, 1, 1 }, { 16, 16, 4 }, 49152, cudaErrorNotSupported },
-    { { 1, 1, 1 }, { 1, 1, 64 }, 0, cudaErrorNotSupported },
+    { { 0x7fffffffu, 65535, 65535 }, { 1024, 1, 1 }, 0, cudaErrorInvalidPtx },
+    { { 1, 1, 1 }, { 16, 16, 4 }, 49152, cudaErrorInvalidPtx },
+    { { 1, 1, 1 }, { 1, 1, 64 }, 0, cudaErrorInvalidPtx },
 };
 
 START_TEST(test_launch_configuration)
@@ -289,7 +287,7 @@ START_TEST(test_launch_stream_checks)
     ck_cuda(cudaLaunchKernel(KEY(stub_scale), g, b, NULL, 0, s1),
             cudaErrorInvalidResourceHandle);
     ck_cuda(cudaLaunchKernel(KEY(stub_scale), g, b, NULL, 0, s0),
-            cudaErrorNotSupported);
+            cudaErrorInvalidPtx);
     ck_cuda_ok(cudaStreamDestroy(s0));
     ck_cuda(cudaLaunchKernel(KEY(stub_scale), g, b, NULL, 0, s0),
             cudaErrorInvalidResourceHandle);
@@ -308,7 +306,7 @@ START_TEST(test_launch_cooperative_too_large)
     dim3 b = d3(1024, 1, 1);
     ck_cuda(cudaLaunchCooperativeKernel(KEY(stub_scale), d3(264, 1, 1), b,
                                         NULL, 0, 0),
-            cudaErrorNotSupported);
+            cudaErrorInvalidPtx);
     ck_cuda(cudaLaunchCooperativeKernel(KEY(stub_scale), d3(265, 1, 1), b,
                                         NULL, 0, 0),
             cudaErrorCooperativeLaunchTooLarge);
@@ -318,7 +316,7 @@ START_TEST(test_launch_cooperative_too_large)
     /* 32 blocks per SM of 32 threads: 4224 fit. */
     ck_cuda(cudaLaunchCooperativeKernel(KEY(stub_scale), d3(4224, 1, 1),
                                         d3(32, 1, 1), NULL, 0, 0),
-            cudaErrorNotSupported);
+            cudaErrorInvalidPtx);
 }
 END_TEST
 
@@ -352,7 +350,7 @@ START_TEST(test_launch_func_attributes)
                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     100000));
     ck_cuda(cudaLaunchKernel(KEY(stub_scale), g, b, NULL, 100000, 0),
-            cudaErrorNotSupported);
+            cudaErrorInvalidPtx);
     ck_cuda_ok(cudaFuncGetAttributes(&a, KEY(stub_scale)));
     ck_assert_int_eq(a.maxDynamicSharedSizeBytes, 100000);
     ck_cuda(cudaFuncSetAttribute(KEY(stub_scale),

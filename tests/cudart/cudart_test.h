@@ -20,6 +20,7 @@ Suite *make_cudart_stream_suite(void);
 Suite *make_cudart_copy_suite(void);
 Suite *make_cudart_time_suite(void);
 Suite *make_cudart_launch_suite(void);
+Suite *make_cudart_kernels_suite(void);
 Suite *make_cudart_errors_suite(void);
 Suite *make_cudart_ipc_suite(void);
 

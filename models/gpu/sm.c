@@ -1,0 +1,918 @@
+/*
+ * models/gpu/sm.c - the memory side of the GPU's SMs: an issue slot per
+ * SM clock, local HBM accesses, and remote accesses as TLPs that leave by
+ * the GPU's one egress queue (gpu.c), with a write-combining buffer per
+ * SM, tags from the GPU's shared tag space and a per-SM limit of
+ * outstanding non-posted requests.
+ *
+ * What is modelled:
+ *  - Issue: each SM's load/store unit accepts one request (a coalesced
+ *    32/64/128-byte segment) per SM clock; later ones wait their turn.
+ *  - Local HBM: data is read or written when the request issues; done()
+ *    follows after the HBM serialiser (gpu__hbm_reserve, shared with
+ *    peers' BAR1 reads and copy engines) and the HBM latency. Atomics
+ *    charge the operand twice (read and write), as gpu.c does.
+ *  - Remote loads: a MRd of the segment with a tag; completions (split at
+ *    the completer's RCB) are assembled by byte_count; done() with the
+ *    last byte. Remote reads sample memory when they arrive there.
+ *  - Remote stores: merged into a 128-byte write-combining line per
+ *    destination line. A line leaves (one MWr per contiguous run of
+ *    written bytes) when it is full, when a new line needs its slot (the
+ *    oldest leaves), when it has waited wc_timeout, when a load or atomic
+ *    of this SM touches it, or at a FLUSH. So writes to different lines
+ *    may leave in another order than they were made: the SM's write
+ *    combining is one of the reorderings docs/memory-model.md lists.
+ *  - Remote atomics: FetchAdd (integer add), Swap (exch) and CAS are PCIe
+ *    AtomicOps (PCIe r6.0 §6.15). The others (min, max, inc, dec, and,
+ *    or, xor, float add) have no AtomicOp: the SM emulates them with a
+ *    read and a CAS loop, retrying with the value the CAS returned until
+ *    it wins (counted, cas_retries).
+ *  - FLUSH: what a system-scope fence waits for (sm.h).
+ *
+ * Model: SM TLPs share one FIFO per GPU (in issue order) and are handed
+ * to gpu_request_send (gpu.c: the port - PCIe or NVLink - and the tag);
+ * a head that waits for a tag or for its SM's outstanding limit holds the
+ * ones behind it (no TLP passes another, which PCIe allows).
+ * Model: no L1 or L2 cache: every access is an HBM access or a TLP.
+ */
+#include <config.h>
+
+#include "models/gpu/sm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/gpu/gpu.h"
+#include "models/gpu/gpu_int.h"
+#include "models/mem/sparse.h"
+#include "sim/component.h"
+#include "sim/error.h"
+#include "sim/event.h"
+#include "sim/port.h"
+#include "sim/sim.h"
+#include "sim/tlp.h"
+
+/* Defaults: an H100/H200-class SM (CUDA C Programming Guide, compute
+ * capability 9.0: 132 SMs at up to 1.98 GHz). */
+#define SM_DEF_COUNT 132u
+#define SM_DEF_CLOCK_HZ UINT64_C(1980000000)
+#define SM_DEF_OUTSTANDING 64u
+#define SM_DEF_WC_LINES 16u
+#define SM_DEF_WC_TIMEOUT SIM_NS(500)
+#define SM_MAX_TARGETS 32u      /* destinations one FLUSH reads back */
+/* Destinations are told apart at this granularity of bus address: a BAR1
+ * or a host range is far larger, so one read per region covers a path. */
+#define SM_TARGET_SHIFT 28
+
+/* A write-combining line. */
+struct sm_line {
+    bool used;
+    uint64_t base;              /* bus address, line-aligned */
+    sim_time_t t_alloc;         /* ps: first byte written */
+    uint8_t data[GPU_SM_LINE_BYTES];
+    uint8_t mask[GPU_SM_LINE_BYTES];  /* 1: byte written */
+    unsigned n_bytes;
+    struct gpu_sm_req *stores;  /* merged, waiting to leave */
+};
+
+/* A TLP to be: what the SM FIFO holds until the egress takes it. */
+struct sm_out {
+    struct sm_out *next;
+    struct sm_state *st;
+    enum tlp_kind kind;
+    unsigned sm;
+    uint64_t addr;
+    uint32_t len;
+    uint8_t data[16];           /* AtomicOp operands */
+    uint8_t *wdata;             /* MWr payload (owned), len bytes */
+    struct gpu_sm_req *req;     /* LOAD, ATOMIC, FLUSH it serves */
+    bool flush;                 /* zero-length read of a FLUSH */
+    uint32_t got;               /* completion bytes so far */
+};
+
+struct sm_unit {
+    sim_time_t lsu_free;        /* ps: the issue slot is free from */
+    unsigned outstanding;       /* non-posted TLPs in flight */
+    struct sm_line *wc;         /* wc_lines */
+    struct sim_event wc_ev;     /* the oldest line's timeout */
+    struct { uint64_t key, addr; } written[SM_MAX_TARGETS];
+    unsigned n_written;
+    struct sm_state *st;
+};
+
+struct sm_state {
+    struct gpu *g;
+    struct gpu_sm_params prm;
+    struct sm_unit *u;
+    struct sm_out *head, *tail; /* the FIFO */
+    unsigned in_flight;         /* sm_out handed to the GPU, not answered */
+    struct sim_event retry_ev;  /* the GPU had no free tag */
+    struct gpu_sm_counters cnt;
+};
+
+static void sm_wc_timeout(struct sim *sim, struct sim_event *ev);
+static void sm_retry(struct sim *sim, struct sim_event *ev);
+
+static void sm_fill_defaults(struct gpu *g, struct gpu_sm_params *p)
+{
+    p->n_sm = g->info.sms ? g->info.sms : SM_DEF_COUNT;
+    p->clock_hz = g->info.sm_clock_hz ? g->info.sm_clock_hz : SM_DEF_CLOCK_HZ;
+    p->outstanding = SM_DEF_OUTSTANDING;
+    p->wc_lines = SM_DEF_WC_LINES;
+    p->wc_timeout_ps = SM_DEF_WC_TIMEOUT;
+}
+
+static void sm_free_units(struct sm_state *st)
+{
+    if (!st->u) {
+        return;
+    }
+    for (unsigned i = 0; i < st->prm.n_sm; i++) {
+        sim_event_cancel(st->g->c->sim, &st->u[i].wc_ev);
+        free(st->u[i].wc);
+    }
+    free(st->u);
+    st->u = NULL;
+}
+
+static int sm_alloc_units(struct sm_state *st)
+{
+    st->u = calloc(st->prm.n_sm, sizeof(*st->u));
+    if (!st->u) {
+        return -SIM_ENOMEM;
+    }
+    for (unsigned i = 0; i < st->prm.n_sm; i++) {
+        st->u[i].st = st;
+        sim_event_init(&st->u[i].wc_ev, sm_wc_timeout);
+        st->u[i].wc = calloc(st->prm.wc_lines, sizeof(struct sm_line));
+        if (!st->u[i].wc) {
+            sm_free_units(st);
+            return -SIM_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* The SM state, created on first use. */
+static struct sm_state *sm_get(struct gpu *g)
+{
+    if (g->sm) {
+        return g->sm;
+    }
+    struct sm_state *st = calloc(1, sizeof(*st));
+    if (!st) {
+        return NULL;
+    }
+    st->g = g;
+    sim_event_init(&st->retry_ev, sm_retry);
+    sm_fill_defaults(g, &st->prm);
+    if (sm_alloc_units(st) < 0) {
+        free(st);
+        return NULL;
+    }
+    g->sm = st;
+    return st;
+}
+
+void sm__fini(struct gpu *g)
+{
+    struct sm_state *st = g->sm;
+    if (!st) {
+        return;
+    }
+    sm_free_units(st);
+    sim_event_cancel(g->c->sim, &st->retry_ev);
+    while (st->head) {
+        struct sm_out *o = st->head;
+        st->head = o->next;
+        free(o->wdata);
+        free(o);
+    }
+    /* Model: sm_out still in flight belong to TLPs the GPU frees with its
+     * queues; they are leaked only if the machine is destroyed mid-flight. */
+    free(st);
+    g->sm = NULL;
+}
+
+/* ---- atomics arithmetic ---------------------------------------------------- */
+
+unsigned gpu_sm_type_bytes(enum gpu_sm_type type)
+{
+    return type == GPU_SM_U32 || type == GPU_SM_S32 || type == GPU_SM_F32
+               ? 4u : 8u;
+}
+
+static double as_f(enum gpu_sm_type t, uint64_t v)
+{
+    if (t == GPU_SM_F32) {
+        float f;
+        uint32_t b = (uint32_t)v;
+        memcpy(&f, &b, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+
+static uint64_t from_f(enum gpu_sm_type t, double d)
+{
+    if (t == GPU_SM_F32) {
+        float f = (float)d;
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        return b;
+    }
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    return v;
+}
+
+/* v as a signed value of the type's width. */
+static int64_t as_s(enum gpu_sm_type t, uint64_t v)
+{
+    return gpu_sm_type_bytes(t) == 4 ? (int64_t)(int32_t)(uint32_t)v
+                                     : (int64_t)v;
+}
+
+uint64_t gpu_sm_atom_apply(enum gpu_sm_atom op, enum gpu_sm_type type,
+                           uint64_t old, uint64_t operand, uint64_t compare)
+{
+    unsigned n = gpu_sm_type_bytes(type);
+    uint64_t mask = n == 4 ? UINT32_MAX : UINT64_MAX;
+    bool fp = type == GPU_SM_F32 || type == GPU_SM_F64;
+    bool sgn = type == GPU_SM_S32 || type == GPU_SM_S64;
+    old &= mask;
+    operand &= mask;
+    uint64_t r = old;
+    switch (op) {
+    case GPU_SM_ATOM_ADD:
+        r = fp ? from_f(type, as_f(type, old) + as_f(type, operand))
+               : old + operand;
+        break;
+    case GPU_SM_ATOM_EXCH:
+        r = operand;
+        break;
+    case GPU_SM_ATOM_CAS:
+        r = old == (compare & mask) ? operand : old;
+        break;
+    case GPU_SM_ATOM_MIN:
+    case GPU_SM_ATOM_MAX: {
+        bool less = fp    ? as_f(type, operand) < as_f(type, old)
+                    : sgn ? as_s(type, operand) < as_s(type, old)
+                          : operand < old;
+        bool more = fp    ? as_f(type, operand) > as_f(type, old)
+                    : sgn ? as_s(type, operand) > as_s(type, old)
+                          : operand > old;
+        if (op == GPU_SM_ATOM_MIN ? less : more) {
+            r = operand;
+        }
+        break;
+    }
+    case GPU_SM_ATOM_INC:
+        r = old >= operand ? 0 : old + 1;
+        break;
+    case GPU_SM_ATOM_DEC:
+        r = old == 0 || old > operand ? operand : old - 1;
+        break;
+    case GPU_SM_ATOM_AND:
+        r = old & operand;
+        break;
+    case GPU_SM_ATOM_OR:
+        r = old | operand;
+        break;
+    case GPU_SM_ATOM_XOR:
+        r = old ^ operand;
+        break;
+    }
+    return r & mask;
+}
+
+static uint64_t get_le(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) {
+        v |= (uint64_t)p[i] << (8 * i);
+    }
+    return v;
+}
+
+static void put_le(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        p[i] = (uint8_t)(v >> (8 * i));
+    }
+}
+
+/* ---- finishing requests ---------------------------------------------------- */
+
+static void sm_done_event(struct sim *sim, struct sim_event *ev)
+{
+    struct gpu_sm_req *r = SIM_CONTAINER_OF(ev, struct gpu_sm_req, ev);
+    r->t_done = sim_now(sim);
+    r->done(r);
+}
+
+/* done(r) at time t (now if past), from an event. */
+static void sm_finish_at(struct gpu *g, struct gpu_sm_req *r, sim_time_t t)
+{
+    sim_event_init(&r->ev, sm_done_event);
+    sim_time_t now = sim_now(g->c->sim);
+    sim_event_schedule_at(g->c->sim, &r->ev, t > now ? t : now);
+}
+
+/* ---- the FIFO of TLPs to be ------------------------------------------------ */
+
+static struct sm_out *sm_out_new(struct sm_state *st, enum tlp_kind kind,
+                                 unsigned sm, uint64_t addr, uint32_t len,
+                                 struct gpu_sm_req *req)
+{
+    struct sm_out *o = calloc(1, sizeof(*o));
+    SIM_ASSERT(o, "gpu %s: out of memory in the SM model", st->g->c->name);
+    o->st = st;
+    o->kind = kind;
+    o->sm = sm;
+    o->addr = addr;
+    o->len = len;
+    o->req = req;
+    if (st->tail) {
+        st->tail->next = o;
+    } else {
+        st->head = o;
+    }
+    st->tail = o;
+    return o;
+}
+
+/*
+ * Byte enables of a request (PCIe r6.0 §2.2.5): First DW BE covers the
+ * first DW, Last DW BE the last (0 when one DW holds it all). The same
+ * rule copy_engine.c applies to its own requests.
+ */
+static void sm_byte_enables(struct tlp *t)
+{
+    if (t->len_bytes == 0) {
+        t->first_be = t->last_be = 0;
+        return;
+    }
+    uint64_t end = t->addr + t->len_bytes;
+    uint8_t first = (uint8_t)((0xfu << (t->addr & 3)) & 0xfu);
+    uint8_t last = (uint8_t)(0xfu >> ((4 - (end & 3)) & 3));
+    if (t->addr >> 2 == (end - 1) >> 2) {
+        t->first_be = first & last;
+        t->last_be = 0;
+    } else {
+        t->first_be = first;
+        t->last_be = last;
+    }
+}
+
+static void sm_cpl(void *ctx, struct tlp *cpl);
+
+/* How long to wait before asking again when the GPU had no free tag (its
+ * copy engines hold them all; their completions do not tell us). */
+#define SM_TAG_RETRY_PS SIM_NS(10)
+
+/*
+ * Hand the FIFO to the GPU (gpu_request_send: it picks the port, PCIe or
+ * NVLink, and the tag) in order, while the head may go: a non-posted head
+ * waits for its SM's outstanding limit and for a free tag.
+ */
+static void sm_pump(struct sm_state *st)
+{
+    struct gpu *g = st->g;
+    struct sm_out *o;
+    while ((o = st->head)) {
+        bool np = !tlp_kind_is_posted(o->kind);
+        struct sm_unit *u = &st->u[o->sm];
+        if (np && u->outstanding >= st->prm.outstanding) {
+            return;             /* a completion of this SM pumps again */
+        }
+        struct tlp *t = tlp_alloc(g->c->sim, o->kind);
+        SIM_ASSERT(t, "gpu %s: out of TLPs", g->c->name);
+        t->at = TLP_AT_UNTRANSLATED;
+        t->addr = o->addr;
+        t->len_bytes = o->len;
+        sm_byte_enables(t);
+        if (tlp_kind_has_data(o->kind) && o->len) {
+            SIM_ASSERT(tlp_data_alloc(t, o->len) == 0,
+                       "gpu %s: out of memory", g->c->name);
+            memcpy(t->data, o->wdata ? o->wdata : o->data, o->len);
+        }
+        /* Off the FIFO first: a posted write may be answered (sm_cpl,
+         * which frees o) before gpu_request_send returns. */
+        st->head = o->next;
+        if (!st->head) {
+            st->tail = NULL;
+        }
+        o->next = NULL;
+        st->in_flight++;
+        if (np) {
+            u->outstanding++;
+        }
+        int rc = gpu_request_send(g->c, t, sm_cpl, o);
+        if (rc == -SIM_EBUSY) {
+            tlp_free(t);
+            st->in_flight--;
+            u->outstanding--;
+            o->next = st->head;
+            st->head = o;
+            if (!st->tail) {
+                st->tail = o;
+            }
+            if (!sim_event_is_pending(&st->retry_ev)) {
+                sim_event_schedule(g->c->sim, &st->retry_ev, SM_TAG_RETRY_PS);
+            }
+            return;
+        }
+        if (rc < 0) {
+            st->in_flight--;
+            if (np) {
+                u->outstanding--;
+            }
+            /* Not sendable (the model's own bug, or no port): the request
+             * fails rather than hanging. */
+            tlp_free(t);
+            if (o->req) {
+                o->req->status = rc;
+                if (!o->flush || --o->req->pending == 0) {
+                    sm_finish_at(g, o->req, sim_now(g->c->sim));
+                }
+            }
+            free(o->wdata);
+            free(o);
+            continue;
+        }
+    }
+}
+
+static void sm_retry(struct sim *sim, struct sim_event *ev)
+{
+    (void)sim;
+    sm_pump(SIM_CONTAINER_OF(ev, struct sm_state, retry_ev));
+}
+
+/* ---- write combining ------------------------------------------------------- */
+
+static void sm_note_target(struct sm_unit *u, uint64_t addr)
+{
+    uint64_t key = addr >> SM_TARGET_SHIFT;
+    for (unsigned i = 0; i < u->n_written; i++) {
+        if (u->written[i].key == key) {
+            u->written[i].addr = addr;
+            return;
+        }
+    }
+    if (u->n_written < SM_MAX_TARGETS) {
+        u->written[u->n_written].key = key;
+        u->written[u->n_written++].addr = addr;
+    } else {
+        /* Model: beyond SM_MAX_TARGETS destinations, the last slot's read
+         * stands for the rest (they are all flushed by the drain anyway). */
+        u->written[SM_MAX_TARGETS - 1].addr = addr;
+    }
+}
+
+/* Send line l: one MWr per contiguous run of written bytes; its stores
+ * are done (they left the SM). */
+static void sm_line_send(struct sm_state *st, unsigned sm, struct sm_line *l)
+{
+    struct gpu *g = st->g;
+    unsigned i = 0;
+    while (i < GPU_SM_LINE_BYTES) {
+        if (!l->mask[i]) {
+            i++;
+            continue;
+        }
+        unsigned j = i;
+        while (j < GPU_SM_LINE_BYTES && l->mask[j]) {
+            j++;
+        }
+        struct sm_out *o = sm_out_new(st, TLP_MWR, sm, l->base + i, j - i,
+                                      NULL);
+        o->wdata = malloc(j - i);
+        SIM_ASSERT(o->wdata, "gpu %s: out of memory", g->c->name);
+        memcpy(o->wdata, l->data + i, j - i);
+        st->cnt.remote_writes++;
+        st->cnt.remote_write_bytes += j - i;
+        sm_note_target(&st->u[sm], l->base + i);
+        i = j;
+    }
+    sim_time_t now = sim_now(g->c->sim);
+    while (l->stores) {
+        struct gpu_sm_req *r = l->stores;
+        l->stores = r->next;
+        r->next = NULL;
+        sm_finish_at(g, r, now);
+    }
+    memset(l, 0, sizeof(*l));
+    sm_pump(st);
+}
+
+static void sm_wc_arm(struct sm_state *st, struct sm_unit *u)
+{
+    sim_time_t oldest = SIM_TIME_MAX;
+    for (unsigned i = 0; i < st->prm.wc_lines; i++) {
+        if (u->wc[i].used && u->wc[i].t_alloc < oldest) {
+            oldest = u->wc[i].t_alloc;
+        }
+    }
+    sim_event_cancel(st->g->c->sim, &u->wc_ev);
+    if (oldest != SIM_TIME_MAX) {
+        sim_event_schedule_at(st->g->c->sim, &u->wc_ev,
+                              sim_time_add(oldest, st->prm.wc_timeout_ps));
+    }
+}
+
+static void sm_wc_timeout(struct sim *sim, struct sim_event *ev)
+{
+    struct sm_unit *u = SIM_CONTAINER_OF(ev, struct sm_unit, wc_ev);
+    struct sm_state *st = u->st;
+    sim_time_t now = sim_now(sim);
+    unsigned sm = (unsigned)(u - st->u);
+    for (unsigned i = 0; i < st->prm.wc_lines; i++) {
+        struct sm_line *l = &u->wc[i];
+        if (l->used && sim_time_add(l->t_alloc, st->prm.wc_timeout_ps) <= now) {
+            sm_line_send(st, sm, l);
+        }
+    }
+    sm_wc_arm(st, u);
+}
+
+/* Send the line holding [addr, addr + len) of SM sm, if one does. */
+static void sm_wc_evict_range(struct sm_state *st, unsigned sm, uint64_t addr,
+                              uint32_t len)
+{
+    struct sm_unit *u = &st->u[sm];
+    uint64_t base = addr & ~(uint64_t)(GPU_SM_LINE_BYTES - 1);
+    uint64_t last = (addr + (len ? len : 1) - 1) &
+                    ~(uint64_t)(GPU_SM_LINE_BYTES - 1);
+    for (unsigned i = 0; i < st->prm.wc_lines; i++) {
+        struct sm_line *l = &u->wc[i];
+        if (l->used && l->base >= base && l->base <= last) {
+            sm_line_send(st, sm, l);
+        }
+    }
+    sm_wc_arm(st, u);
+}
+
+static void sm_wc_drain(struct sm_state *st, unsigned sm)
+{
+    struct sm_unit *u = &st->u[sm];
+    /* Oldest first, so the drain keeps the order lines were opened in. */
+    for (;;) {
+        struct sm_line *o = NULL;
+        for (unsigned i = 0; i < st->prm.wc_lines; i++) {
+            if (u->wc[i].used && (!o || u->wc[i].t_alloc < o->t_alloc)) {
+                o = &u->wc[i];
+            }
+        }
+        if (!o) {
+            break;
+        }
+        sm_line_send(st, sm, o);
+    }
+    sm_wc_arm(st, u);
+}
+
+static void sm_wc_store(struct sm_state *st, struct gpu_sm_req *r)
+{
+    struct sm_unit *u = &st->u[r->sm];
+    uint64_t base = r->addr & ~(uint64_t)(GPU_SM_LINE_BYTES - 1);
+    struct sm_line *l = NULL, *free_l = NULL, *oldest = NULL;
+    for (unsigned i = 0; i < st->prm.wc_lines; i++) {
+        struct sm_line *c = &u->wc[i];
+        if (c->used && c->base == base) {
+            l = c;
+        } else if (!c->used && !free_l) {
+            free_l = c;
+        } else if (c->used && (!oldest || c->t_alloc < oldest->t_alloc)) {
+            oldest = c;
+        }
+    }
+    if (l) {
+        st->cnt.wc_merges++;
+    } else {
+        if (!free_l) {
+            sm_line_send(st, r->sm, oldest);  /* the slot is reused */
+            free_l = oldest;
+        }
+        l = free_l;
+        l->used = true;
+        l->base = base;
+        l->t_alloc = sim_now(st->g->c->sim);
+    }
+    unsigned off = (unsigned)(r->addr - base);
+    memcpy(l->data + off, r->data, r->len);
+    for (unsigned i = 0; i < r->len; i++) {
+        l->n_bytes += !l->mask[off + i];
+        l->mask[off + i] = 1;
+    }
+    r->next = l->stores;
+    l->stores = r;
+    if (l->n_bytes == GPU_SM_LINE_BYTES) {
+        sm_line_send(st, r->sm, l);
+    }
+    sm_wc_arm(st, u);
+}
+
+/* ---- issuing ----------------------------------------------------------- */
+
+static bool sm_atom_is_native(const struct gpu_sm_req *r)
+{
+    switch (r->atom) {
+    case GPU_SM_ATOM_ADD:
+        return r->type != GPU_SM_F32 && r->type != GPU_SM_F64;
+    case GPU_SM_ATOM_EXCH:
+    case GPU_SM_ATOM_CAS:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void sm_queue_atomic(struct sm_state *st, struct gpu_sm_req *r,
+                            enum tlp_kind kind, uint64_t a, uint64_t b)
+{
+    unsigned n = gpu_sm_type_bytes(r->type);
+    struct sm_out *o = sm_out_new(st, kind, r->sm, r->addr,
+                                  kind == TLP_CAS ? 2 * n : n, r);
+    put_le(o->data, a, n);
+    if (kind == TLP_CAS) {
+        put_le(o->data + n, b, n);
+    }
+    st->cnt.remote_atomics++;
+}
+
+static void sm_local(struct sm_state *st, struct gpu_sm_req *r)
+{
+    struct gpu *g = st->g;
+    uint64_t charge = r->len;
+    int rc = 0;
+    if (r->kind == GPU_SM_LOAD) {
+        rc = mem_sparse_read(g->hbm, r->addr, r->data, r->len);
+    } else if (r->kind == GPU_SM_STORE) {
+        rc = mem_sparse_write(g->hbm, r->addr, r->data, r->len);
+    } else {
+        unsigned n = gpu_sm_type_bytes(r->type);
+        uint8_t b[8];
+        rc = mem_sparse_read(g->hbm, r->addr, b, n);
+        r->old = get_le(b, n);
+        put_le(b, gpu_sm_atom_apply(r->atom, r->type, r->old, r->operand,
+                                    r->compare), n);
+        if (rc == 0) {
+            rc = mem_sparse_write(g->hbm, r->addr, b, n);
+        }
+        charge = 2 * (uint64_t)n;
+    }
+    SIM_ASSERT(rc == 0, "gpu %s: HBM access failed (%s)", g->c->name,
+               sim_strerror(rc));
+    sm_finish_at(g, r, gpu__hbm_reserve(g, charge) + g->hbm_latency_ps);
+}
+
+/* The request's issue slot has come. */
+static void sm_begin(struct sim *sim, struct sim_event *ev)
+{
+    struct gpu_sm_req *r = SIM_CONTAINER_OF(ev, struct gpu_sm_req, ev);
+    struct gpu *g = r->owner;
+    struct sm_state *st = g->sm;
+    (void)sim;
+    if (r->kind == GPU_SM_FLUSH) {
+        struct sm_unit *u = &st->u[r->sm];
+        sm_wc_drain(st, r->sm);
+        r->pending = u->n_written;
+        for (unsigned i = 0; i < u->n_written; i++) {
+            struct sm_out *o = sm_out_new(st, TLP_MRD, r->sm,
+                                          u->written[i].addr & ~UINT64_C(3),
+                                          0, r);
+            o->flush = true;
+        }
+        u->n_written = 0;
+        if (r->pending == 0) {
+            sm_finish_at(g, r, sim_now(sim));
+        }
+    } else if (!r->remote) {
+        sm_local(st, r);
+        return;
+    } else if (r->kind == GPU_SM_STORE) {
+        sm_wc_store(st, r);
+        return;
+    } else {
+        /* A load or atomic sees this SM's own earlier stores: the line
+         * leaves first, and the read cannot pass it on the path. */
+        sm_wc_evict_range(st, r->sm, r->addr, r->len);
+        if (r->kind == GPU_SM_LOAD) {
+            sm_out_new(st, TLP_MRD, r->sm, r->addr, r->len, r);
+            st->cnt.remote_reads++;
+        } else if (r->atom == GPU_SM_ATOM_ADD && sm_atom_is_native(r)) {
+            sm_queue_atomic(st, r, TLP_FETCHADD, r->operand, 0);
+        } else if (r->atom == GPU_SM_ATOM_EXCH) {
+            sm_queue_atomic(st, r, TLP_SWAP, r->operand, 0);
+        } else if (r->atom == GPU_SM_ATOM_CAS) {
+            sm_queue_atomic(st, r, TLP_CAS, r->compare, r->operand);
+        } else {
+            r->cas_retry = true;    /* read first, then CAS */
+            sm_out_new(st, TLP_MRD, r->sm, r->addr,
+                       gpu_sm_type_bytes(r->type), r);
+            st->cnt.remote_reads++;
+        }
+    }
+    sm_pump(st);
+}
+
+static bool sm_req_is_valid(const struct gpu *g, const struct sm_state *st,
+                            const struct gpu_sm_req *r)
+{
+    if (r->sm >= st->prm.n_sm || !r->done) {
+        return false;
+    }
+    if (r->kind == GPU_SM_FLUSH) {
+        return true;
+    }
+    uint32_t len = r->len;
+    if (r->kind == GPU_SM_ATOMIC) {
+        len = gpu_sm_type_bytes(r->type);
+        if (r->addr & (len - 1)) {
+            return false;
+        }
+    } else if (r->kind != GPU_SM_LOAD && r->kind != GPU_SM_STORE) {
+        return false;
+    }
+    if (len == 0 || len > GPU_SM_LINE_BYTES ||
+        (r->addr & (GPU_SM_LINE_BYTES - 1)) + len > GPU_SM_LINE_BYTES) {
+        return false;
+    }
+    if (!r->remote) {
+        return r->addr < g->mem_bytes && len <= g->mem_bytes - r->addr;
+    }
+    return r->addr <= UINT64_MAX - len;
+}
+
+int gpu_sm_submit(struct sim_component *c, struct gpu_sm_req *r)
+{
+    struct gpu *g = gpu__from(c);
+    struct sm_state *st = sm_get(g);
+    if (!st) {
+        return -SIM_ENOMEM;
+    }
+    if (!r || !sm_req_is_valid(g, st, r)) {
+        return -SIM_EINVAL;
+    }
+    if (r->remote && !sim_port_is_connected(g->port)) {
+        return -SIM_ENOTCONN;
+    }
+    if (r->kind == GPU_SM_ATOMIC) {
+        r->len = gpu_sm_type_bytes(r->type);
+    }
+    r->status = 0;
+    r->got = 0;
+    r->pending = 0;
+    r->cas_retry = false;
+    r->next = NULL;
+    r->owner = g;
+    switch (r->kind) {
+    case GPU_SM_LOAD: st->cnt.loads++; break;
+    case GPU_SM_STORE: st->cnt.stores++; break;
+    case GPU_SM_ATOMIC: st->cnt.atomics++; break;
+    case GPU_SM_FLUSH: st->cnt.flushes++; break;
+    }
+    /* One request per SM clock through the load/store unit. */
+    struct sm_unit *u = &st->u[r->sm];
+    sim_time_t now = sim_now(c->sim);
+    sim_time_t start = u->lsu_free > now ? u->lsu_free : now;
+    u->lsu_free = sim_time_add(start, SIM_PS_PER_S / st->prm.clock_hz);
+    sim_event_init(&r->ev, sm_begin);
+    sim_event_schedule_at(c->sim, &r->ev, start);
+    return 0;
+}
+
+/* ---- completions ------------------------------------------------------------ */
+
+/* An emulated atomic's read or CAS came back with the location's value
+ * seen; sent_kind and expected say what was sent. */
+static void sm_atomic_step(struct sm_state *st, struct gpu_sm_req *r,
+                           enum tlp_kind sent_kind, uint64_t expected,
+                           uint64_t seen)
+{
+    if (sent_kind == TLP_CAS) {
+        if (seen == expected) {
+            r->old = seen;
+            r->done(r);
+            return;
+        }
+        st->cnt.cas_retries++;
+    }
+    uint64_t nv = gpu_sm_atom_apply(r->atom, r->type, seen, r->operand,
+                                    r->compare);
+    sm_queue_atomic(st, r, TLP_CAS, seen, nv);
+}
+
+/* A completion for o (cpl), or o's posted write left the GPU (NULL). */
+static void sm_cpl(void *ctx, struct tlp *cpl)
+{
+    struct sm_out *o = ctx;
+    struct gpu_sm_req *r = o->req;
+    struct sm_state *st = o->st;
+    struct gpu *g = st->g;
+    if (!cpl) {
+        /* Posted: nothing waits for it beyond the count. */
+        st->in_flight--;
+        free(o->wdata);
+        free(o);
+        return;
+    }
+    uint32_t n = tlp_payload_bytes(cpl);
+    bool whole = true;
+    r->t_done = sim_now(g->c->sim);
+    if (cpl->cpl_status != TLP_CPL_SC || cpl->poisoned) {
+        r->status = -SIM_EIO;
+        gpu__trace(g, cpl, cpl->tag, cpl->cpl_status,
+                   "SM request: error completion");
+    } else if (!o->flush && o->kind == TLP_MRD) {
+        uint32_t bc = cpl->byte_count <= o->len ? cpl->byte_count : o->len;
+        uint32_t at = o->len - bc;
+        if (cpl->data && n <= o->len - at) {
+            if (r->cas_retry) {
+                uint8_t b[8] = { 0 };
+                memcpy(b + at, cpl->data, n);
+                r->old = get_le(b, o->len);
+            } else {
+                memcpy(r->data + at, cpl->data, n);
+            }
+        }
+        o->got += n;
+        whole = o->got >= o->len;
+    } else if (!o->flush && cpl->data) {
+        r->old = get_le(cpl->data, gpu_sm_type_bytes(r->type));
+    }
+    if (!whole) {
+        return;
+    }
+    st->u[o->sm].outstanding--;
+    st->in_flight--;
+    bool emulated = r->cas_retry && r->status == 0;
+    enum tlp_kind kind = o->kind;
+    uint64_t expected = get_le(o->data, gpu_sm_type_bytes(r->type));
+    bool flush = o->flush;
+    free(o->wdata);
+    free(o);
+    if (flush) {
+        if (--r->pending == 0) {
+            r->done(r);
+        }
+    } else if (emulated) {
+        sm_atomic_step(st, r, kind, expected, r->old);
+    } else {
+        r->done(r);
+    }
+    sm_pump(st);
+}
+
+/* ---- parameters and counters --------------------------------------------- */
+
+void gpu_sm_get_params(struct sim_component *c, struct gpu_sm_params *out)
+{
+    struct gpu *g = gpu__from(c);
+    if (g->sm) {
+        *out = g->sm->prm;
+    } else {
+        sm_fill_defaults(g, out);
+    }
+}
+
+unsigned gpu_sm_count(struct sim_component *c)
+{
+    struct gpu_sm_params p;
+    gpu_sm_get_params(c, &p);
+    return p.n_sm;
+}
+
+int gpu_sm_set_params(struct sim_component *c, const struct gpu_sm_params *p)
+{
+    struct gpu *g = gpu__from(c);
+    if (!p || p->n_sm == 0 || p->n_sm > 1024 || p->clock_hz == 0 ||
+        p->clock_hz > SIM_PS_PER_S || p->outstanding == 0 ||
+        p->wc_lines == 0) {
+        return -SIM_EINVAL;
+    }
+    struct sm_state *st = sm_get(g);
+    if (!st) {
+        return -SIM_ENOMEM;
+    }
+    if (st->head || st->in_flight) {
+        return -SIM_EBUSY;
+    }
+    sm_free_units(st);
+    st->prm = *p;
+    return sm_alloc_units(st);
+}
+
+void gpu_sm_get_counters(struct sim_component *c, struct gpu_sm_counters *out)
+{
+    struct gpu *g = gpu__from(c);
+    if (g->sm) {
+        *out = g->sm->cnt;
+    } else {
+        memset(out, 0, sizeof(*out));
+    }
+}
