@@ -196,7 +196,7 @@ sed 's/\[null, null\]$/[null]/' "$work/cases/c.yaml" > "$work/cases/shape.yaml"
 check "validate short row" 2 "a row of 1 cells in a 2 x 2 matrix" \
     $p2psim validate "$work/cases/shape.yaml"
 check "validate --check: the cases of data/calibration/ and their machines load" \
-    0 "4 cases" $p2psim validate --check $top/data/calibration/*.yaml
+    0 "5 cases" $p2psim validate --check $top/data/calibration/*.yaml
 
 echo "cli_bench: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
