@@ -363,6 +363,13 @@ static cudaError_t open_mem_handle(void **ptr, const cudaIpcMemHandle_t *hd,
     if (rc == -SIM_EBUSY) {
         return cudaErrorDeviceUninitialized;
     }
+    /* No live export behind a well-formed handle of this session: the
+     * real runtime answers a handle of freed memory with 1, not 400
+     * (two H200s, driver 580, data/hgx-h200-x2/); a forged one takes the
+     * same lookup here. */
+    if (rc == -SIM_ENOENT) {
+        return cudaErrorInvalidValue;
+    }
     if (rc < 0) {
         return from_sim(rc);
     }

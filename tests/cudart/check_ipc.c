@@ -355,8 +355,7 @@ static int exporter(int rfd, int wfd, void *arg)
     CK_CUDA(cudaIpcOpenMemHandle(&p, forged, LAZY),
             cudaErrorDeviceUninitialized);
     forged.reserved[HANDLE_PID] ^= 0x20;
-    CK_CUDA(cudaIpcOpenMemHandle(&p, forged, LAZY),
-            cudaErrorInvalidResourceHandle);
+    CK_CUDA(cudaIpcOpenMemHandle(&p, forged, LAZY), cudaErrorInvalidValue);
     forged = o.mem;
     forged.reserved[HANDLE_SESSION] ^= 0x20;
     CK_CUDA(cudaIpcOpenMemHandle(&p, forged, LAZY),
@@ -437,8 +436,7 @@ static int importer(int rfd, int wfd, void *arg)
         CK(h[i] == pattern(i, 5));
     }
     CK_OK(cudaIpcCloseMemHandle(d));
-    CK_CUDA(cudaIpcOpenMemHandle(&d, o.mem, LAZY),
-            cudaErrorInvalidResourceHandle);
+    CK_CUDA(cudaIpcOpenMemHandle(&d, o.mem, LAZY), cudaErrorInvalidValue);
     CK_OK(cudaStreamDestroy(s));
     CK_OK(cudaEventDestroy(ev));
     free(h);
