@@ -25,7 +25,8 @@
     X(make_cudart_launch_suite)                                               \
     X(make_cudart_kernels_suite)                                              \
     X(make_cudart_errors_suite)                                               \
-    X(make_cudart_ipc_suite)
+    X(make_cudart_ipc_suite)                                                  \
+    X(make_cudart_server_kernels_suite)
 
 #define WEAK(fn) Suite *fn(void) __attribute__((weak));
 SUITES(WEAK)

@@ -75,7 +75,9 @@ tests_check_cudart_SOURCES = \
 	%reldir%/cudart/check_launch.c \
 	%reldir%/cudart/check_kernels.c \
 	%reldir%/cudart/check_errors.c \
-	%reldir%/cudart/check_ipc.c
+	%reldir%/cudart/check_ipc.c \
+	%reldir%/cudart/check_server_kernels.c \
+	%reldir%/cudart/server_test.c
 tests_check_cudart_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_cudart_LDADD = api/cudart/libcudart.la $(CHECK_LIBS) -lpthread
@@ -126,7 +128,7 @@ EXTRA_DIST += tests/shim/.may_include tests/shim/lib.sh \
 # run` (peer read, delay + SM copy, producer/consumer with and without a
 # fence, atomicAdd_system, PTX against C); exits 77 (SKIP) without nvcc.
 TESTS += tests/kernels/run.sh
-EXTRA_DIST += tests/kernels/run.sh tests/kernels/p2p_kernels.cu
+EXTRA_DIST += tests/kernels/run.sh tests/kernels/p2p_kernels.cu tests/kernels/sm_bw.cu
 TESTS_ENVIRONMENT += top_builddir=$(abs_top_builddir); export top_builddir; \
 	CC='$(CC)'; export CC; SAN_FLAGS='$(SAN_FLAGS)'; export SAN_FLAGS; \
 	PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG;

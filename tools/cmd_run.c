@@ -120,7 +120,9 @@ static void run_usage(FILE *f)
             "-cudart shared,\nor built with pkg-config p2psim-cudart); it "
             "runs against p2psim's CUDA\nruntime (its libcudart.so.13 put "
             "first on LD_LIBRARY_PATH) and its CUDA\ncalls are served by the "
-            "simulated machine.\n\n"
+            "simulated machine. Every process of the\nprogram shares one "
+            "machine, held by a p2psim server this command\nstarts; kernels "
+            "built by nvcc (their PTX) run on it there.\n\n"
             "options:\n"
             "  --topology M  the machine: a machine file, or the name of a "
             "built-in one;\n"
@@ -138,9 +140,11 @@ static void run_usage(FILE *f)
             "  --single-process\n"
             "                simulate the machine inside the program's own "
             "process, with\n"
-            "                no p2psim server: kernels run there (under a "
-            "server they do\n"
-            "                not yet), but processes the program starts do "
+            "                no p2psim server: needed for C kernels "
+            "(p2psim_kernel_register;\n"
+            "                nvcc kernels run under a server too, with the "
+            "same results\n"
+            "                and times), but processes the program starts do "
             "not share\n"
             "                its machine (no CUDA IPC between them)\n"
             "  --quiet       no summary on stderr at exit, no exit line\n\n");
@@ -382,7 +386,8 @@ static int set_environment(const struct run_opts *o, const char *shim_dir,
  * Every program runs on a p2psim server (cmd_server.c), so that all of
  * its processes share one simulated machine (CUDA IPC, simpleIPC;
  * reference/cuda-api.md §2.5); a single process runs on it exactly as on
- * a machine of its own (api/cudart/remote.c). This command binds the
+ * a machine of its own (api/cudart/remote.c), nvcc kernels included (the
+ * server runs their PTX); only C kernels need --single-process. This command binds the
  * socket in a private directory and hands the listening descriptor to the
  * server, so the program can connect from its first instruction; the
  * shim finds it in P2PSIM_SERVER. The server gets its own process group

@@ -23,12 +23,23 @@
  * WIRE_HOST_REGISTER; the server maps the same pages and registers them
  * with its machine, so the copy engines move the client's bytes in place.
  *
+ * Kernels: a client loads each module's PTX text once (WIRE_MODULE_LOAD);
+ * this process parses it, and runs a grid of one of its kernels when the
+ * client's stream reaches the launch (WIRE_KERNEL_LAUNCH), on its
+ * machine's SMs. The grid's addresses resolve through the table of ranges
+ * the launch carries (the client's allocations as they stood when the
+ * grid started; any other address is illegal, as in the client's own
+ * process); host memory among them is the client's memfds above, so a
+ * kernel reads what the program's threads store there. The grid's end
+ * goes back as a callback carrying the failure's message.
+ *
  * IPC and who owns which HBM: tools/server_ipc.c.
  *
  * A client that disconnects is gone: its queued callbacks are dropped,
  * its operations still in the simulation finish without a recipient, its
- * HBM and host memory are released (host memory once those operations
- * are over; HBM that other processes have open, when they close it).
+ * HBM and host memory are released (host memory and PTX modules once
+ * those operations are over; HBM that other processes have open, when
+ * they close it).
  *
  * Not modelled: several machines per server, clients of different
  * machines (HELLO refuses a client whose machine differs), persistence.
@@ -61,8 +72,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/kernel/kernel.h"
 #include "api/links.h"
 #include "api/p2psim.h"
+#include "api/ptx/ptx.h"
 #include "sim/error.h"
 #include "sim/sim.h"
 #include "tools/cli.h"
@@ -77,6 +90,14 @@ struct srv_op {
     struct server *s;
     struct srv_client *c;
     uint64_t cb;
+};
+
+/* A grid: the operation, and the memory its addresses resolve to. */
+struct srv_kop {
+    struct srv_op op;           /* first: freed as the op */
+    struct wire_kernel_range *ranges;   /* sorted by va, disjoint */
+    unsigned n_ranges;
+    sim_time_t t_start;
 };
 
 static volatile sig_atomic_t srv_stop;
@@ -160,6 +181,12 @@ static void reply(struct server *s, struct srv_client *c, uint64_t seq,
 void srv_queue_callback(struct server *s, struct srv_client *c,
                         const struct wire_callback *cb)
 {
+    srv_queue_callback_msg(s, c, cb, NULL);
+}
+
+void srv_queue_callback_msg(struct server *s, struct srv_client *c,
+                            const struct wire_callback *cb, const char *msg)
+{
     if (c->fd < 0) {
         return;
     }
@@ -175,7 +202,13 @@ void srv_queue_callback(struct server *s, struct srv_client *c,
         c->out = n;
         c->cap_out = cap;
     }
-    c->out[c->n_out++] = *cb;
+    struct srv_out *o = &c->out[c->n_out++];
+    o->cb = *cb;
+    o->msg = NULL;
+    if (msg) {
+        /* what does not fit in a message is cut (WIRE_MSG_MAX) */
+        o->msg = strndup(msg, WIRE_MSG_MAX - 1);
+    }
     s->produced = true;
     /* Stop right after this event: the run must not go on to its limit
      * (with nothing else pending it would jump there) before the client
@@ -187,9 +220,13 @@ void srv_queue_callback(struct server *s, struct srv_client *c,
 static void deliver(struct server *s, struct srv_client *c, bool nothing)
 {
     for (unsigned i = 0; i < c->n_out; i++) {
-        if (send_msg(s, c, WIRE_CALLBACK, 0, &c->out[i], sizeof(c->out[i]),
-                     NULL, 0) < 0) {
-            return;
+        struct srv_out *o = &c->out[i];
+        int rc = send_msg(s, c, WIRE_CALLBACK, 0, &o->cb, sizeof(o->cb),
+                          o->msg, o->msg ? strlen(o->msg) + 1 : 0);
+        free(o->msg);
+        o->msg = NULL;
+        if (rc < 0) {
+            return;             /* c is dropped: the rest with it */
         }
     }
     c->n_out = 0;
@@ -201,6 +238,8 @@ static void deliver(struct server *s, struct srv_client *c, bool nothing)
 
 /* ---- clients -------------------------------------------------------------------- */
 
+/* What c's operations in the simulation use: its host memory and its
+ * PTX modules. Released when none is left. */
 static void maps_release(struct server *s, struct srv_client *c)
 {
     while (c->maps) {
@@ -210,6 +249,23 @@ static void maps_release(struct server *s, struct srv_client *c)
         munmap(m->base, m->map_len);
         free(m);
     }
+    while (c->modules) {
+        struct srv_module *m = c->modules;
+        c->modules = m->next;
+        ptx_module_free(m->mod);
+        free(m->text);
+        free(m);
+    }
+}
+
+static void out_free(struct srv_client *c)
+{
+    for (unsigned i = 0; i < c->n_out; i++) {
+        free(c->out[i].msg);
+    }
+    free(c->out);
+    c->out = NULL;
+    c->n_out = c->cap_out = 0;
 }
 
 /*
@@ -224,9 +280,7 @@ void srv_client_drop(struct server *s, struct srv_client *c)
     close(c->fd);
     c->fd = -1;
     s->n_live--;
-    free(c->out);
-    c->out = NULL;
-    c->n_out = c->cap_out = 0;
+    out_free(c);
     srv_ipc_client_gone(s, c);
     if (c->inflight == 0) {
         maps_release(s, c);
@@ -247,12 +301,13 @@ static struct srv_op *op_new(struct server *s, struct srv_client *c,
     return op;
 }
 
-static void op_finish(struct srv_op *op, const struct wire_callback *cb)
+static void op_finish(struct srv_op *op, const struct wire_callback *cb,
+                      const char *msg)
 {
     struct srv_client *c = op->c;
     c->inflight--;
     if (c->fd >= 0) {
-        srv_queue_callback(op->s, c, cb);
+        srv_queue_callback_msg(op->s, c, cb, msg);
     } else if (c->inflight == 0) {
         maps_release(op->s, c);
     }
@@ -269,7 +324,7 @@ static void op_copy_done(void *arg, const struct p2psim_copy_result *r)
         .t_start = r->t_start,
         .t_end = r->t_end,
     };
-    op_finish(op, &cb);
+    op_finish(op, &cb, NULL);
 }
 
 static void op_timer_fire(void *arg)
@@ -277,7 +332,223 @@ static void op_timer_fire(void *arg)
     struct srv_op *op = arg;
     sim_time_t now = sim_now(op->s->sim);
     struct wire_callback cb = { .cb = op->cb, .t_start = now, .t_end = now };
-    op_finish(op, &cb);
+    op_finish(op, &cb, NULL);
+}
+
+/* ---- kernels -------------------------------------------------------------------- */
+
+/* Where a grid's address is: in one of its ranges, whole, or nowhere. */
+static int kop_resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
+                       struct p2psim_loc *loc)
+{
+    const struct srv_kop *k = arg;
+    unsigned lo = 0, hi = k->n_ranges;
+    (void)gpu;                  /* the client chose the ranges for it */
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if (k->ranges[mid].va <= va) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo == 0) {
+        return -1;
+    }
+    const struct wire_kernel_range *r = &k->ranges[lo - 1];
+    uint64_t off = va - r->va;
+    if (off >= r->len || len > r->len - off) {
+        return -1;
+    }
+    *loc = (struct p2psim_loc){ .kind = r->loc.kind, .gpu = r->loc.gpu,
+                                .addr = r->loc.addr + off };
+    return 0;
+}
+
+static void op_kernel_done(void *arg, int status, const char *msg,
+                           sim_time_t t_end)
+{
+    struct srv_kop *k = arg;
+    struct wire_callback cb = {
+        .cb = k->op.cb,
+        .status = status,
+        .t_start = k->t_start,
+        .t_end = t_end,
+    };
+    free(k->ranges);
+    op_finish(&k->op, &cb, status && msg ? msg : NULL);
+}
+
+static struct srv_module *module_find(struct srv_client *c, uint64_t id)
+{
+    for (struct srv_module *m = c->modules; m; m = m->next) {
+        if (m->id == id) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* Largest PTX text a module may have (nvcc's are well below). */
+#define SRV_MODULE_MAX_BYTES (UINT64_C(1) << 30)
+
+/* A chunk of a module's PTX; the last one parses it (*line: where not). */
+static int do_module_load(struct srv_client *c, const struct wire_module *m,
+                          const char *data, uint64_t n, uint64_t *line)
+{
+    struct srv_module *mod = module_find(c, m->id);
+    if (!mod) {
+        if (m->id == 0 || m->offset != 0 || m->total > SRV_MODULE_MAX_BYTES) {
+            return -SIM_EINVAL;
+        }
+        mod = calloc(1, sizeof(*mod));
+        if (!mod || !(mod->text = malloc(m->total + 1))) {
+            free(mod);
+            return -SIM_ENOMEM;
+        }
+        mod->id = m->id;
+        mod->total = m->total;
+        mod->next = c->modules;
+        c->modules = mod;
+    }
+    if (!mod->text || m->total != mod->total || m->offset != mod->have ||
+        n > mod->total - mod->have) {
+        return mod->text ? -SIM_EINVAL : -SIM_EEXIST;
+    }
+    memcpy(mod->text + mod->have, data, n);
+    mod->have += n;
+    if (mod->have < mod->total) {
+        return 0;
+    }
+    mod->text[mod->total] = '\0';
+    struct ptx_error err;
+    memset(&err, 0, sizeof(err));
+    mod->mod = ptx_module_parse(mod->text, mod->total, &err);
+    free(mod->text);
+    mod->text = NULL;
+    if (!mod->mod) {
+        fprintf(stderr, "p2psim server: a PTX module of process %u: %s\n",
+                c->pid, err.msg);
+        for (struct srv_module **pp = &c->modules; *pp; pp = &(*pp)->next) {
+            if (*pp == mod) {
+                *pp = mod->next;
+                break;
+            }
+        }
+        free(mod);
+        *line = err.line;
+        return -SIM_EINVAL;
+    }
+    return 0;
+}
+
+/* Ranges a grid may reach: disjoint, in order, at places that exist. */
+static bool ranges_ok(const struct server *s,
+                      const struct wire_kernel_range *r, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (r[i].len == 0 || r[i].va + r[i].len < r[i].va ||
+            (i && r[i - 1].va + r[i - 1].len > r[i].va) ||
+            !(r[i].loc.kind == P2PSIM_HOST ||
+              (r[i].loc.kind == P2PSIM_DEVICE && r[i].loc.gpu < s->n_gpus))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Start a grid of a kernel of one of c's modules (payload: wire.h). */
+static int do_kernel(struct server *s, struct srv_client *c,
+                     const struct wire_kernel *m, const unsigned char *data,
+                     size_t n)
+{
+    size_t name_at = 0, param_at = wire_pad8(m->name_len);
+    size_t vars_at = param_at + wire_pad8(m->param_bytes);
+    size_t ranges_at = vars_at + (size_t)m->n_vars * sizeof(uint64_t);
+    if (m->name_len == 0 || m->name_len > n || m->n_vars > n ||
+        m->n_ranges > n || m->param_bytes > n || m->gpu >= s->n_gpus ||
+        ranges_at + (size_t)m->n_ranges * sizeof(struct wire_kernel_range) !=
+            n) {
+        return -SIM_EINVAL;
+    }
+    struct srv_module *mod = module_find(c, m->module);
+    if (!mod || !mod->mod) {
+        return -SIM_ENOENT;
+    }
+    char *name = strndup((const char *)data + name_at, m->name_len);
+    if (!name) {
+        return -SIM_ENOMEM;
+    }
+    const struct ptx_kernel *pk = ptx_module_find(mod->mod, name);
+    free(name);
+    struct ptx_error err;
+    if (!pk || ptx_kernel_check(pk, &err) < 0) {
+        return -SIM_ENOENT;
+    }
+    const struct ptx_kernel_info *info = ptx_kernel_get_info(pk);
+    if (m->param_bytes != info->param_bytes) {
+        return -SIM_EINVAL;
+    }
+    struct srv_kop *k = calloc(1, sizeof(*k));
+    if (!k) {
+        return -SIM_ENOMEM;
+    }
+    k->n_ranges = m->n_ranges;
+    if (m->n_ranges) {
+        k->ranges = malloc(m->n_ranges * sizeof(*k->ranges));
+        if (!k->ranges) {
+            free(k);
+            return -SIM_ENOMEM;
+        }
+        memcpy(k->ranges, data + ranges_at,
+               m->n_ranges * sizeof(*k->ranges));
+    }
+    uint64_t *vars = NULL;
+    if (m->n_vars) {
+        vars = malloc(m->n_vars * sizeof(*vars));
+        if (!vars) {
+            free(k->ranges);
+            free(k);
+            return -SIM_ENOMEM;
+        }
+        memcpy(vars, data + vars_at, m->n_vars * sizeof(*vars));
+    }
+    if (!ranges_ok(s, k->ranges, k->n_ranges)) {
+        free(vars);
+        free(k->ranges);
+        free(k);
+        return -SIM_EINVAL;
+    }
+    k->op = (struct srv_op){ .s = s, .c = c, .cb = m->cb };
+    k->t_start = m->start_at;
+    struct p2psim_launch l = {
+        .gpu = m->gpu,
+        .grid = { m->grid[0], m->grid[1], m->grid[2] },
+        .block = { m->block[0], m->block[1], m->block[2] },
+        .dyn_smem = m->dyn_smem,
+        .blocks_per_sm = m->blocks_per_sm,
+        .cooperative = m->cooperative != 0,
+        .pk = pk,
+        .param_buf = data + param_at,
+        .param_bytes = m->param_bytes,
+        .static_smem = info->shared_bytes,
+        .var_addrs = vars,
+        .n_vars = m->n_vars,
+        .resolve = kop_resolve,
+        .resolve_arg = k,
+        .start_at = m->start_at,
+        .done = op_kernel_done,
+        .done_arg = k,
+    };
+    int rc = p2psim_kernel_launch(s->p, &l);
+    free(vars);                 /* copied by the launch */
+    if (rc < 0) {
+        free(k->ranges);
+        free(k);
+        return rc;
+    }
+    c->inflight++;
+    return 0;
 }
 
 /* ---- requests ------------------------------------------------------------------- */
@@ -420,7 +691,8 @@ static int do_hello(struct server *s, struct srv_client *c,
     return 0;
 }
 
-/* Payload size each request needs (exact, except HBM_WRITE's data). */
+/* Payload size each request needs (exact, except data that follows the
+ * struct of the requests variable_size() names). */
 static size_t request_size(uint32_t type)
 {
     switch (type) {
@@ -441,12 +713,20 @@ static size_t request_size(uint32_t type)
     case WIRE_IPC_MEM_EXPORT:
     case WIRE_IPC_MEM_OPEN:
     case WIRE_IPC_MEM_CLOSE: return sizeof(struct wire_ipc_mem);
+    case WIRE_MODULE_LOAD: return sizeof(struct wire_module);
+    case WIRE_KERNEL_LAUNCH: return sizeof(struct wire_kernel);
     default:
         if (type >= WIRE_IPC_EVENT_EXPORT && type < WIRE_CLIENT_LAST) {
             return sizeof(struct wire_ipc_event);
         }
         return SIZE_MAX;
     }
+}
+
+static bool variable_size(uint32_t type)
+{
+    return type == WIRE_HBM_WRITE || type == WIRE_MODULE_LOAD ||
+           type == WIRE_KERNEL_LAUNCH;
 }
 
 /* Serve one request of c (payload in s->buf, len bytes). */
@@ -458,7 +738,7 @@ static void handle(struct server *s, struct srv_client *c,
     int rc = 0;
     size_t need = request_size(h->type);
     if (need == SIZE_MAX || h->len < need ||
-        (h->len != need && h->type != WIRE_HBM_WRITE) ||
+        (h->len != need && !variable_size(h->type)) ||
         (!c->hello && h->type != WIRE_HELLO)) {
         fprintf(stderr, "p2psim server: malformed message from client %u; "
                         "dropping it\n", c->id);
@@ -536,6 +816,13 @@ static void handle(struct server *s, struct srv_client *c,
     case WIRE_IPC_MEM_EXPORT: rc = srv_mem_export(s, c, m, &v[0]); break;
     case WIRE_IPC_MEM_OPEN: rc = srv_mem_open(s, c, m); break;
     case WIRE_IPC_MEM_CLOSE: rc = srv_mem_close(s, c, m); break;
+    case WIRE_MODULE_LOAD:
+        rc = do_module_load(c, m, (const char *)s->buf + need, h->len - need,
+                            &v[0]);
+        break;
+    case WIRE_KERNEL_LAUNCH:
+        rc = do_kernel(s, c, m, s->buf + need, h->len - need);
+        break;
     default: rc = srv_event_request(s, c, h->type, m, v); break;
     }
     reply(s, c, h->seq, rc, v[0], v[1], v[2]);

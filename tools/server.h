@@ -34,6 +34,23 @@ struct srv_map {
 };
 
 struct srv_export;
+struct ptx_module;
+
+/* A module of PTX a client loaded (WIRE_MODULE_LOAD), its kernels run
+ * here. text collects the chunks until the module is whole. */
+struct srv_module {
+    struct srv_module *next;
+    uint64_t id;                /* the client's number */
+    char *text;                 /* NULL once parsed */
+    uint64_t total, have;       /* bytes */
+    struct ptx_module *mod;     /* NULL until parsed */
+};
+
+/* A callback waiting for its batch, with a kernel's failure message. */
+struct srv_out {
+    struct wire_callback cb;
+    char *msg;                  /* malloc'd, or NULL */
+};
 
 /* How many times a client has an export open. */
 struct srv_import {
@@ -50,10 +67,11 @@ struct srv_client {
     bool hello;                 /* WIRE_HELLO accepted */
     enum srv_state state;
     sim_time_t limit;           /* IDLE: its deadline (SIM_TIME_MAX) */
-    struct wire_callback *out;  /* the next batch */
+    struct srv_out *out;        /* the next batch */
     unsigned n_out, cap_out;
     unsigned inflight;          /* its operations in the simulation */
     struct srv_map *maps;
+    struct srv_module *modules; /* freed with maps, when nothing runs */
     struct srv_import *imports;
 };
 
@@ -122,6 +140,9 @@ struct server {
 /* Queue a callback for c's next batch (and stop the run in progress). */
 void srv_queue_callback(struct server *s, struct srv_client *c,
                         const struct wire_callback *cb);
+/* The same with a message for the client (copied; NULL: none). */
+void srv_queue_callback_msg(struct server *s, struct srv_client *c,
+                            const struct wire_callback *cb, const char *msg);
 /* c is gone: release what it held (server_ipc.c's part included). */
 void srv_client_drop(struct server *s, struct srv_client *c);
 /* A token for sessions and nonces (not simulated randomness). */

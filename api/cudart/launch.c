@@ -32,9 +32,14 @@
  * enabled (or a pool grants it), pinned and managed host memory; any
  * other address ends the grid with cudaErrorIllegalAddress (sticky, as a
  * faulting kernel is).
- * Model: kernels run only where the machine is in this process; under a
- * p2psim server (several processes) a launch fails with
- * cudaErrorNotSupported and says to run with P2PSIM_SERVER= (empty).
+ * Through a p2psim server (rt_machine_remote, what `p2psim run` starts)
+ * nvcc kernels run in the server's machine: the module's PTX text goes
+ * there once (module_load, after this process has parsed and checked it,
+ * so errors are the same as here), and each grid starts there when its
+ * stream reaches it, with the parameter buffer and the ranges of memory
+ * the kernel may touch as they stand then (rt_kernel_ranges). C kernels
+ * are functions of this process and cannot run there: their launch fails
+ * with cudaErrorNotSupported and says to run with --single-process.
  *
  * Checks, in order: a registered kernel (98), a context on the current
  * device, the configuration (9: a zero or oversized grid or block; 1:
@@ -59,6 +64,7 @@
 #include "api/include/p2psim_cudart_internal.h"
 #include "api/kernel/kernel.h"
 #include "api/ptx/ptx.h"
+#include "sim/error.h"
 
 
 /* ---- the registry -------------------------------------------------------- */
@@ -74,6 +80,11 @@ struct cudart_module {
     bool complete;              /* __cudaRegisterFatBinaryEnd seen */
     struct ptx_module *ptx;     /* parsed on first launch; NULL: not yet */
     struct ptx_error ptx_err;   /* why it could not be (code != 0) */
+    /* through a server: the PTX text until the server has it, and the
+     * number it has it under (0: not yet) */
+    char *text;
+    size_t text_len;
+    uint64_t wire_id;
     /* storage of the module's .global/.const variables: per device, the
      * program address of each (ptx_module_var order); 0: not yet */
     uint64_t **var_addr;        /* [device][var] */
@@ -217,6 +228,7 @@ void __cudaUnregisterFatBinary(void **fatCubinHandle)
             free(m->var_addr);
         }
         ptx_module_free(m->ptx);
+        free(m->text);
         free(m);
     }
     pthread_mutex_unlock(&reg_lock);
@@ -507,8 +519,9 @@ static cudaError_t check_config(const struct CUkern_st *k,
 /* A launch on its stream: what the grid needs once the stream reaches it. */
 struct kernel_op {
     struct rt_op op;
-    struct p2psim_launch l;
-    char name[128];
+    struct rt_kernel_launch kl;
+    char name[128];             /* for messages */
+    char *kname;                /* PTX: the whole name (owned) */
     uint8_t *params;            /* PTX: parameter buffer; C: argument copies */
     void **argv;                /* C: pointers into params */
 };
@@ -518,6 +531,17 @@ static void kernel_op_release(struct rt_op *op)
     struct kernel_op *ko = (struct kernel_op *)op;
     free(ko->params);
     free(ko->argv);
+    free(ko->kname);
+}
+
+/* Whether a kernel on GPU gpu may touch allocation a: its own GPU's
+ * memory, a peer's with peer access enabled (or granted by its pool),
+ * host and managed memory. */
+static bool kernel_may_reach(const struct rt_alloc *a, unsigned gpu)
+{
+    return a->kind != RT_MEM_DEVICE || a->device == (int)gpu ||
+           (rt.dev[gpu].peer_enabled && rt.dev[gpu].peer_enabled[a->device]) ||
+           rt_alloc_peer_ok(a, (int)gpu);
 }
 
 /*
@@ -531,15 +555,36 @@ static int kernel_resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
     struct rt_ptr r;
     (void)arg;
     rt_ptr_find((const void *)(uintptr_t)va, &r);
-    if (r.where == RT_WHERE_PAGEABLE || r.avail < len) {
+    if (r.where == RT_WHERE_PAGEABLE || r.avail < len ||
+        !kernel_may_reach(r.alloc, gpu)) {
         return -1;
     }
-    if (r.where == RT_WHERE_DEVICE && r.device != (int)gpu &&
-        !(rt.dev[gpu].peer_enabled && rt.dev[gpu].peer_enabled[r.device]) &&
-        !rt_alloc_peer_ok(r.alloc, (int)gpu)) {
-        return -1;              /* peer access not enabled */
-    }
     *loc = rt_alloc_loc(r.alloc, r.off);
+    return 0;
+}
+
+/* The same answers as a table, for a machine in another process. */
+int rt_kernel_ranges(unsigned gpu, struct rt_kernel_range **out, unsigned *n)
+{
+    struct rt_kernel_range *t = NULL;
+    unsigned k = 0;
+    *out = NULL;
+    *n = 0;
+    if (rt.n_allocs) {
+        t = malloc(rt.n_allocs * sizeof(*t));
+        if (!t) {
+            return -SIM_ENOMEM;
+        }
+    }
+    for (unsigned i = 0; i < rt.n_allocs; i++) {
+        const struct rt_alloc *a = rt.allocs[i];
+        if (a->size && kernel_may_reach(a, gpu)) {
+            t[k++] = (struct rt_kernel_range){ .va = a->base, .len = a->size,
+                                               .loc = rt_alloc_loc(a, 0) };
+        }
+    }
+    *out = t;
+    *n = k;
     return 0;
 }
 
@@ -561,10 +606,10 @@ static void kernel_done(void *arg, int status, const char *msg,
 static void kernel_start(struct rt_op *op, sim_time_t at)
 {
     struct kernel_op *ko = (struct kernel_op *)op;
-    ko->l.start_at = at;
-    ko->l.done = kernel_done;
-    ko->l.done_arg = ko;
-    if (p2psim_kernel_launch(rt.p, &ko->l) < 0) {
+    ko->kl.l.start_at = at;
+    ko->kl.l.done = kernel_done;
+    ko->kl.l.done_arg = ko;
+    if (rt_machine->kernel(&ko->kl) < 0) {
         fprintf(stderr, "p2psim: kernel %s could not start\n", ko->name);
         rt_op_done(op, cudaErrorLaunchFailure);
     }
@@ -580,6 +625,11 @@ static struct ptx_module *module_ptx(struct cudart_module *m)
     size_t len = 0;
     if (ptx_fatbin_extract(m->fatbin, &text, &len, &m->ptx_err) == 0) {
         m->ptx = ptx_module_parse(text, len, &m->ptx_err);
+        if (m->ptx && rt_machine->module_load) {
+            m->text = text;     /* for the machine, at the first launch */
+            m->text_len = len;
+            text = NULL;
+        }
         free(text);
     }
     if (!m->ptx && !m->ptx_err.code) {
@@ -662,6 +712,39 @@ static cudaError_t module_vars(struct cudart_module *m,
     return cudaSuccess;
 }
 
+/*
+ * Hand k's module to a machine that parses PTX itself (a server's), once:
+ * its text, under a number of this process. The text was parsed and the
+ * kernel checked here first, so a refusal means another build.
+ */
+static cudaError_t module_load(struct CUkern_st *k)
+{
+    static uint64_t last_id;
+    struct cudart_module *m = k->module;
+    if (!rt_machine->module_load || m->wire_id) {
+        return cudaSuccess;
+    }
+    if (!m->text) {
+        kernel_warn(k, "its module's PTX text is gone");
+        return cudaErrorInvalidPtx;
+    }
+    uint64_t id = last_id + 1;
+    int rc = rt_machine->module_load(id, m->text, m->text_len);
+    if (rc < 0) {
+        kernel_warn(k, rc == -SIM_EINVAL
+                           ? "the p2psim server could not parse its "
+                             "module's PTX (a server of another build?)"
+                           : "the p2psim server did not take its module");
+        return rc == -SIM_EINVAL ? cudaErrorInvalidPtx
+                                 : cudaErrorLaunchFailure;
+    }
+    last_id = id;
+    m->wire_id = id;
+    free(m->text);
+    m->text = NULL;
+    return cudaSuccess;
+}
+
 /* Fill ko for PTX kernel k with the launch's arguments. */
 static cudaError_t prepare_ptx(struct kernel_op *ko, struct CUkern_st *k,
                                void **args)
@@ -682,10 +765,19 @@ static cudaError_t prepare_ptx(struct kernel_op *ko, struct CUkern_st *k,
         kernel_warn(k, err.msg);
         return cudaErrorInvalidPtx;
     }
+    cudaError_t e = module_load(k);
+    if (e) {
+        return e;
+    }
+    ko->kname = strdup(k->name);
+    if (!ko->kname) {
+        return cudaErrorMemoryAllocation;
+    }
+    ko->kl.name = ko->kname;
     const struct ptx_kernel_info *info = ptx_kernel_get_info(pk);
     if (info->uses_global_symbols) {
-        cudaError_t e = module_vars(k->module, mod, ko->l.gpu,
-                                    &ko->l.var_addrs, &ko->l.n_vars);
+        e = module_vars(k->module, mod, ko->kl.l.gpu,
+                                    &ko->kl.l.var_addrs, &ko->kl.l.n_vars);
         if (e) {
             kernel_warn(k, "no device memory for its module's variables");
             return e;
@@ -702,10 +794,11 @@ static cudaError_t prepare_ptx(struct kernel_op *ko, struct CUkern_st *k,
         const struct ptx_param_info *pi = &info->params[i];
         memcpy(ko->params + pi->offset_bytes, args[i], pi->size_bytes);
     }
-    ko->l.pk = pk;
-    ko->l.param_buf = ko->params;
-    ko->l.param_bytes = info->param_bytes;
-    ko->l.static_smem = info->shared_bytes;
+    ko->kl.l.pk = pk;
+    ko->kl.module = k->module->wire_id;
+    ko->kl.l.param_buf = ko->params;
+    ko->kl.l.param_bytes = info->param_bytes;
+    ko->kl.l.static_smem = info->shared_bytes;
     return cudaSuccess;
 }
 
@@ -733,8 +826,8 @@ static cudaError_t prepare_c(struct kernel_op *ko,
         ko->argv[i] = ko->params + off;
         off += sz;
     }
-    ko->l.ck = ck;
-    ko->l.args = ko->argv;
+    ko->kl.l.ck = ck;
+    ko->kl.l.args = ko->argv;
     return cudaSuccess;
 }
 
@@ -786,18 +879,17 @@ static cudaError_t launch(struct CUkern_st *k, const struct p2psim_ckernel *ck,
         }
     }
     *launched = true;
-    if (rt_machine != &rt_machine_local) {
-        static bool told;       /* C kernels: say it once */
-        if (k) {
-            kernel_warn(k, "kernels run only with the machine in this "
-                           "process: run with p2psim run --single-process "
-                           "(or P2PSIM_SERVER= set, empty)");
-        } else if (!told) {
+    if (ck && rt_machine->module_load) {
+        /* A C kernel is a function of this process; the machine is the
+         * server's, in another one. Said once per program. */
+        static bool told;
+        if (!told) {
             told = true;
-            fprintf(stderr, "p2psim: kernel %s not run: kernels run only "
-                    "with the machine in this process: run with p2psim "
-                    "run --single-process (or P2PSIM_SERVER= set, empty)\n",
-                    p2psim_ckernel_name(ck));
+            fprintf(stderr, "p2psim: kernel %s not run: C kernels "
+                    "(p2psim_kernel_register) run only with the machine in "
+                    "the program's process, and this one is a p2psim "
+                    "server's: run with p2psim run --single-process (or "
+                    "P2PSIM_SERVER= set, empty)\n", p2psim_ckernel_name(ck));
         }
         return cudaErrorNotSupported;
     }
@@ -809,23 +901,23 @@ static cudaError_t launch(struct CUkern_st *k, const struct p2psim_ckernel *ck,
     ko->op.release = kernel_op_release;
     snprintf(ko->name, sizeof(ko->name), "%s",
              k ? (k->name ? k->name : "(unnamed)") : p2psim_ckernel_name(ck));
-    ko->l.gpu = (unsigned)dev;
+    ko->kl.l.gpu = (unsigned)dev;
     e = k ? prepare_ptx(ko, k, args) : prepare_c(ko, ck, args);
     if (e) {
         rt_op_discard(&ko->op);
         return e;
     }
-    ko->l.gpu = (unsigned)dev;
-    ko->l.grid[0] = grid.x;
-    ko->l.grid[1] = grid.y;
-    ko->l.grid[2] = grid.z;
-    ko->l.block[0] = block.x;
-    ko->l.block[1] = block.y;
-    ko->l.block[2] = block.z;
-    ko->l.dyn_smem = (uint32_t)smem;
-    ko->l.blocks_per_sm = per_sm > 0 ? (unsigned)per_sm : 1;
-    ko->l.cooperative = cooperative;
-    ko->l.resolve = kernel_resolve;
+    ko->kl.l.gpu = (unsigned)dev;
+    ko->kl.l.grid[0] = grid.x;
+    ko->kl.l.grid[1] = grid.y;
+    ko->kl.l.grid[2] = grid.z;
+    ko->kl.l.block[0] = block.x;
+    ko->kl.l.block[1] = block.y;
+    ko->kl.l.block[2] = block.z;
+    ko->kl.l.dyn_smem = (uint32_t)smem;
+    ko->kl.l.blocks_per_sm = per_sm > 0 ? (unsigned)per_sm : 1;
+    ko->kl.l.cooperative = cooperative;
+    ko->kl.l.resolve = kernel_resolve;
     return rt_enqueue(s, &ko->op);
 }
 

@@ -1,7 +1,8 @@
 /*
  * api/cudart/machine.c - the machine underneath the runtime when it runs
  * in this process: rt_machine_ops served by libp2psim (rt.p), and the HBM
- * space of each GPU (first fit, api/hbm_space.c).
+ * space of each GPU (first fit, api/hbm_space.c). Kernels run on the
+ * kernel's own parsed PTX (or C function) with launch.c's resolver.
  */
 #include <config.h>
 
@@ -131,6 +132,12 @@ static void local_host_free(void *ptr, uint64_t len)
     munmap(ptr, len);
 }
 
+/* The grid runs here, on the kernel's own PTX or C function. */
+static int local_kernel(const struct rt_kernel_launch *kl)
+{
+    return p2psim_kernel_launch(rt.p, &kl->l);
+}
+
 const struct rt_machine_ops rt_machine_local = {
     .name = "local",
     .now = local_now,
@@ -146,4 +153,6 @@ const struct rt_machine_ops rt_machine_local = {
     .hbm_write = local_hbm_write,
     .host_alloc = local_host_alloc,
     .host_free = local_host_free,
+    .module_load = NULL,
+    .kernel = local_kernel,
 };

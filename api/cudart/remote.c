@@ -42,6 +42,15 @@
  * for another registration is refused (-SIM_ENOTSUP; memory.c answers
  * cudaErrorNotSupported).
  *
+ * Kernels. An nvcc kernel's module goes to the server once, as PTX text
+ * (module_load); a grid goes when its stream reaches it (kernel): the
+ * kernel's name, the parameter buffer, the module variables' addresses,
+ * and the memory the grid may touch as a table of ranges (launch.c's
+ * rt_kernel_ranges: allocations, pinned and managed host memory by their
+ * bus addresses, which the server reaches through the memfds above, so a
+ * kernel spinning on a host-mapped flag sees the program's store to it).
+ * The grid's end is a callback that carries the failure's message.
+ *
  * Not supported: CUDA calls in a child forked after the runtime started
  * (as with CUDA itself); such a child gets errors, never the parent's
  * server connection.
@@ -79,6 +88,7 @@ struct rm_pending {
     struct rm_pending *next;    /* hash chain */
     uint64_t id;
     p2psim_done_fn *done;       /* copy, fill */
+    p2psim_kernel_done_fn *kernel;
     rt_timer_fn *timer;
     void (*ipc)(void *arg, int status);
     void *arg;
@@ -92,6 +102,7 @@ struct rm_msg {
         struct wire_callback cb;
         struct wire_end end;
     } u;
+    char *text;                 /* a kernel callback's message, or NULL */
 };
 
 /* Host memory shared with the server. */
@@ -248,11 +259,25 @@ static int read_batch_msg(const struct wire_hdr *h)
 {
     size_t want = h->type == WIRE_CALLBACK ? sizeof(struct wire_callback)
                                            : sizeof(struct wire_end);
+    size_t extra = h->len > want ? h->len - want : 0;
     struct rm_msg *m = calloc(1, sizeof(*m));
-    if (!m || h->len != want || read_all(&m->u, want) < 0) {
+    if (m && extra) {
+        m->text = malloc(extra);
+    }
+    if (!m || (extra && !m->text) || h->len < want ||
+        (extra && (h->type != WIRE_CALLBACK || extra > WIRE_MSG_MAX)) ||
+        read_all(&m->u, want) < 0 ||
+        (extra && read_all(m->text, extra) < 0)) {
+        bool oom = !m || (extra && !m->text);
+        if (m) {
+            free(m->text);
+        }
         free(m);
-        lost(m ? "malformed batch" : "out of memory");
+        lost(oom ? "out of memory" : "malformed batch");
         return -1;
+    }
+    if (extra) {
+        m->text[extra - 1] = '\0';
     }
     m->type = h->type;
     if (rm.in_tail) {
@@ -325,8 +350,10 @@ static bool readable(int fd, int timeout_ms)
 
 /* ---- callbacks ------------------------------------------------------------------ */
 
-static uint64_t pending_add(p2psim_done_fn *done, rt_timer_fn *timer,
-                            void (*ipc)(void *, int), void *arg)
+/* A new callback id for one of done, kernel, timer, ipc; 0: no memory. */
+static uint64_t pending_new(p2psim_done_fn *done, p2psim_kernel_done_fn *kernel,
+                            rt_timer_fn *timer, void (*ipc)(void *, int),
+                            void *arg)
 {
     struct rm_pending *p = calloc(1, sizeof(*p));
     if (!p) {
@@ -334,6 +361,7 @@ static uint64_t pending_add(p2psim_done_fn *done, rt_timer_fn *timer,
     }
     p->id = ++rm.next_cb;
     p->done = done;
+    p->kernel = kernel;
     p->timer = timer;
     p->ipc = ipc;
     p->arg = arg;
@@ -341,6 +369,12 @@ static uint64_t pending_add(p2psim_done_fn *done, rt_timer_fn *timer,
     p->next = *b;
     *b = p;
     return p->id;
+}
+
+static uint64_t pending_add(p2psim_done_fn *done, rt_timer_fn *timer,
+                            void (*ipc)(void *, int), void *arg)
+{
+    return pending_new(done, NULL, timer, ipc, arg);
 }
 
 static struct rm_pending *pending_take(uint64_t id)
@@ -356,13 +390,15 @@ static struct rm_pending *pending_take(uint64_t id)
     return NULL;
 }
 
-static void run_callback(const struct wire_callback *cb)
+static void run_callback(const struct wire_callback *cb, const char *text)
 {
     struct rm_pending *p = pending_take(cb->cb);
     if (!p) {
         return;                 /* cancelled */
     }
-    if (p->done) {
+    if (p->kernel) {
+        p->kernel(p->arg, cb->status, text, cb->t_end);
+    } else if (p->done) {
         struct p2psim_copy_result r = {
             .status = cb->status,
             .staged = cb->staged != 0,
@@ -399,8 +435,9 @@ static bool process_inbox(bool *nothing)
                 *nothing = true;
             }
         } else {
-            run_callback(&m->u.cb);
+            run_callback(&m->u.cb, m->text);
         }
+        free(m->text);
         free(m);
     }
     return end;
@@ -532,15 +569,16 @@ static struct wire_loc wloc(const struct p2psim_loc *l)
                               .addr = l->addr };
 }
 
-/* Send a request that completes with callback id; forget it if refused. */
+/* Send a request (m, then data) that completes with callback id; forget
+ * the id if refused. */
 static int call_with_callback(uint32_t type, const void *m, size_t len,
-                              uint64_t id)
+                              const void *data, size_t data_len, uint64_t id)
 {
     if (!id) {
         return -SIM_ENOMEM;
     }
     struct wire_reply r;
-    int rc = call(type, m, len, NULL, 0, -1, &r, NULL, 0);
+    int rc = call(type, m, len, data, data_len, -1, &r, NULL, 0);
     if (rc < 0) {
         free(pending_take(id));
     }
@@ -560,7 +598,7 @@ static int remote_copy(const struct p2psim_loc *dst,
         .start_at = start_at,
         .cb = pending_add(done, NULL, NULL, arg),
     };
-    return call_with_callback(WIRE_COPY, &m, sizeof(m), m.cb);
+    return call_with_callback(WIRE_COPY, &m, sizeof(m), NULL, 0, m.cb);
 }
 
 static int remote_fill(unsigned gpu, uint64_t off, uint8_t value,
@@ -575,13 +613,13 @@ static int remote_fill(unsigned gpu, uint64_t off, uint8_t value,
         .start_at = start_at,
         .cb = pending_add(done, NULL, NULL, arg),
     };
-    return call_with_callback(WIRE_FILL, &m, sizeof(m), m.cb);
+    return call_with_callback(WIRE_FILL, &m, sizeof(m), NULL, 0, m.cb);
 }
 
 static int remote_timer(sim_time_t at, rt_timer_fn *fn, void *arg)
 {
     struct wire_timer m = { .at = at, .cb = pending_add(NULL, fn, NULL, arg) };
-    return call_with_callback(WIRE_TIMER, &m, sizeof(m), m.cb);
+    return call_with_callback(WIRE_TIMER, &m, sizeof(m), NULL, 0, m.cb);
 }
 
 /*
@@ -918,6 +956,96 @@ static int remote_host_unregister(uint64_t bus)
     return -SIM_ENOENT;
 }
 
+/* ---- kernels ------------------------------------------------------------------ */
+
+static int remote_module_load(uint64_t module, const char *ptx, size_t len)
+{
+    const size_t chunk = WIRE_MAX_PAYLOAD - sizeof(struct wire_module);
+    size_t done = 0;
+    do {
+        size_t n = len - done < chunk ? len - done : chunk;
+        struct wire_module m = { .id = module, .total = len, .offset = done };
+        struct wire_reply r;
+        int rc = call(WIRE_MODULE_LOAD, &m, sizeof(m), ptx + done, n, -1, &r,
+                      NULL, 0);
+        if (rc < 0) {
+            return rc;
+        }
+        done += n;
+    } while (done < len);
+    return 0;
+}
+
+static int remote_kernel(const struct rt_kernel_launch *kl)
+{
+    const struct p2psim_launch *l = &kl->l;
+    if (l->ck || !kl->module || !kl->name) {
+        return -SIM_ENOTSUP;    /* C kernels live in this process only */
+    }
+    struct rt_kernel_range *ranges;
+    unsigned n_ranges;
+    int rc = rt_kernel_ranges(l->gpu, &ranges, &n_ranges);
+    if (rc < 0) {
+        return rc;
+    }
+    size_t name_len = strlen(kl->name);
+    size_t len = wire_pad8(name_len) + wire_pad8(l->param_bytes) +
+                 (size_t)l->n_vars * sizeof(uint64_t) +
+                 (size_t)n_ranges * sizeof(struct wire_kernel_range);
+    if (len > WIRE_MAX_PAYLOAD - sizeof(struct wire_kernel)) {
+        fprintf(stderr, "p2psim: kernel %s: its launch (%u allocations "
+                "in reach) is larger than a message to the p2psim server "
+                "can be\n", kl->name, n_ranges);
+        free(ranges);
+        return -SIM_ERANGE;
+    }
+    unsigned char *buf = calloc(1, len ? len : 1);
+    if (!buf) {
+        free(ranges);
+        return -SIM_ENOMEM;
+    }
+    unsigned char *p = buf;
+    memcpy(p, kl->name, name_len);
+    p += wire_pad8(name_len);
+    if (l->param_bytes) {
+        memcpy(p, l->param_buf, l->param_bytes);
+    }
+    p += wire_pad8(l->param_bytes);
+    if (l->n_vars) {
+        memcpy(p, l->var_addrs, l->n_vars * sizeof(uint64_t));
+    }
+    p += l->n_vars * sizeof(uint64_t);
+    for (unsigned i = 0; i < n_ranges; i++) {
+        struct wire_kernel_range w = {
+            .va = ranges[i].va,
+            .len = ranges[i].len,
+            .loc = wloc(&ranges[i].loc),
+        };
+        memcpy(p, &w, sizeof(w));
+        p += sizeof(w);
+    }
+    free(ranges);
+    struct wire_kernel m = {
+        .module = kl->module,
+        .gpu = l->gpu,
+        .grid = { l->grid[0], l->grid[1], l->grid[2] },
+        .block = { l->block[0], l->block[1], l->block[2] },
+        .dyn_smem = l->dyn_smem,
+        .blocks_per_sm = l->blocks_per_sm,
+        .cooperative = l->cooperative,
+        .name_len = (uint32_t)name_len,
+        .param_bytes = l->param_bytes,
+        .n_vars = l->n_vars,
+        .n_ranges = n_ranges,
+        .start_at = l->start_at,
+        .cb = pending_new(NULL, l->done, NULL, NULL, l->done_arg),
+    };
+    rc = call_with_callback(WIRE_KERNEL_LAUNCH, &m, sizeof(m), buf, len,
+                            m.cb);
+    free(buf);
+    return rc;
+}
+
 const struct rt_machine_ops rt_machine_remote = {
     .name = "server",
     .now = remote_now,
@@ -933,6 +1061,8 @@ const struct rt_machine_ops rt_machine_remote = {
     .hbm_write = remote_hbm_write,
     .host_alloc = remote_host_alloc,
     .host_free = remote_host_free,
+    .module_load = remote_module_load,
+    .kernel = remote_kernel,
 };
 
 /* ---- for ipc.c and the report ----------------------------------------------------- */

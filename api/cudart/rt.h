@@ -33,6 +33,7 @@
 #include "api/include/cuda_runtime_api.h"
 #include "api/p2psim.h"
 #include "api/cudart/error.h"
+#include "api/kernel/kernel.h"
 #include "sim/time.h"
 
 struct rt_stream;
@@ -302,6 +303,33 @@ extern sim_time_t rt_costs[RT_COST_N];
  */
 typedef void rt_timer_fn(void *arg);
 
+/*
+ * A grid for the machine (launch.c fills it). In this process l is all
+ * there is (l.pk, l.resolve). Through a server the PTX kernel is named by
+ * module, the number module_load gave its module's text, and name; its
+ * addresses resolve through the ranges of rt_kernel_ranges, taken when
+ * the grid starts. C kernels (l.ck) run only in this process.
+ */
+struct rt_kernel_launch {
+    struct p2psim_launch l;
+    uint64_t module;            /* 0: none (a C kernel) */
+    const char *name;           /* the kernel's name in its PTX */
+};
+
+/* Memory a kernel may touch: [va, va + len) is at loc. */
+struct rt_kernel_range {
+    uint64_t va, len;
+    struct p2psim_loc loc;
+};
+
+/*
+ * rt_kernel_ranges - (launch.c) every allocation a kernel on GPU gpu may
+ * reach (what its resolver accepts), sorted by va: a malloc'd array in
+ * *out (NULL when none) of *n. 0, or -SIM_ENOMEM.
+ */
+int rt_kernel_ranges(unsigned gpu, struct rt_kernel_range **out,
+                     unsigned *n);
+
 struct rt_machine_ops {
     const char *name;           /* "local", "server" */
     sim_time_t (*now)(void);
@@ -339,6 +367,16 @@ struct rt_machine_ops {
      */
     void *(*host_alloc)(uint64_t len);
     void (*host_free)(void *ptr, uint64_t len);
+    /*
+     * Kernels. module_load (NULL where the machine parses nothing itself:
+     * in this process) hands over a module's PTX text once, under a number
+     * of the caller's; 0, or a negative SIM_E* code (-SIM_EINVAL: the
+     * machine could not parse it). kernel starts a grid as
+     * p2psim_kernel_launch does (its done callback included); 0, or a
+     * negative SIM_E* code (-SIM_ENOTSUP: a C kernel through a server).
+     */
+    int (*module_load)(uint64_t module, const char *ptx, size_t len);
+    int (*kernel)(const struct rt_kernel_launch *kl);
 };
 
 extern const struct rt_machine_ops *rt_machine;

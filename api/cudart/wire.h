@@ -41,6 +41,12 @@
  *     | <------------------- END (t)  |   client busy again
  *     | (runs cb 7, may send more)    |
  *     | IDLE ... or BUSY ...          |
+ *
+ * Kernels (nvcc's, in PTX) run in the server's machine too: a client
+ * loads each module's PTX once (WIRE_MODULE_LOAD) and launches a kernel
+ * of it by name (WIRE_KERNEL_LAUNCH) when its stream reaches the launch,
+ * with the parameter buffer and the ranges of memory the grid may touch;
+ * the grid's end comes back as a callback, like a copy's.
  */
 #ifndef P2PSIM_API_CUDART_WIRE_H
 #define P2PSIM_API_CUDART_WIRE_H
@@ -48,7 +54,7 @@
 #include <stdint.h>
 
 /* Bumped on any change to a layout below; HELLO refuses a mismatch. */
-#define WIRE_VERSION 1u
+#define WIRE_VERSION 2u
 
 /* Largest payload of one message; HBM reads and writes go in chunks. */
 #define WIRE_MAX_PAYLOAD (UINT32_C(1) << 20)
@@ -83,6 +89,10 @@ enum wire_type {
                                    v1 done, v2 status */
     WIRE_IPC_EVENT_WAIT,        /* (id, nonce, gen, cb) -> v1 done, v2
                                    status; not done: a callback later */
+    WIRE_MODULE_LOAD,           /* struct wire_module + a chunk of PTX;
+                                   the last chunk -> rc of the parse */
+    WIRE_KERNEL_LAUNCH,         /* struct wire_kernel + its arrays; the
+                                   grid's end: a callback with a text */
     WIRE_CLIENT_LAST,
 
     /* server -> client */
@@ -175,6 +185,57 @@ struct wire_ipc_event {
     uint32_t pad;
 };
 
+/*
+ * Kernels. A client sends each module's PTX text once (nvcc kernels only:
+ * C kernels are functions of the client's process and never reach the
+ * server), in chunks at increasing offsets; the chunk that completes
+ * `total` makes the server parse it (rc -SIM_EINVAL and v0 the PTX line
+ * when it cannot; the client has parsed and checked the same text
+ * before, so this only happens between different builds).
+ */
+struct wire_module {
+    uint64_t id;                /* the client's number for it, from 1 */
+    uint64_t total;             /* bytes of PTX text in all */
+    uint64_t offset;            /* of this chunk's first byte */
+};
+
+/*
+ * A launch: this struct, then the kernel's name (name_len bytes, no NUL),
+ * the parameter buffer (param_bytes), each padded with zeros to a
+ * multiple of 8 bytes, then n_vars program addresses of the module's
+ * variables (uint64_t) and n_ranges struct wire_kernel_range. The ranges
+ * are the memory the grid may touch, as the client's allocations stood
+ * when its stream reached the launch, sorted by va and disjoint; any
+ * other address is illegal. Completion: a WIRE_CALLBACK whose status is
+ * an enum p2psim_kernel_status, followed by the failure's message.
+ */
+struct wire_kernel {
+    uint64_t module;            /* wire_module.id */
+    uint32_t gpu;
+    uint32_t grid[3], block[3];
+    uint32_t dyn_smem;          /* bytes */
+    uint32_t blocks_per_sm;
+    uint32_t cooperative;       /* 0 or 1 */
+    uint32_t name_len, param_bytes, n_vars, n_ranges;
+    uint32_t pad;
+    uint64_t start_at;          /* ps */
+    uint64_t cb;
+};
+
+/* n rounded up to the 8-byte boundary the arrays of a launch start on. */
+static inline uint64_t wire_pad8(uint64_t n)
+{
+    return (n + 7) / 8 * 8;
+}
+
+struct wire_kernel_range {
+    uint64_t va, len;           /* program addresses */
+    struct wire_loc loc;        /* where va is */
+};
+
+/* Longest failure message a kernel's callback carries (with its NUL). */
+#define WIRE_MSG_MAX 1024u
+
 /* ---- server -> client ----------------------------------------------------------- */
 
 /* rc: 0 or a negative SIM_E* code; v: what the request says. */
@@ -184,10 +245,13 @@ struct wire_reply {
     uint64_t v[3];
 };
 
+/* A kernel's callback is followed by its failure message, NUL-terminated
+ * (at most WIRE_MSG_MAX bytes; none when it succeeded). */
 struct wire_callback {
     uint64_t cb;                /* the id the request named */
-    int32_t status;             /* p2psim_copy_result.status, or the
-                                   cudaError_t of an IPC event record */
+    int32_t status;             /* p2psim_copy_result.status, the
+                                   cudaError_t of an IPC event record, or
+                                   a kernel's p2psim_kernel_status */
     uint32_t staged;
     uint64_t t_start, t_end;    /* ps */
 };

@@ -169,63 +169,15 @@ END_TEST
 
 /* ---- a server and child processes ------------------------------------------- */
 
-struct server {
-    pid_t pid;
-    char dir[64];
-    char path[128];
-};
-
-static const char *p2psim_binary(void)
+/* A server for MACHINE (tests/cudart/server_test.c). */
+static void server_start(struct cudart_test_server *s)
 {
-    const char *p = getenv("P2PSIM");
-    return p && *p ? p : "./tools/p2psim";
+    cudart_test_server_start(s, MACHINE);
 }
 
-static bool can_connect(const char *path)
+static void server_stop(struct cudart_test_server *s)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-    if (fd >= 0) {
-        close(fd);
-    }
-    return ok;
-}
-
-/* A server for MACHINE on a fresh socket; ready when this returns. */
-static void server_start(struct server *s)
-{
-    cudart_test_machine(MACHINE);
-    snprintf(s->dir, sizeof(s->dir), "/tmp/p2psim-ipc-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(s->dir));
-    snprintf(s->path, sizeof(s->path), "%s/socket", s->dir);
-    const char *bin = p2psim_binary();
-    ck_assert_msg(access(bin, X_OK) == 0, "%s: %s (set P2PSIM to the p2psim "
-                  "binary)", bin, strerror(errno));
-    s->pid = fork();
-    ck_assert_int_ge(s->pid, 0);
-    if (s->pid == 0) {
-        execl(bin, bin, "server", "--quiet", "--socket", s->path,
-              "--topology", getenv("P2PSIM_TOPOLOGY"), (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 400 && !can_connect(s->path); i++) {
-        struct timespec ts = { 0, 5000000 };
-        nanosleep(&ts, NULL);
-    }
-    ck_assert_msg(can_connect(s->path), "the server did not start");
-    setenv("P2PSIM_SERVER", s->path, 1);
-}
-
-static void server_stop(struct server *s)
-{
-    int status;
-    kill(s->pid, SIGTERM);
-    waitpid(s->pid, &status, 0);
-    unlink(s->path);
-    rmdir(s->dir);
-    unsetenv("P2PSIM_SERVER");
+    cudart_test_server_stop(s);
 }
 
 /* A child process: fn(rfd, wfd, arg) with the pipes to and from us. */
@@ -446,7 +398,7 @@ static int importer(int rfd, int wfd, void *arg)
 
 START_TEST(test_ipc_two_processes_share_memory_and_event)
 {
-    struct server srv;
+    struct cudart_test_server srv;
     struct child ex, im;
     int link[2];
     server_start(&srv);
@@ -507,7 +459,7 @@ static int timed_copy(int rfd, int wfd, void *arg)
 /* Run timed_copy in one process per GPU of gpus[n] at once; times out. */
 static void copies_at_once(const int *gpus, int n, float *ms)
 {
-    struct server srv;
+    struct cudart_test_server srv;
     struct child c[2];
     char r;
     /* No process may count as blocked outside CUDA while the others wait
@@ -594,7 +546,7 @@ static int register_own_memory(int rfd, int wfd, void *arg)
 
 START_TEST(test_ipc_host_register_through_server)
 {
-    struct server srv;
+    struct cudart_test_server srv;
     struct child c;
     server_start(&srv);
     child_start(&c, register_own_memory, NULL);
@@ -616,7 +568,7 @@ static int other_machine(int rfd, int wfd, void *arg)
 
 START_TEST(test_ipc_server_refuses_another_machine)
 {
-    struct server srv;
+    struct cudart_test_server srv;
     struct child c;
     server_start(&srv);
     child_start(&c, other_machine, NULL);

@@ -23,6 +23,7 @@ Suite *make_cudart_launch_suite(void);
 Suite *make_cudart_kernels_suite(void);
 Suite *make_cudart_errors_suite(void);
 Suite *make_cudart_ipc_suite(void);
+Suite *make_cudart_server_kernels_suite(void);
 
 /*
  * cudart_test_machine - use topologies/<file> of the source tree (NULL:
@@ -39,6 +40,25 @@ static inline void cudart_test_machine(const char *file)
     snprintf(path, sizeof(path), "%s/topologies/%s", P2PSIM_SRCDIR, file);
     setenv("P2PSIM_TOPOLOGY", path, 1);
 }
+
+/*
+ * A p2psim server (server_test.c) for machine (as cudart_test_machine),
+ * on a fresh socket, ready when cudart_test_server_start returns; it sets
+ * P2PSIM_SERVER, so CUDA calls made after it (in this process, or in
+ * children forked before their first CUDA call) share its machine.
+ * cudart_test_server_stop ends it and unsets P2PSIM_SERVER.
+ */
+#include <sys/types.h>
+
+struct cudart_test_server {
+    pid_t pid;
+    char dir[64];
+    char path[128];
+};
+
+void cudart_test_server_start(struct cudart_test_server *s,
+                              const char *machine);
+void cudart_test_server_stop(struct cudart_test_server *s);
 
 /* ck_assert that a CUDA call returned e (prints both names otherwise). */
 #define ck_cuda(call, e)                                                      \

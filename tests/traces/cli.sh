@@ -31,6 +31,10 @@ check "one_copy builds" 0 "" \
     -I"$top/api/include" -o "$work/one_copy" "$top/tests/traces/one_copy.c" \
     -L"$shim" -lcudart -Wl,-rpath,"$shim"
 [ -x "$work/one_copy" ] || { finish traces-cli; exit 1; }
+# Paths from here on are used from $work: make the relative ones absolute
+# (a VPATH build, distcheck, gives top_srcdir as ..).
+top=$(cd "$top" && pwd -P)
+case $p2psim in /*) ;; *) p2psim=$(cd "$(dirname "$p2psim")" && pwd -P)/$(basename "$p2psim") ;; esac
 cd "$work" || exit 99
 
 run() { # run OPTIONS... -- PROGRAM ARGS
