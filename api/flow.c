@@ -7,8 +7,20 @@
  * (direct copies, staged copies as chained pushes and pulls through two
  * pinned chunk buffers, fills) and hands each to a GPU copy engine; only
  * the engine is replaced (p2psim__flow_submit for gpu_dma_submit). Each
- * engine runs its operations one at a time, in order, each after its
- * setup (ce-setup), as copy_engine.c does.
+ * engine runs its operations in order, pipelined as copy_engine.c does
+ * (its header, "Ordering"): the next operation's setup (ce-setup) starts
+ * once the current one has issued its last request; it starts moving
+ * data once no earlier operation drains, except pushes that leave by one
+ * port; operations end (their bytes land, done() runs) in order.
+ * When an operation has issued its last request, here:
+ *   - a push: when its stream ends (its tail is the last write's trip and
+ *     the flushing read's round trip);
+ *   - a pull whose reads may all be outstanding at once (tags x mrrs
+ *     bytes or less): when it starts moving data; a longer one when its
+ *     stream ends. Model: the TLP engine sends its last read about one
+ *     round trip before its last byte arrives; here the next setup starts
+ *     that round trip later for pulls longer than the tags cover;
+ *   - a local copy, or an operation refused at once: when it is done.
  *
  * The life of an operation:
  *
@@ -104,7 +116,8 @@
 #define FLOW_OVERHEAD_ROUNDS 3
 #define FLOW_OVERHEAD_MAX 0.5
 
-enum flow_phase { OP_QUEUED, OP_SETUP, OP_HEAD, OP_STREAM, OP_TAIL };
+enum flow_phase { OP_QUEUED, OP_SETUP, OP_WAIT, OP_HEAD, OP_STREAM, OP_TAIL,
+                  OP_DRAINED };
 
 struct flow_op {
     struct p2psim_flow *f;
@@ -120,6 +133,7 @@ struct flow_op {
     double rate;                /* bytes/s */
     sim_time_t end_ps;          /* when it will have streamed them all */
     bool frozen;                /* water-filling scratch */
+    bool issued;                /* its engine has moved on (file header) */
 };
 
 struct flow_res {
@@ -136,7 +150,8 @@ struct flow_res {
 };
 
 struct flow_ce {
-    struct flow_op *head, *tail;
+    struct flow_op *head, *tail;    /* every operation not yet done */
+    struct flow_op *cur;            /* set up or issuing; NULL: none */
 };
 
 struct p2psim_flow {
@@ -156,6 +171,7 @@ struct p2psim_flow {
 
 static void flow_due(struct sim *sim, struct sim_event *ev);
 static void op_event(struct sim *sim, struct sim_event *ev);
+static void op_issued(struct flow_op *o);
 
 /* ---- resources ----------------------------------------------------------- */
 
@@ -493,6 +509,7 @@ static void flow_due(struct sim *sim, struct sim_event *ev)
         o->left = 0;
         o->op->t_last = now;
         op_schedule(o, OP_TAIL, o->plan.tail_ps);
+        op_issued(o);
     }
     f->n_act = kept;
     flow_replan(f);
@@ -651,56 +668,125 @@ static void op_setup(struct flow_op *o)
 {
     struct gpu_params gp;
     gpu_get_params(o->g, &gp);
+    op_engine(o)->cur = o;
     op_schedule(o, OP_SETUP, gp.ce_setup_ps);
 }
 
-/* The head operation of its engine is done: the next one starts its
- * setup, then done() runs (it may submit more). */
+/* o has issued its last request: its engine sets the next one up. */
+static void op_issued(struct flow_op *o)
+{
+    struct flow_ce *ce = op_engine(o);
+    if (o->issued) {
+        return;
+    }
+    o->issued = true;
+    if (ce->cur == o) {
+        ce->cur = NULL;
+        if (o->next) {
+            op_setup(o->next);
+        }
+    }
+}
+
+/* Whether o leaves by one port only (copy_engine.c, ce_may_begin). */
+static bool op_one_way(const struct flow_op *o)
+{
+    struct sim_port *ports[2];
+    unsigned weights[2];
+    return gpu_route_ports(o->g, o->op->remote_addr, ports, weights, 2) == 1;
+}
+
+/* Whether o may start moving data: what drains before it allows it. */
+static bool op_may_begin(const struct flow_op *o)
+{
+    for (const struct flow_op *e = op_engine((struct flow_op *)o)->head;
+         e && e != o; e = e->next) {
+        if (e->phase != OP_DRAINED &&
+            (e->op->dir != GPU_DMA_PUSH || !op_one_way(e))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* o is set up: it starts moving data once what came before allows. */
+static void op_begin(struct flow_op *o)
+{
+    if (!op_may_begin(o)) {
+        o->phase = OP_WAIT;
+        return;
+    }
+    struct gpu_params gp;
+    gpu_get_params(o->g, &gp);
+    if (o->op->dir == GPU_DMA_LOCAL) {
+        o->op->t_first = sim_now(o->f->sim);
+    }
+    if (!o->plan.fluid) {
+        op_schedule(o, OP_TAIL, o->plan.head_ps + o->plan.tail_ps);
+        op_issued(o);
+        return;
+    }
+    op_schedule(o, OP_HEAD, o->plan.head_ps);
+    uint32_t mrrs = o->op->mrrs ? o->op->mrrs : gp.mrrs;
+    if (o->op->dir == GPU_DMA_PULL &&
+        o->op->len_bytes <= (uint64_t)gp.tags_per_ce * mrrs) {
+        op_issued(o);
+    }
+}
+
+/* The operations at the head of o's engine that have drained are done, in
+ * order: their bytes land, then done() runs (it may submit more). */
+static void op_complete(struct flow_ce *ce)
+{
+    while (ce->head && ce->head->phase == OP_DRAINED) {
+        struct flow_op *o = ce->head;
+        struct p2psim_flow *f = o->f;
+        struct gpu_dma *op = o->op;
+        if (o->plan.move && op_move(f, o) < 0 && o->plan.status == 0) {
+            o->plan.status = -SIM_EIO;
+        }
+        ce->head = o->next;
+        if (!ce->head) {
+            ce->tail = NULL;
+        }
+        op->status = o->plan.status;
+        op->t_done = sim_now(f->sim);
+        op->tlps = o->plan.tlps;
+        f->n_ops--;
+        if (sim_trace_wanted(f->sim, SIM_TP_CE_OP)) {
+            struct sim_trace_record r = {
+                .point = SIM_TP_CE_OP, .component = o->g->name,
+                .a = op->ce, .msg = "flow", .data = op,
+            };
+            sim_trace_emit(f->sim, &r);
+        }
+        free(o);
+        if (op->done) {
+            op->done(op);
+        }
+    }
+}
+
+/* o's last completion is in: it has drained. */
 static void op_finish(struct flow_op *o)
 {
-    struct p2psim_flow *f = o->f;
-    struct gpu_dma *op = o->op;
-    if (o->plan.move && op_move(f, o) < 0 && o->plan.status == 0) {
-        o->plan.status = -SIM_EIO;
-    }
     struct flow_ce *ce = op_engine(o);
-    ce->head = o->next;
-    if (!ce->head) {
-        ce->tail = NULL;
-    } else {
-        op_setup(ce->head);
+    op_issued(o);
+    o->phase = OP_DRAINED;
+    if (ce->cur && ce->cur->phase == OP_WAIT && op_may_begin(ce->cur)) {
+        op_begin(ce->cur);
     }
-    op->status = o->plan.status;
-    op->t_done = sim_now(f->sim);
-    op->tlps = o->plan.tlps;
-    f->n_ops--;
-    if (sim_trace_wanted(f->sim, SIM_TP_CE_OP)) {
-        struct sim_trace_record r = {
-            .point = SIM_TP_CE_OP, .component = o->g->name,
-            .a = op->ce, .msg = "flow", .data = op,
-        };
-        sim_trace_emit(f->sim, &r);
-    }
-    free(o);
-    if (op->done) {
-        op->done(op);
-    }
+    op_complete(ce);
 }
 
 static void op_event(struct sim *sim, struct sim_event *ev)
 {
     struct flow_op *o = SIM_CONTAINER_OF(ev, struct flow_op, ev);
+    (void)sim;
     switch (o->phase) {
     case OP_SETUP:
         flow__plan(o->f, o->g, o->op, &o->plan);
-        if (o->op->dir == GPU_DMA_LOCAL) {
-            o->op->t_first = sim_now(sim);
-        }
-        if (!o->plan.fluid) {
-            op_schedule(o, OP_TAIL, o->plan.head_ps + o->plan.tail_ps);
-        } else {
-            op_schedule(o, OP_HEAD, o->plan.head_ps);
-        }
+        op_begin(o);
         break;
     case OP_HEAD:
         op_start_stream(o->f, o);
@@ -769,11 +855,13 @@ int p2psim__flow_submit(struct p2psim_flow *f, unsigned gpu,
     f->n_ops++;
     if (ce->tail) {
         ce->tail->next = o;
-        ce->tail = o;
-        return 0;
+    } else {
+        ce->head = o;
     }
-    ce->head = ce->tail = o;
-    op_setup(o);
+    ce->tail = o;
+    if (!ce->cur) {
+        op_setup(o);
+    }
     return 0;
 }
 

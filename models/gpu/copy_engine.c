@@ -3,9 +3,43 @@
  * between local HBM and a bus address (a peer's BAR1, host memory) with
  * posted writes (PUSH) or reads (PULL), or within HBM (LOCAL).
  *
- * Each engine runs a FIFO of struct gpu_dma operations, one at a time:
+ * Each engine runs a FIFO of struct gpu_dma operations, pipelined:
  *
- *   submit -> [queue] -> setup (ce-setup) -> issue ... -> done() (an event)
+ *   submit -> [queue] -> setup (ce-setup) -> issue -> drain -> done()
+ *
+ * One operation at a time is set up and issues (cur). Once it has issued
+ * its last request (a PUSH its last write and its flushing read, a PULL
+ * its last read) it drains, waiting for its completions, and the next
+ * operation's setup starts: the engine overlaps one operation's fixed
+ * cost with the round trip that ends the one before, as real copy
+ * engines do with back-to-back copies (16-byte P2P copies queued behind a
+ * spin kernel take 0.44 us each on RTX PRO 6000s, less than one flushing
+ * read's round trip there; data/calibration/8x-rtxpro6000-*). done() is
+ * called in submission order, from an event, once an operation and every
+ * one before it on the engine have drained.
+ *
+ * Ordering. CUDA runs a stream's operations in order: a later copy must
+ * not read bytes an earlier one has not written yet, nor see its own
+ * writes overtaken by the earlier one's. The engine keeps that so:
+ *   - an operation issues its first request (LOCAL: starts its copy) only
+ *     when no earlier operation of the engine still drains, except PUSH
+ *     operations whose writes all left by one port (PCIe, or one NVLink
+ *     port or bonded group):
+ *     posted writes stay in order on a path and a read request may not
+ *     pass them (PCIe r6.0 §2.4.1, relaxed ordering off), so nothing the
+ *     engine sends later overtakes them, and a PUSH writes no local HBM
+ *     that a later operation could read;
+ *   - so anything after a draining PULL waits (its data land with its
+ *     completions, and the later operation may read those bytes), as does
+ *     anything after a PUSH spread over several NVLink ports (its writes
+ *     may arrive out of order across them);
+ *   - LOCAL copies move their bytes in one event at their end: they never
+ *     drain, and the next operation's setup starts when they are done.
+ * Setup always overlaps the drain: it reads no data. What stays
+ * unordered, as on hardware: a third party polling the destinations may
+ * see a later operation's bytes before an earlier one's has landed
+ * elsewhere (CUDA promises order to the stream's own operations and to
+ * whoever synchronizes with them, which done() keeps).
  *
  * PUSH cuts [local_addr, +len) into MWr TLPs of at most mps bytes that never
  * cross a 4 KiB boundary of the destination (PCIe r6.0 §2.2.7), payload read
@@ -34,9 +68,10 @@
  * issues nothing more for that operation, waits for its outstanding reads,
  * and finishes it early.
  *
- * Model: an engine's next operation starts its setup only when the current
- * one is done (no overlap of setup with the tail of the previous operation,
- * no pipelining of several operations per engine).
+ * Model: the setup is one fixed cost per operation (ce-setup), whatever
+ * its kind and size; it overlaps only the drain of the operation before,
+ * not its data streaming (data/hgx-h200-x2/ce_pipeline_probe.txt: queued
+ * copies take a fixed time plus their size over the rate, no less).
  * Model: engines issue as fast as the port accepts: a TLP is cut only when
  * the GPU's egress queue is empty, engines take turns (round-robin), and
  * the link's refusals (-SIM_EAGAIN) pace them. There is no issue-rate limit
@@ -66,6 +101,7 @@
 #define CE_LOCAL_CHUNK_BYTES (UINT64_C(1) << 20)
 
 static void ce_event(struct sim *sim, struct sim_event *ev);
+static void ce_done_event(struct sim *sim, struct sim_event *ev);
 
 int ce__init(struct gpu *g)
 {
@@ -79,6 +115,7 @@ int ce__init(struct gpu *g)
         ce->index = i;
         ce->phase = CE_IDLE;
         sim_event_init(&ce->ev, ce_event);
+        sim_event_init(&ce->done_ev, ce_done_event);
     }
     /* A stack whose top is tag 0. */
     for (unsigned i = 0; i < GPU_TAGS_MAX; i++) {
@@ -95,6 +132,7 @@ void ce__fini(struct gpu *g)
     }
     for (unsigned i = 0; i < g->n_ce; i++) {
         sim_event_cancel(g->c->sim, &g->ce[i].ev);
+        sim_event_cancel(g->c->sim, &g->ce[i].done_ev);
     }
     free(g->ce);
     g->ce = NULL;
@@ -214,7 +252,7 @@ static void ce_tag_release(struct gpu *g, uint16_t tag)
 static bool ce_issue(struct ce *ce)
 {
     struct gpu *g = ce->g;
-    struct gpu_dma *op = ce->head;
+    struct gpu_dma *op = ce->cur;
     if (ce->phase != CE_ISSUE || ce->queued) {
         return false;
     }
@@ -230,11 +268,11 @@ static bool ce_issue(struct ce *ce)
     if (op->dir == GPU_DMA_PUSH) {
         if (op->issued_bytes < op->len_bytes) {
             t = ce_new_write(g, op);
-        } else if (!op->no_flush && !ce->flush_sent && g->n_free_tag) {
+        } else if (!op->no_flush && !op->flush_sent && g->n_free_tag) {
             t = ce_new_read(ce, op, true);
-            ce->flush_sent = true;
+            op->flush_sent = true;
         }
-    } else if (!ce->stop && op->issued_bytes < op->len_bytes &&
+    } else if (op->status == 0 && op->issued_bytes < op->len_bytes &&
                op->outstanding < g->tags_per_ce && g->n_free_tag) {
         t = ce_new_read(ce, op, false);
     }
@@ -265,70 +303,120 @@ bool ce__produce(struct gpu *g)
     return false;
 }
 
-/* ---- finishing operations ------------------------------------------------ */
+/* ---- the operations' lifecycle ------------------------------------------ */
 
-static void ce_start(struct ce *ce)
+static void ce_begin(struct ce *ce);
+
+static void ce_start(struct ce *ce, struct gpu_dma *op)
 {
+    ce->cur = op;
     ce->phase = CE_SETUP;
-    ce->t_start = sim_now(ce->g->c->sim);
     sim_event_schedule(ce->g->c->sim, &ce->ev, ce->g->ce_setup_ps);
 }
 
-/* The head operation is over: done() runs from ev, never from a caller. */
-static void ce_finish(struct ce *ce)
+/* cur has issued all it will: it drains; the next operation sets up. */
+static void ce_advance(struct ce *ce)
 {
-    ce->phase = CE_DONE;
-    sim_event_schedule(ce->g->c->sim, &ce->ev, 0);
+    struct gpu_dma *op = ce->cur;
+    ce->cur = NULL;
+    ce->phase = CE_IDLE;
+    if (op->next) {
+        ce_start(ce, op->next);
+    }
 }
 
-static void ce_check_done(struct ce *ce)
+/* op has drained: done() for it and what drained before it, in order. */
+static void ce_drained(struct ce *ce, struct gpu_dma *op)
 {
-    struct gpu_dma *op = ce->head;
-    if (ce->phase != CE_ISSUE || ce->queued || op->outstanding) {
-        return;
+    op->drained = true;
+    if (ce->head == op && !sim_event_is_pending(&ce->done_ev)) {
+        sim_event_schedule(ce->g->c->sim, &ce->done_ev, 0);
     }
-    bool all = op->issued_bytes == op->len_bytes;
-    if (op->dir == GPU_DMA_PUSH) {
-        if (!all || (!op->no_flush && !ce->flush_sent)) {
-            return;             /* more writes, or the flush, to send */
+    if (ce->phase == CE_WAIT) {
+        ce_begin(ce);           /* cur may have waited for op's data */
+    }
+}
+
+/*
+ * Whether cur may start moving data: no earlier operation drains, or only
+ * PUSH operations whose writes all leave by one port (file header,
+ * "Ordering"; api/flow.c decides the same).
+ */
+static bool ce_may_begin(const struct ce *ce)
+{
+    for (const struct gpu_dma *op = ce->head; op && op != ce->cur;
+         op = op->next) {
+        struct sim_port *ports[2];
+        unsigned weights[2];
+        if (!op->drained &&
+            (op->dir != GPU_DMA_PUSH ||
+             gpu_route_ports(ce->g->c, op->remote_addr, ports, weights,
+                             2) != 1)) {
+            return false;
         }
-    } else if (!all && !ce->stop) {
-        return;
     }
-    ce_finish(ce);
+    return true;
 }
 
-static void ce_complete(struct ce *ce)
+/* Has op issued every request it will? */
+static bool ce_all_issued(const struct gpu_dma *op)
 {
-    struct sim *sim = ce->g->c->sim;
-    struct gpu_dma *op = ce->head;
+    if (op->status < 0) {
+        return true;            /* an error: it issues no more */
+    }
+    if (op->issued_bytes < op->len_bytes) {
+        return false;
+    }
+    return op->dir != GPU_DMA_PUSH || op->no_flush || op->flush_sent;
+}
+
+/*
+ * cur drains once it has issued all it will (its last TLP left the
+ * egress queue); an operation has drained once every request it issued
+ * has come back.
+ */
+static void ce_check_done(struct ce *ce, struct gpu_dma *op)
+{
+    if (op->drained || !ce_all_issued(op)) {
+        return;
+    }
+    if (ce->cur == op) {
+        if (ce->phase != CE_ISSUE || ce->queued) {
+            return;
+        }
+        ce_advance(ce);
+    }
+    if (op->outstanding == 0) {
+        ce_drained(ce, op);
+    }
+}
+
+/* The head operations that have drained are done, in order. */
+static void ce_done_event(struct sim *sim, struct sim_event *ev)
+{
+    struct ce *ce = SIM_CONTAINER_OF(ev, struct ce, done_ev);
     sim_time_t now = sim_now(sim);
-    ce->head = op->next;
-    if (!ce->head) {
-        ce->tail = NULL;
-    }
-    op->next = NULL;
-    op->t_done = now;
-    ce->ops_done++;
-    ce->bytes_done += op->len_bytes;
-    ce->busy_ps += now - ce->t_start;
-    ce->queued = false;
-    ce->flush_sent = false;
-    ce->stop = false;
-    if (ce->head) {
-        ce_start(ce);
-    } else {
-        ce->phase = CE_IDLE;
-    }
-    if (sim_trace_wanted(sim, SIM_TP_CE_OP)) {
-        struct sim_trace_record r = {
-            .point = SIM_TP_CE_OP, .component = ce->g->c->name,
-            .a = ce->index, .msg = "tlp", .data = op,
-        };
-        sim_trace_emit(sim, &r);
-    }
-    if (op->done) {
-        op->done(op);           /* may resubmit or free op: last use */
+    while (ce->head && ce->head->drained) {
+        struct gpu_dma *op = ce->head;
+        ce->head = op->next;
+        if (!ce->head) {
+            ce->tail = NULL;
+            ce->busy_ps += now - ce->t_start;
+        }
+        op->next = NULL;
+        op->t_done = now;
+        ce->ops_done++;
+        ce->bytes_done += op->len_bytes;
+        if (sim_trace_wanted(sim, SIM_TP_CE_OP)) {
+            struct sim_trace_record r = {
+                .point = SIM_TP_CE_OP, .component = ce->g->c->name,
+                .a = ce->index, .msg = "tlp", .data = op,
+            };
+            sim_trace_emit(sim, &r);
+        }
+        if (op->done) {
+            op->done(op);       /* may resubmit or free op: last use */
+        }
     }
 }
 
@@ -360,32 +448,43 @@ static void ce_local_copy(struct gpu *g, uint64_t dst, uint64_t src,
     free(buf);
 }
 
+/* cur is set up: it starts moving data once what came before allows. */
+static void ce_begin(struct ce *ce)
+{
+    struct gpu *g = ce->g;
+    struct sim *sim = g->c->sim;
+    struct gpu_dma *op = ce->cur;
+    if (!ce_may_begin(ce)) {
+        ce->phase = CE_WAIT;    /* ce_drained calls again */
+        return;
+    }
+    if (op->dir == GPU_DMA_LOCAL) {
+        /* Read and write both cross the one HBM serialiser. */
+        op->t_first = sim_now(sim);
+        ce->phase = CE_LOCAL;
+        sim_event_schedule_at(sim, &ce->ev,
+                              gpu__hbm_reserve(g, 2 * op->len_bytes) +
+                                  g->hbm_latency_ps);
+    } else {
+        ce->phase = CE_ISSUE;
+        gpu__egress_pump(g);
+    }
+}
+
 static void ce_event(struct sim *sim, struct sim_event *ev)
 {
     struct ce *ce = SIM_CONTAINER_OF(ev, struct ce, ev);
     struct gpu *g = ce->g;
-    struct gpu_dma *op = ce->head;
+    struct gpu_dma *op = ce->cur;
     switch (ce->phase) {
     case CE_SETUP:
-        if (op->dir == GPU_DMA_LOCAL) {
-            /* Read and write both cross the one HBM serialiser. */
-            op->t_first = sim_now(sim);
-            ce->phase = CE_LOCAL;
-            sim_event_schedule_at(sim, &ce->ev,
-                                  gpu__hbm_reserve(g, 2 * op->len_bytes) +
-                                      g->hbm_latency_ps);
-        } else {
-            ce->phase = CE_ISSUE;
-            gpu__egress_pump(g);
-        }
+        ce_begin(ce);
         break;
     case CE_LOCAL:
         ce_local_copy(g, op->remote_addr, op->local_addr, op->len_bytes);
         op->t_last = sim_now(sim);
-        ce_complete(ce);
-        break;
-    case CE_DONE:
-        ce_complete(ce);
+        ce_advance(ce);
+        ce_drained(ce, op);
         break;
     default:
         sim_bug("gpu %s: copy engine %u event in phase %d", g->c->name,
@@ -407,15 +506,15 @@ void ce__sent(struct gpu *g, struct gpu_dma *op, enum tlp_kind kind)
         op->issued_bytes == op->len_bytes) {
         op->t_last = now;       /* the last data TLP left */
     }
-    ce_check_done(ce);
+    ce_check_done(ce, op);
 }
 
 static void ce_error(struct gpu *g, struct ce *ce, struct gpu_dma *op,
                      const struct tlp *t, const char *why)
 {
     g->cnt.error_completions++;
-    op->status = -SIM_EIO;
-    ce->stop = true;
+    (void)ce;
+    op->status = -SIM_EIO;      /* it issues no more (ce_issue) */
     gpu__trace(g, t, t->tag, t->cpl_status, why);
 }
 
@@ -492,7 +591,7 @@ void ce__receive_completion(struct gpu *g, struct tlp *t)
         ce_tag_release(g, t->tag);
     }
     tlp_free(t);
-    ce_check_done(ce);
+    ce_check_done(ce, op);
     gpu__egress_pump(g);
 }
 
@@ -541,15 +640,18 @@ int gpu_dma_submit(struct sim_component *c, struct gpu_dma *op)
     op->issued_bytes = 0;
     op->completed_bytes = 0;
     op->outstanding = 0;
+    op->flush_sent = false;
+    op->drained = false;
     struct ce *ce = &g->ce[op->ce];
     if (ce->tail) {
         ce->tail->next = op;
     } else {
         ce->head = op;
+        ce->t_start = op->t_submit;
     }
     ce->tail = op;
-    if (ce->phase == CE_IDLE) {
-        ce_start(ce);
+    if (!ce->cur) {
+        ce_start(ce, op);
     }
     return 0;
 }

@@ -158,6 +158,8 @@ struct gpu_dma {
     uint64_t issued_bytes;
     uint64_t completed_bytes;
     uint32_t outstanding;
+    bool flush_sent;            /* PUSH: the flushing read is out */
+    bool drained;               /* every request issued and answered */
 };
 
 /*

@@ -77,28 +77,35 @@ bool bar1__translate(const struct bar1 *b, uint64_t off, uint64_t *hbm_addr,
 /* ---- copy engines (copy_engine.c) ---------------------------------------- */
 
 enum ce_phase {
-    CE_IDLE,                    /* no operation queued */
-    CE_SETUP,                   /* paying ce-setup for the head operation */
-    CE_ISSUE,                   /* PUSH/PULL: issuing and awaiting TLPs */
-    CE_LOCAL,                   /* LOCAL: the HBM copy is in progress */
-    CE_DONE,                    /* finished; done() runs from ev at once */
+    CE_IDLE,                    /* no operation being set up or issued */
+    CE_SETUP,                   /* paying ce-setup for cur */
+    CE_WAIT,                    /* cur set up, waiting for an earlier
+                                   operation's data (copy_engine.c) */
+    CE_ISSUE,                   /* PUSH/PULL: cur issuing its requests */
+    CE_LOCAL,                   /* LOCAL: cur's HBM copy is in progress */
 };
 
+/*
+ * A copy engine. Its FIFO holds every operation submitted and not yet
+ * done, in order: those before cur have issued all their requests and
+ * wait for their last completions (they drain); cur is being set up or
+ * issues; those after it wait.
+ */
 struct ce {
     struct gpu *g;
     unsigned index;             /* 0 .. n_ce - 1 */
-    struct gpu_dma *head;       /* FIFO of operations; head is active */
+    struct gpu_dma *head;       /* FIFO of operations not yet done */
     struct gpu_dma *tail;
-    enum ce_phase phase;
-    struct sim_event ev;        /* end of setup, of a LOCAL copy, done */
+    struct gpu_dma *cur;        /* set up or issuing; NULL: none */
+    enum ce_phase phase;        /* of cur */
+    struct sim_event ev;        /* end of cur's setup, of a LOCAL copy */
+    struct sim_event done_ev;   /* done() of drained operations, in order */
     bool queued;                /* one of its TLPs waits in the egress queue */
-    bool flush_sent;            /* PUSH: the flushing read is out */
-    bool stop;                  /* an error completion: issue no more */
     /* statistics */
     uint64_t ops_done;
     uint64_t bytes_done;        /* len_bytes of finished operations */
-    sim_time_t busy_ps;         /* t_done - start of setup, summed */
-    sim_time_t t_start;         /* start of the head operation's setup */
+    sim_time_t busy_ps;         /* time its FIFO was not empty */
+    sim_time_t t_start;         /* when the FIFO last became non-empty */
 };
 
 /*

@@ -977,9 +977,88 @@ START_TEST(test_gpu_engine_runs_its_queue_in_order)
         check_timestamps(&op[i]);
         ck_assert_int_eq(op[i].status, 0);
     }
-    /* One op at a time; each pays ce-setup after the previous is done. */
-    ck_assert_uint_eq(op[1].t_first, op[0].t_done + SIM_US(1));
-    ck_assert_uint_eq(op[2].t_first, op[1].t_done + SIM_US(1));
+    /* Done in order. Op 1's setup (1 us) starts once op 0's last request,
+     * its flushing read, has left: after its last write, before its read
+     * came back. Op 2 follows a pull: it sends nothing before the pull's
+     * data have landed. */
+    ck_assert_uint_le(op[0].t_done, op[1].t_done);
+    ck_assert_uint_le(op[1].t_done, op[2].t_done);
+    ck_assert_uint_ge(op[1].t_first, op[0].t_last + SIM_US(1));
+    ck_assert_uint_lt(op[1].t_first, op[0].t_done + SIM_US(1));
+    ck_assert_uint_ge(op[2].t_first, op[1].t_last);
+    pair_fini(&p);
+}
+END_TEST
+
+/*
+ * Back-to-back small pushes on one engine over a slow wire: each one's
+ * setup overlaps the flushing read of the one before, so they complete
+ * one setup (plus two TLPs' issue) apart, not a setup plus a round trip
+ * apart; and the last one's bytes are what the destination holds.
+ */
+START_TEST(test_gpu_engine_pipelines_back_to_back_pushes)
+{
+    enum { N = 8 };
+    struct pair p;
+    pair_init(&p, NULL, NULL, SIM_US(1), 0);     /* round trip >= 2 us */
+    uint64_t bus;
+    ck_assert_int_eq(gpu_bar1_map(p.g[1], 0, MIB, &bus), 0);
+    struct done_log d = { 0 };
+    struct gpu_dma op[N];
+    for (int i = 0; i < N; i++) {
+        uint8_t b[16];
+        memset(b, 0x10 + i, sizeof(b));
+        ck_assert_int_eq(mem_sparse_write(gpu_hbm(p.g[0]), 4096u * i, b,
+                                          sizeof(b)), 0);
+        op[i] = (struct gpu_dma){
+            .dir = GPU_DMA_PUSH, .ce = 0, .local_addr = 4096u * i,
+            .remote_addr = bus, .len_bytes = 16, .done = on_done, .user = &d,
+        };
+        ck_assert_int_eq(gpu_dma_submit(p.g[0], &op[i]), 0);
+    }
+    sim_run(p.sim);
+    ck_assert_int_eq(d.calls, N);
+    for (int i = 1; i < N; i++) {
+        check_timestamps(&op[i]);
+        sim_time_t period = op[i].t_done - op[i - 1].t_done;
+        ck_assert_uint_ge(period, SIM_US(1));
+        ck_assert_uint_lt(period, SIM_US(1) + SIM_US(2));
+    }
+    uint8_t got[16];
+    ck_assert_int_eq(mem_sparse_read(gpu_hbm(p.g[1]), 0, got, 16), 0);
+    ck_assert_uint_eq(got[0], 0x10 + N - 1);
+    ck_assert_uint_eq(got[15], 0x10 + N - 1);
+    pair_fini(&p);
+}
+END_TEST
+
+/*
+ * A push of bytes that the pull before it on the same engine brings in
+ * waits for that pull's data: the pushed copy is the pulled one, not what
+ * the memory held before.
+ */
+START_TEST(test_gpu_engine_push_after_pull_sees_its_data)
+{
+    const uint64_t len = 64 * KIB;
+    struct pair p;
+    pair_init(&p, NULL, NULL, SIM_NS(500), 0);
+    uint64_t bus;
+    ck_assert_int_eq(gpu_bar1_map(p.g[1], 0, 2 * MIB, &bus), 0);
+    fill_pattern(p.g[1], 0, len);
+    struct done_log d = { 0 };
+    struct gpu_dma op[2] = {
+        { .dir = GPU_DMA_PULL, .ce = 0, .local_addr = 0, .remote_addr = bus,
+          .len_bytes = len, .done = on_done, .user = &d },
+        { .dir = GPU_DMA_PUSH, .ce = 0, .local_addr = 0,
+          .remote_addr = bus + MIB, .len_bytes = len, .done = on_done,
+          .user = &d },
+    };
+    ck_assert_int_eq(gpu_dma_submit(p.g[0], &op[0]), 0);
+    ck_assert_int_eq(gpu_dma_submit(p.g[0], &op[1]), 0);
+    sim_run(p.sim);
+    ck_assert_int_eq(d.calls, 2);
+    ck_assert_uint_ge(op[1].t_first, op[0].t_last);
+    ck_assert_uint_eq(check_pattern(p.g[1], MIB, len), len);
     pair_fini(&p);
 }
 END_TEST
@@ -1180,6 +1259,8 @@ Suite *make_gpu_suite(void)
     tcase_add_test(tc, test_gpu_read_of_unmapped_bar1_fails_with_eio);
     tcase_add_test(tc, test_gpu_local_copy_overlapping_and_timed);
     tcase_add_test(tc, test_gpu_engine_runs_its_queue_in_order);
+    tcase_add_test(tc, test_gpu_engine_pipelines_back_to_back_pushes);
+    tcase_add_test(tc, test_gpu_engine_push_after_pull_sees_its_data);
     tcase_add_test(tc, test_gpu_submit_validates);
     tcase_add_test(tc, test_gpu_copies_survive_back_pressure);
     suite_add_tcase(s, tc);
