@@ -117,7 +117,8 @@ static const char *const gpu_catalog_keys[] = {
     "memory", "memory-bandwidth", "bar1", "pcie", "nvlink", "copy-engines",
     "sms", "sm-clock", "memory-clock", "memory-bus-width", "l2-cache",
     "atomics", "p2p", "mps", "mrrs", "tags", "ce-setup", "hbm-latency", "rcb",
-    "bar1-page", "sources", NULL,
+    "bar1-page", "sm-outstanding", "sm-wc-lines", "sm-wc-timeout",
+    "launch-latency", "sources", NULL,
 };
 
 /* An id: letters, digits, '-', '_'; not empty; no dots (ports use them). */

@@ -522,6 +522,7 @@ struct kernel_op {
     struct rt_kernel_launch kl;
     char name[128];             /* for messages */
     char *kname;                /* PTX: the whole name (owned) */
+    sim_time_t doorbell;        /* host time the launch call ends, ps */
     uint8_t *params;            /* PTX: parameter buffer; C: argument copies */
     void **argv;                /* C: pointers into params */
 };
@@ -606,7 +607,10 @@ static void kernel_done(void *arg, int status, const char *msg,
 static void kernel_start(struct rt_op *op, sim_time_t at)
 {
     struct kernel_op *ko = (struct kernel_op *)op;
-    ko->kl.l.start_at = at;
+    /* The GPU sees the launch once the host has written it: at the end of
+     * the launch call (RT_COST_LAUNCH), not at its start, when the runtime
+     * enqueued it. */
+    ko->kl.l.start_at = at > ko->doorbell ? at : ko->doorbell;
     ko->kl.l.done = kernel_done;
     ko->kl.l.done_arg = ko;
     if (rt_machine->kernel(&ko->kl) < 0) {
@@ -918,6 +922,7 @@ static cudaError_t launch(struct CUkern_st *k, const struct p2psim_ckernel *ck,
     ko->kl.l.blocks_per_sm = per_sm > 0 ? (unsigned)per_sm : 1;
     ko->kl.l.cooperative = cooperative;
     ko->kl.l.resolve = kernel_resolve;
+    ko->doorbell = sim_time_add(rt_self()->clock, rt_costs[RT_COST_LAUNCH]);
     return rt_enqueue(s, &ko->op);
 }
 

@@ -149,10 +149,33 @@ static int peer_bus_addr(struct kx_grid *gr, unsigned peer, uint64_t hbm,
                          uint64_t len, uint64_t *bus)
 {
     struct p2psim *p = gr->p;
-    struct p2p_verdict v;
-    if (p2psim_p2p(p, gr->l.gpu, peer, &v) == 0 &&
-        v.transport == TRANSPORT_NVLINK) {
-        *bus = gpu_nvlink_base(fab_gpu(p->m->fab, peer)) + hbm;
+    /* The verdict is a function of the machine: asked once per grid and
+     * peer (a path computation per lane and access dominated the wall
+     * time of peer kernels). */
+    if (peer < KX_MAX_PEERS && !gr->peer_known[peer]) {
+        struct p2p_verdict v;
+        gr->peer_known[peer] = true;
+        gr->peer_nvl[peer] = p2psim_p2p(p, gr->l.gpu, peer, &v) == 0 &&
+                             v.transport == TRANSPORT_NVLINK;
+        gr->peer_nvl_base[peer] =
+            gr->peer_nvl[peer] ? gpu_nvlink_base(fab_gpu(p->m->fab, peer))
+                               : 0;
+    }
+    bool nvl;
+    uint64_t nvl_base = 0;
+    if (peer < KX_MAX_PEERS) {
+        nvl = gr->peer_nvl[peer];
+        nvl_base = gr->peer_nvl_base[peer];
+    } else {
+        struct p2p_verdict v;
+        nvl = p2psim_p2p(p, gr->l.gpu, peer, &v) == 0 &&
+              v.transport == TRANSPORT_NVLINK;
+        if (nvl) {
+            nvl_base = gpu_nvlink_base(fab_gpu(p->m->fab, peer));
+        }
+    }
+    if (nvl) {
+        *bus = nvl_base + hbm;
         return 0;
     }
     const struct exec_peer_map *m = peer_map_find(p, peer, hbm, len);
@@ -1022,9 +1045,14 @@ int p2psim_kernel_launch(struct p2psim *p, const struct p2psim_launch *l)
         grid_free(gr);
         return rc;
     }
+    /* The GPU's front end takes launch-latency from the doorbell (the
+     * runtime's start_at) to the first block on an SM (sm.h). */
+    struct gpu_sm_params prm;
+    gpu_sm_get_params(gr->gpu, &prm);
     sim_event_init(&gr->start_ev, grid_start);
     sim_time_t now = sim_now(gr->sim);
     sim_event_schedule_at(gr->sim, &gr->start_ev,
-                          l->start_at > now ? l->start_at : now);
+                          sim_time_add(l->start_at > now ? l->start_at : now,
+                                       prm.launch_ps));
     return 0;
 }

@@ -14,6 +14,8 @@
 #include "sim/event.h"
 
 #define KX_WARP 32u
+/* Peers whose P2P verdict a grid remembers (more are asked each time). */
+#define KX_MAX_PEERS 64u
 
 struct kx_grid;
 struct kx_block;
@@ -86,6 +88,9 @@ struct kx_grid {
     int status;
     char msg[PTX_ERROR_MSG_BYTES];
     struct kx_block *blocks;
+    /* peer GPU -> NVLink or not, asked once per grid (exec.c) */
+    bool peer_known[KX_MAX_PEERS], peer_nvl[KX_MAX_PEERS];
+    uint64_t peer_nvl_base[KX_MAX_PEERS];
     struct sim_event start_ev;
     sim_time_t t_start;
 };

@@ -60,10 +60,11 @@ struct ptx_warp {
     char errbuf[PTX_ERROR_MSG_BYTES];
 };
 
+/* for each lane l set in mask: a counted loop with a test, which runs
+ * faster than a find-first-set chain when (as usual) every lane is set */
 #define LANES(mask, l)                                                      \
-    for (uint32_t m_ = (mask), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)),  \
-                                         1);                                \
-         m_ &= m_ - 1)
+    for (uint32_t m_ = (mask), l = 0; l < PTX_WARP_SIZE; l++)               \
+        if ((m_ >> l) & 1u)
 
 #define R(w, reg, l) ((w)->r[(size_t)(reg) * PTX_WARP_SIZE + (l)])
 
@@ -650,7 +651,13 @@ static void exec_alu(struct ptx_warp *w, const struct ptx_insn *in,
     case OP_COPYSIGN:
         if (flt) {
             if (t == PT_F32 && op <= OP_MUL) {
-                FBIN32(op == OP_ADD ? x + y : op == OP_SUB ? x - y : x * y);
+                if (op == OP_ADD) {
+                    FBIN32(x + y);
+                } else if (op == OP_SUB) {
+                    FBIN32(x - y);
+                } else {
+                    FBIN32(x * y);
+                }
             } else {
                 LANES(exec, l) {
                     put(w, d, l, flt_bin(op, t, val(w, a, l), val(w, b, l)));
@@ -692,13 +699,33 @@ static void exec_alu(struct ptx_warp *w, const struct ptx_insn *in,
         }
         break;
     case OP_SHL:
-    case OP_SHR:
-        LANES(exec, l) {
-            uint64_t x = int_bin(op, t, 0, ext(val(w, a, l), t),
-                                 val(w, b, l) & 0xffffffffu);
-            put(w, d, l, ext(x, t));
+    case OP_SHR: {
+        /* int_bin's shifts with the operation and type hoisted */
+        unsigned sh = ext_sh[t], bits = width_bits(t);
+        bool s = ext_signed[t];
+        src_of(w, b, &sb);
+        if (op == OP_SHL) {
+            LANES(exec, l) {
+                uint64_t x = extk(sa.p[l & sa.m], sh, s);
+                uint64_t y = sb.p[l & sb.m] & 0xffffffffu;
+                dp[l] = extk(y >= bits ? 0 : x << y, sh, s);
+            }
+        } else if (s) {
+            LANES(exec, l) {
+                uint64_t x = extk(sa.p[l & sa.m], sh, s);
+                uint64_t y = sb.p[l & sb.m] & 0xffffffffu;
+                dp[l] = extk((uint64_t)((int64_t)x >> (y >= bits ? 63 : y)),
+                             sh, s);
+            }
+        } else {
+            LANES(exec, l) {
+                uint64_t x = extk(sa.p[l & sa.m], sh, s);
+                uint64_t y = sb.p[l & sb.m] & 0xffffffffu;
+                dp[l] = extk(y >= bits ? 0 : x >> y, sh, s);
+            }
         }
         break;
+    }
     case OP_MAD:
     case OP_FMA:
         if (t == PT_F32) {
@@ -923,6 +950,29 @@ static void exec_setp(struct ptx_warp *w, const struct ptx_insn *in,
         }
 #undef SETP
     }
+    if (t == PT_F32 && !in->boolop && q->kind != OPD_REG &&
+        (in->cmp == PC_EQ || (in->cmp >= PC_LT && in->cmp <= PC_GE))) {
+        /* ordered f32 comparisons: C's <, <=, >, >=, == are already false
+         * with a NaN operand, as PTX's ordered ones are */
+        struct lane_src sa, sb;
+        src_of(w, &in->o[2], &sa);
+        src_of(w, &in->o[3], &sb);
+        uint64_t *dp = dst_of(w, p);
+#define SETPF(expr)                                                         \
+    LANES(exec, l) {                                                        \
+        float x = f32(sa.p[l & sa.m]), y = f32(sb.p[l & sb.m]);             \
+        dp[l] = (expr);                                                     \
+    }                                                                       \
+    return
+        switch (in->cmp) {
+        case PC_EQ: SETPF(x == y);
+        case PC_LT: SETPF(x < y);
+        case PC_LE: SETPF(x <= y);
+        case PC_GT: SETPF(x > y);
+        default: SETPF(x >= y);
+        }
+#undef SETPF
+    }
     LANES(exec, l) {
         uint64_t a = val(w, &in->o[2], l), b = val(w, &in->o[3], l);
         if (!flt) {
@@ -1117,6 +1167,30 @@ static uint64_t lane_addr(const struct ptx_warp *w, const struct ptx_opd *o,
     return a;
 }
 
+/* eb (1, 2, 4 or 8) little-endian bytes at p, with fixed-size copies the
+ * compiler turns into one move (a variable-size memcpy is a call). */
+static inline uint64_t get_bytes(const uint8_t *p, unsigned eb)
+{
+    switch (eb) {
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+    case 8: { uint64_t v; memcpy(&v, p, 8); return v; }
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case 1: return *p;
+    default: { uint64_t v = 0; memcpy(&v, p, eb < 8 ? eb : 8); return v; }
+    }
+}
+
+static inline void put_bytes(uint8_t *p, uint64_t v, unsigned eb)
+{
+    switch (eb) {
+    case 4: { uint32_t u = (uint32_t)v; memcpy(p, &u, 4); return; }
+    case 8: memcpy(p, &v, 8); return;
+    case 2: { uint16_t u = (uint16_t)v; memcpy(p, &u, 2); return; }
+    case 1: *p = (uint8_t)v; return;
+    default: memcpy(p, &v, eb < 8 ? eb : 8); return;
+    }
+}
+
 /* Loaded bytes into the destination register(s) of lane l. */
 static void bytes_to_regs(struct ptx_warp *w, const struct ptx_insn *in,
                           const struct ptx_opd *d, unsigned l,
@@ -1124,9 +1198,7 @@ static void bytes_to_regs(struct ptx_warp *w, const struct ptx_insn *in,
 {
     unsigned eb = ptx_type_bytes((enum ptx_type)in->type);
     for (unsigned i = 0; i < in->vec; i++) {
-        uint64_t v = 0;
-        memcpy(&v, src + i * eb, eb);
-        v = ext(v, in->type);
+        uint64_t v = ext(get_bytes(src + i * eb, eb), in->type);
         if (d->kind == OPD_VEC) {
             if (d->vregs[i] != PTX_NOREG) {
                 R(w, d->vregs[i], l) = v;
@@ -1146,7 +1218,7 @@ static void regs_to_bytes(const struct ptx_warp *w, const struct ptx_insn *in,
                                                ? 0
                                                : R(w, s->vregs[i], l))
                                         : val(w, s, l);
-        memcpy(dst + i * eb, &v, eb);
+        put_bytes(dst + i * eb, v, eb);
     }
 }
 
@@ -1493,39 +1565,40 @@ int ptx_warp_resume(struct ptx_warp *w, const struct ptx_mem_req *req)
 /* Lifecycle                                                               */
 /* ---------------------------------------------------------------------- */
 
+/* The special registers of every lane (the register file is zeroed). */
 static void init_sregs(struct ptx_warp *w)
 {
     const struct ptx_warp_ctx *c = &w->ctx;
+    bool env = false;
+    for (unsigned i = 0; i < 32; i++) {
+        env |= c->envreg[i] != 0;
+    }
     for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
-        uint64_t v[SR_COUNT] = {0};
-        v[SR_TID_X] = c->tid[l].x;
-        v[SR_TID_Y] = c->tid[l].y;
-        v[SR_TID_Z] = c->tid[l].z;
-        v[SR_NTID_X] = c->ntid.x;
-        v[SR_NTID_Y] = c->ntid.y;
-        v[SR_NTID_Z] = c->ntid.z;
-        v[SR_CTAID_X] = c->ctaid.x;
-        v[SR_CTAID_Y] = c->ctaid.y;
-        v[SR_CTAID_Z] = c->ctaid.z;
-        v[SR_NCTAID_X] = c->nctaid.x;
-        v[SR_NCTAID_Y] = c->nctaid.y;
-        v[SR_NCTAID_Z] = c->nctaid.z;
-        v[SR_LANEID] = l;
-        v[SR_WARPID] = c->warpid;
-        v[SR_NWARPID] = c->nwarpid;
-        v[SR_SMID] = c->smid;
-        v[SR_NSMID] = c->nsmid;
-        v[SR_GRIDID] = c->gridid;
-        v[SR_LANEMASK_EQ] = 1u << l;
-        v[SR_LANEMASK_LT] = (1u << l) - 1;
-        v[SR_LANEMASK_LE] = (uint32_t)((2ull << l) - 1);
-        v[SR_LANEMASK_GT] = (uint32_t)~((2ull << l) - 1);
-        v[SR_LANEMASK_GE] = (uint32_t)~((1u << l) - 1);
-        for (unsigned i = 0; i < 32; i++) {
-            v[SR_ENVREG0 + i] = c->envreg[i];
-        }
-        for (unsigned s = 0; s < SR_COUNT; s++) {
-            R(w, s, l) = v[s];
+        R(w, SR_TID_X, l) = c->tid[l].x;
+        R(w, SR_TID_Y, l) = c->tid[l].y;
+        R(w, SR_TID_Z, l) = c->tid[l].z;
+        R(w, SR_NTID_X, l) = c->ntid.x;
+        R(w, SR_NTID_Y, l) = c->ntid.y;
+        R(w, SR_NTID_Z, l) = c->ntid.z;
+        R(w, SR_CTAID_X, l) = c->ctaid.x;
+        R(w, SR_CTAID_Y, l) = c->ctaid.y;
+        R(w, SR_CTAID_Z, l) = c->ctaid.z;
+        R(w, SR_NCTAID_X, l) = c->nctaid.x;
+        R(w, SR_NCTAID_Y, l) = c->nctaid.y;
+        R(w, SR_NCTAID_Z, l) = c->nctaid.z;
+        R(w, SR_LANEID, l) = l;
+        R(w, SR_WARPID, l) = c->warpid;
+        R(w, SR_NWARPID, l) = c->nwarpid;
+        R(w, SR_SMID, l) = c->smid;
+        R(w, SR_NSMID, l) = c->nsmid;
+        R(w, SR_GRIDID, l) = c->gridid;
+        R(w, SR_LANEMASK_EQ, l) = 1u << l;
+        R(w, SR_LANEMASK_LT, l) = (1u << l) - 1;
+        R(w, SR_LANEMASK_LE, l) = (uint32_t)((2ull << l) - 1);
+        R(w, SR_LANEMASK_GT, l) = (uint32_t)~((2ull << l) - 1);
+        R(w, SR_LANEMASK_GE, l) = (uint32_t)~((1u << l) - 1);
+        for (unsigned i = 0; env && i < 32; i++) {
+            R(w, SR_ENVREG0 + i, l) = c->envreg[i];
         }
     }
 }

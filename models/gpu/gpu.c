@@ -582,6 +582,10 @@ static void gpu_receive(struct sim_component *c, struct sim_port *in,
         break;
     case TLP_CPL:
     case TLP_CPLD:
+        if (t->tag >= GPU_TAGS_MAX) {
+            sm__receive_completion(g, t);  /* pumps the egress itself */
+            return;
+        }
         ce__receive_completion(g, t);  /* pumps the egress itself */
         return;
     default:
@@ -778,6 +782,9 @@ static int gpu_configure(struct sim_component *c, const struct sim_props *p,
     }
     if (rc == 0) {
         rc = gpu_info_configure(&g->info, c->name, p, err);
+    }
+    if (rc == 0) {
+        rc = sm__configure(g, p, err);
     }
     if (rc < 0) {
         return rc;

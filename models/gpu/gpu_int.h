@@ -23,7 +23,9 @@
 #include "sim/tlp.h"
 
 struct sim_component;
+struct sim_error;
 struct sim_port;
+struct sim_props;
 
 /* The 10-bit Tag field: 1024 outstanding non-posted requests per
  * requester (PCIe r6.0 §2.2.6.2, 10-Bit Tag Requester). */
@@ -229,6 +231,13 @@ struct gpu {
 
 /* Free the SMs' state (gpu_destroy). */
 void sm__fini(struct gpu *g);
+/* Read the SM properties (sm-outstanding, sm-wc-lines, sm-wc-timeout,
+ * launch-latency; sm.h), after the catalog's sms and sm-clock. */
+int sm__configure(struct gpu *g, const struct sim_props *p,
+                  struct sim_error *err);
+/* A completion whose tag is GPU_TAGS_MAX or more (an SM request sent over
+ * NVLink); consumes t. */
+void sm__receive_completion(struct gpu *g, struct tlp *t);
 
 struct gpu *gpu__from(const struct sim_component *c);
 /*

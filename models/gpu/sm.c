@@ -49,6 +49,7 @@
 #include "sim/error.h"
 #include "sim/event.h"
 #include "sim/port.h"
+#include "sim/props.h"
 #include "sim/sim.h"
 #include "sim/tlp.h"
 
@@ -59,6 +60,11 @@
 #define SM_DEF_OUTSTANDING 64u
 #define SM_DEF_WC_LINES 16u
 #define SM_DEF_WC_TIMEOUT SIM_NS(500)
+#define SM_DEF_LAUNCH SIM_NS(3000)
+#define SM_MAX_OUTSTANDING 1024u
+#define SM_MAX_WC_LINES 1024u
+/* SM tags over NVLink follow the GPU's PCIe tags in the 16-bit field. */
+#define SM_MAX_NVL_TAGS (65536u - GPU_TAGS_MAX)
 #define SM_MAX_TARGETS 32u      /* destinations one FLUSH reads back */
 /* Destinations are told apart at this granularity of bus address: a BAR1
  * or a host range is far larger, so one read per region covers a path. */
@@ -107,6 +113,11 @@ struct sm_state {
     struct sm_out *head, *tail; /* the FIFO */
     unsigned in_flight;         /* sm_out handed to the GPU, not answered */
     struct sim_event retry_ev;  /* the GPU had no free tag */
+    /* Requests over NVLink: tags GPU_TAGS_MAX + i for i < n_nvl_tag
+     * (n_sm x outstanding, so one is always free), see sm_pump. */
+    struct sm_out **nvl_tag;    /* i -> the request, NULL: free */
+    uint16_t *nvl_free;         /* stack of free i */
+    unsigned n_nvl_tag, n_nvl_free;
     struct gpu_sm_counters cnt;
 };
 
@@ -120,10 +131,25 @@ static void sm_fill_defaults(struct gpu *g, struct gpu_sm_params *p)
     p->outstanding = SM_DEF_OUTSTANDING;
     p->wc_lines = SM_DEF_WC_LINES;
     p->wc_timeout_ps = SM_DEF_WC_TIMEOUT;
+    p->launch_ps = SM_DEF_LAUNCH;
+}
+
+static bool sm_params_are_valid(const struct gpu_sm_params *p)
+{
+    return p->n_sm > 0 && p->n_sm <= 1024 && p->clock_hz > 0 &&
+           p->clock_hz <= SIM_PS_PER_S && p->outstanding > 0 &&
+           p->outstanding <= SM_MAX_OUTSTANDING && p->wc_lines > 0 &&
+           p->wc_lines <= SM_MAX_WC_LINES &&
+           (uint64_t)p->n_sm * p->outstanding <= SM_MAX_NVL_TAGS;
 }
 
 static void sm_free_units(struct sm_state *st)
 {
+    free(st->nvl_tag);
+    free(st->nvl_free);
+    st->nvl_tag = NULL;
+    st->nvl_free = NULL;
+    st->n_nvl_tag = st->n_nvl_free = 0;
     if (!st->u) {
         return;
     }
@@ -138,9 +164,19 @@ static void sm_free_units(struct sm_state *st)
 static int sm_alloc_units(struct sm_state *st)
 {
     st->u = calloc(st->prm.n_sm, sizeof(*st->u));
-    if (!st->u) {
+    st->n_nvl_tag = st->prm.n_sm * st->prm.outstanding;
+    st->nvl_tag = calloc(st->n_nvl_tag, sizeof(*st->nvl_tag));
+    st->nvl_free = calloc(st->n_nvl_tag, sizeof(*st->nvl_free));
+    if (!st->u || !st->nvl_tag || !st->nvl_free) {
+        free(st->u);
+        st->u = NULL;
+        sm_free_units(st);
         return -SIM_ENOMEM;
     }
+    for (unsigned i = 0; i < st->n_nvl_tag; i++) {
+        st->nvl_free[i] = (uint16_t)(st->n_nvl_tag - 1 - i);
+    }
+    st->n_nvl_free = st->n_nvl_tag;
     for (unsigned i = 0; i < st->prm.n_sm; i++) {
         st->u[i].st = st;
         sim_event_init(&st->u[i].wc_ev, sm_wc_timeout);
@@ -153,8 +189,8 @@ static int sm_alloc_units(struct sm_state *st)
     return 0;
 }
 
-/* The SM state, created on first use. */
-static struct sm_state *sm_get(struct gpu *g)
+/* The SM state without its units (parameters only). */
+static struct sm_state *sm_state_get(struct gpu *g)
 {
     if (g->sm) {
         return g->sm;
@@ -166,12 +202,58 @@ static struct sm_state *sm_get(struct gpu *g)
     st->g = g;
     sim_event_init(&st->retry_ev, sm_retry);
     sm_fill_defaults(g, &st->prm);
-    if (sm_alloc_units(st) < 0) {
-        free(st);
-        return NULL;
-    }
     g->sm = st;
     return st;
+}
+
+/* The SM state with its units, created on first use (a machine that runs
+ * no kernel allocates no SM state beyond its parameters). */
+static struct sm_state *sm_get(struct gpu *g)
+{
+    struct sm_state *st = sm_state_get(g);
+    if (st && !st->u && sm_alloc_units(st) < 0) {
+        return NULL;
+    }
+    return st;
+}
+
+int sm__configure(struct gpu *g, const struct sim_props *p,
+                  struct sim_error *err)
+{
+    struct sm_state *st = sm_state_get(g);
+    if (!st) {
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    }
+    struct gpu_sm_params prm = st->prm;
+    uint64_t v = prm.outstanding;
+    int rc = sim_props_get_u64(p, "sm-outstanding", &v, 1,
+                               SM_MAX_OUTSTANDING, 0, err);
+    prm.outstanding = (unsigned)v;
+    v = prm.wc_lines;
+    if (rc == 0) {
+        rc = sim_props_get_u64(p, "sm-wc-lines", &v, 1, SM_MAX_WC_LINES, 0,
+                               err);
+    }
+    prm.wc_lines = (unsigned)v;
+    if (rc == 0) {
+        rc = sim_props_get_time(p, "sm-wc-timeout", &prm.wc_timeout_ps, 0,
+                                err);
+    }
+    if (rc == 0) {
+        rc = sim_props_get_time(p, "launch-latency", &prm.launch_ps, 0, err);
+    }
+    if (rc < 0) {
+        return rc;
+    }
+    if ((uint64_t)prm.n_sm * prm.outstanding > SM_MAX_NVL_TAGS) {
+        return sim_props_error(p, "sm-outstanding", SIM_EINVAL, err,
+                               "%s: sm-outstanding: %u SMs x %u requests is "
+                               "more than the %u the SMs can tag; lower it",
+                               p->owner, prm.n_sm, prm.outstanding,
+                               SM_MAX_NVL_TAGS);
+    }
+    st->prm = prm;
+    return 0;
 }
 
 void sm__fini(struct gpu *g)
@@ -368,15 +450,43 @@ static void sm_byte_enables(struct tlp *t)
 }
 
 static void sm_cpl(void *ctx, struct tlp *cpl);
+static void sm_send_nvlink(struct sm_state *st, struct tlp *t,
+                           struct sm_out *o);
 
 /* How long to wait before asking again when the GPU had no free tag (its
  * copy engines hold them all; their completions do not tell us). */
 #define SM_TAG_RETRY_PS SIM_NS(10)
 
 /*
- * Hand the FIFO to the GPU (gpu_request_send: it picks the port, PCIe or
- * NVLink, and the tag) in order, while the head may go: a non-posted head
- * waits for its SM's outstanding limit and for a free tag.
+ * A non-posted request to an NVLink address: tracked by the SM, not by
+ * the GPU's PCIe Tag space. The 10-bit Tag (1024 reads per requester,
+ * PCIe r6.0 §2.2.6.2) bounds what leaves by PCIe; NVLink requests are
+ * matched by the SMs' own miss tracking, so the limit over NVLink is each
+ * SM's outstanding (sm-outstanding), 132 x 64 on an H200, not 1024 for the
+ * GPU (which held a 132-SM pull over NV18 to 1024 x 128 B per round trip,
+ * 133 GB/s against 346 measured, data/hgx-h200-x2/). The tag carried is
+ * GPU_TAGS_MAX + the slot, so the completion finds its way back
+ * (sm__receive_completion).
+ */
+static void sm_send_nvlink(struct sm_state *st, struct tlp *t,
+                           struct sm_out *o)
+{
+    struct gpu *g = st->g;
+    SIM_ASSERT(st->n_nvl_free > 0, "gpu %s: SM NVLink tags exhausted",
+               g->c->name);
+    unsigned i = st->nvl_free[--st->n_nvl_free];
+    st->nvl_tag[i] = o;
+    t->requester_id = g->id;
+    t->tag = (uint16_t)(GPU_TAGS_MAX + i);
+    gpu__egress_push_req(g, t, NULL, NULL);
+    gpu__egress_pump(g);
+}
+
+/*
+ * Hand the FIFO to the GPU in order, while the head may go: a non-posted
+ * head waits for its SM's outstanding limit, and one that leaves by PCIe
+ * for a free tag of the GPU (gpu_request_send: it picks the port and the
+ * tag); one over NVLink takes an SM tag (sm_send_nvlink).
  */
 static void sm_pump(struct sm_state *st)
 {
@@ -409,6 +519,10 @@ static void sm_pump(struct sm_state *st)
         st->in_flight++;
         if (np) {
             u->outstanding++;
+        }
+        if (np && gpu__out_for(g, o->addr) != 0) {
+            sm_send_nvlink(st, t, o);
+            continue;
         }
         int rc = gpu_request_send(g->c, t, sm_cpl, o);
         if (rc == -SIM_EBUSY) {
@@ -868,6 +982,34 @@ static void sm_cpl(void *ctx, struct tlp *cpl)
     sm_pump(st);
 }
 
+/* A completion carrying an SM tag (sm_send_nvlink); consumes t. */
+void sm__receive_completion(struct gpu *g, struct tlp *t)
+{
+    struct sm_state *st = g->sm;
+    unsigned i = (unsigned)t->tag - GPU_TAGS_MAX;
+    struct sm_out *o = st && t->tag >= GPU_TAGS_MAX && i < st->n_nvl_tag
+                           ? st->nvl_tag[i] : NULL;
+    if (!o || t->requester_id != g->id) {
+        g->unexpected_cpl++;
+        gpu__trace(g, t, t->tag, t->requester_id,
+                   "completion matches no outstanding SM request: dropped");
+        tlp_free(t);
+        return;
+    }
+    /* The slot is free once the read is whole or failed (as the GPU's
+     * tags, copy_engine.c); a CAS returns one operand of the two sent. */
+    uint32_t want = o->kind == TLP_CAS ? o->len / 2 : o->len;
+    uint32_t n = tlp_payload_bytes(t);
+    if (t->cpl_status != TLP_CPL_SC || t->kind == TLP_CPL ||
+        (o->kind == TLP_MRD ? o->got + n >= want : true)) {
+        st->nvl_tag[i] = NULL;
+        st->nvl_free[st->n_nvl_free++] = (uint16_t)i;
+    }
+    sm_cpl(o, t);
+    tlp_free(t);
+    gpu__egress_pump(g);
+}
+
 /* ---- parameters and counters --------------------------------------------- */
 
 void gpu_sm_get_params(struct sim_component *c, struct gpu_sm_params *out)
@@ -890,9 +1032,7 @@ unsigned gpu_sm_count(struct sim_component *c)
 int gpu_sm_set_params(struct sim_component *c, const struct gpu_sm_params *p)
 {
     struct gpu *g = gpu__from(c);
-    if (!p || p->n_sm == 0 || p->n_sm > 1024 || p->clock_hz == 0 ||
-        p->clock_hz > SIM_PS_PER_S || p->outstanding == 0 ||
-        p->wc_lines == 0) {
+    if (!p || !sm_params_are_valid(p)) {
         return -SIM_EINVAL;
     }
     struct sm_state *st = sm_get(g);

@@ -98,14 +98,20 @@ struct gpu_sm_req {
 };
 
 /*
- * Parameters. The SM count and clock come from the GPU's catalog entry
- * (sms, sm-clock); the others have defaults (sm.c) that
- * gpu_sm_set_params changes (tests, sweeps).
- *   n_sm         SMs (catalog; 132 when the entry has none)
- *   clock_hz     LSU issue clock (catalog; 1.98 GHz when none)
+ * Parameters, from the GPU's properties (its catalog entry, then the
+ * machine file's defaults.gpu and set:), with defaults (sm.c) where none
+ * is given; gpu_sm_set_params changes them (tests, sweeps).
+ *   n_sm         SMs (sms; 132 when none)
+ *   clock_hz     LSU issue clock (sm-clock; 1.98 GHz when none)
  *   outstanding  remote non-posted requests one SM keeps in flight
- *   wc_lines     write-combining lines per SM
+ *                (sm-outstanding, 1..1024; default 64)
+ *   wc_lines     write-combining lines per SM (sm-wc-lines, 1..1024;
+ *                default 16)
  *   wc_timeout   how long a partial line may wait for more bytes
+ *                (sm-wc-timeout; default 500ns)
+ *   launch_ps    a kernel launch's GPU-side latency: from the host's
+ *                doorbell (the end of the launch call) to the first block
+ *                (launch-latency; default 3us). api/kernel/ charges it.
  */
 struct gpu_sm_params {
     unsigned n_sm;
@@ -113,6 +119,7 @@ struct gpu_sm_params {
     unsigned outstanding;
     unsigned wc_lines;
     sim_time_t wc_timeout_ps;
+    sim_time_t launch_ps;
 };
 void gpu_sm_get_params(struct sim_component *g, struct gpu_sm_params *out);
 /* Change them (tests, sweeps); only while no request is in flight. */

@@ -21,6 +21,7 @@
 #include "api/p2psim.h"
 #include "api/p2psim_int.h"
 #include "models/fabric.h"
+#include "models/gpu/gpu.h"
 #include "models/topology.h"
 #include "models/gpu/sm.h"
 #include "sim/error.h"
@@ -283,6 +284,132 @@ START_TEST(test_kernel_peer_read_verifies_and_costs_round_trips)
     /* 2048 words, 128-byte lines: 64 coalesced remote reads */
     ck_assert_uint_eq(c.remote_reads, n * 4 / GPU_SM_LINE_BYTES);
     ck_assert_uint_gt(peer.t_end - 0, local.t_end - t0);
+    env_close(&e);
+}
+END_TEST
+
+/* ---- the SM model over NVLink ---------------------------------------- */
+
+#define NVL_MACHINE P2PSIM_SRCDIR "/topologies/hgx-h200-x2.yaml"
+
+struct nvl_reads {
+    unsigned done, failed;
+    sim_time_t last;
+};
+
+static void nvl_read_done(struct gpu_sm_req *r)
+{
+    struct nvl_reads *n = r->user;
+    n->done++;
+    n->failed += r->status != 0;
+    n->last = r->t_done;
+}
+
+/* n reads of 128 bytes from GPU 1 by GPU 0's SMs (spread over them) over
+ * NVLink, all submitted now; the time the last one completed. */
+static sim_time_t nvl_pull(struct p2psim *p, unsigned n, struct nvl_reads *st)
+{
+    struct sim_component *g0 = fab_gpu(p->m->fab, 0);
+    struct sim_component *g1 = fab_gpu(p->m->fab, 1);
+    unsigned n_sm = gpu_sm_count(g0);
+    struct gpu_sm_req *r = calloc(n, sizeof(*r));
+    ck_assert_ptr_nonnull(r);
+    memset(st, 0, sizeof(*st));
+    sim_time_t t0 = p2psim_now(p);
+    for (unsigned i = 0; i < n; i++) {
+        r[i].kind = GPU_SM_LOAD;
+        r[i].sm = i % n_sm;
+        r[i].remote = true;
+        r[i].addr = gpu_nvlink_base(g1) + (uint64_t)i * GPU_SM_LINE_BYTES;
+        r[i].len = GPU_SM_LINE_BYTES;
+        r[i].done = nvl_read_done;
+        r[i].user = st;
+        ck_assert_int_eq(gpu_sm_submit(g0, &r[i]), 0);
+    }
+    p2psim_run(p);
+    free(r);
+    ck_assert_uint_eq(st->done, n);
+    ck_assert_uint_eq(st->failed, 0);
+    return st->last - t0;
+}
+
+/*
+ * Reads an SM sends over NVLink are tracked per SM (sm-outstanding), not
+ * by the GPU's 10-bit PCIe Tag space: 2112 reads (132 SMs x 16) all go
+ * out at once, so they take one round trip plus the link's time for the
+ * bytes, well under the three rounds of 1024 tags they would need.
+ */
+START_TEST(test_sm_nvlink_reads_beyond_pcie_tags)
+{
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct p2psim *p = p2psim_open(NVL_MACHINE, NULL, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    struct gpu_sm_params prm;
+    gpu_sm_get_params(fab_gpu(p->m->fab, 0), &prm);
+    ck_assert_uint_ge((uint64_t)prm.n_sm * prm.outstanding, 2112);
+    struct nvl_reads st;
+    sim_time_t one = nvl_pull(p, 1, &st);
+    sim_time_t many = nvl_pull(p, 2112, &st);
+    ck_assert_uint_gt(many, one);
+    ck_assert_msg(many < 3 * one, "2112 reads took %llu ps, one %llu ps",
+                  (unsigned long long)many, (unsigned long long)one);
+    /* one SM alone keeps only sm-outstanding in flight: 2 x 64 reads of
+     * one SM take at least two round trips */
+    prm.outstanding = 64;
+    ck_assert_int_eq(gpu_sm_set_params(fab_gpu(p->m->fab, 0), &prm), 0);
+    struct sim_component *g0 = fab_gpu(p->m->fab, 0);
+    struct sim_component *g1 = fab_gpu(p->m->fab, 1);
+    struct gpu_sm_req r[128];
+    memset(r, 0, sizeof(r));
+    memset(&st, 0, sizeof(st));
+    sim_time_t t0 = p2psim_now(p);
+    for (unsigned i = 0; i < 128; i++) {
+        r[i] = (struct gpu_sm_req){ .kind = GPU_SM_LOAD, .sm = 0,
+                                    .remote = true,
+                                    .addr = gpu_nvlink_base(g1) + i * 128u,
+                                    .len = 128, .done = nvl_read_done,
+                                    .user = &st };
+        ck_assert_int_eq(gpu_sm_submit(g0, &r[i]), 0);
+    }
+    p2psim_run(p);
+    ck_assert_uint_eq(st.done, 128);
+    ck_assert_uint_ge(st.last - t0, 2 * one);
+    p2psim_close(p);
+}
+END_TEST
+
+/* The catalog's SM figures reach the model, and a launch starts its first
+ * block launch-latency after the doorbell. */
+START_TEST(test_sm_params_from_catalog_and_launch_latency)
+{
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct p2psim *p = p2psim_open(NVL_MACHINE, NULL, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    struct gpu_sm_params prm;
+    gpu_sm_get_params(fab_gpu(p->m->fab, 0), &prm);
+    ck_assert_uint_eq(prm.n_sm, 132);
+    ck_assert_uint_eq(prm.launch_ps, SIM_NS(3060));
+    ck_assert_uint_eq(prm.outstanding, 64);
+    struct gpu_sm_params bad = prm;
+    bad.outstanding = 0;
+    ck_assert_int_eq(gpu_sm_set_params(fab_gpu(p->m->fab, 0), &bad),
+                     -SIM_EINVAL);
+    p2psim_close(p);
+
+    struct env e;
+    env_open(&e);
+    gpu_sm_get_params(fab_gpu(e.p->m->fab, 0), &prm);
+    const void *k = p2psim_kernel_register("copy_inc", k_copy_inc, 3,
+                                           copy_args);
+    unsigned n = 0;
+    uint64_t dst = VA(0, 0), src = VA(0, 4096);
+    void *args[] = { &dst, &src, &n };
+    struct result r;
+    launch(&e, 0, k, 1, 32, args, SIM_US(1), false, &r);
+    run_ok(&e, &r);
+    ck_assert_uint_ge(r.t_end, SIM_US(1) + prm.launch_ps);
     env_close(&e);
 }
 END_TEST
@@ -729,6 +856,8 @@ Suite *make_kernel_suite(void)
     tcase_add_test(tc, test_kernel_local_copy_is_exact);
     tcase_add_test(tc, test_kernel_peer_read_verifies_and_costs_round_trips);
     tcase_add_test(tc, test_kernel_host_memory_round_trip);
+    tcase_add_test(tc, test_sm_nvlink_reads_beyond_pcie_tags);
+    tcase_add_test(tc, test_sm_params_from_catalog_and_launch_latency);
     tcase_add_test(tc, test_kernel_illegal_address_faults);
     suite_add_tcase(s, tc);
     tc = tcase_create("Atomics");
