@@ -19,7 +19,7 @@
  *
  * Events: BAR1 map/unmap, IOMMU faults, dropped TLPs, credit stalls from
  * a threshold on (one record per stall, when it first passes the
- * threshold), completion timeouts and replays (declared, not modelled).
+ * threshold), completion timeouts and link replays.
  *
  * Counters: sampled lazily: at the first record after each period
  * boundary the link and GPU counters are read and written with the
@@ -410,11 +410,15 @@ static void on_event(struct p2psim_trace *tr, const struct sim_trace_record *r)
         TRACE_SET(rec.kind, "cpl_timeout");
         rec.tag = (uint32_t)r->a;
         rec.requester = (uint32_t)r->b;
+        snprintf(rec.detail, sizeof(rec.detail), "tag=%u %s",
+                 (unsigned)r->a, why ? why : "");
         break;
     case SIM_TP_REPLAY:
         TRACE_SET(rec.kind, "replay");
         rec.id = r->a;
-        TRACE_SET(rec.detail, why);
+        snprintf(rec.detail, sizeof(rec.detail),
+                 "link=%s seq=%" PRIu64 " resent=%" PRIu64, why ? why : "?",
+                 r->a, r->b);
         break;
     default:
         return;

@@ -107,7 +107,8 @@ static const char *const switch_keys[] = { "id", "parent", "ports", "latency",
 static const char *const gpu_keys[] = { "id", "model", "parent", "link",
                                         "p2p-unlocked", "set", NULL };
 static const char *const link_keys[] = { "speed", "gen", "width", "latency",
-                                         "ecrc", "ack-every", NULL };
+                                         "ecrc", "ack-every", "ber",
+                                         "replay-timer", "drop", NULL };
 static const char *const nvsw_keys[] = { "id", "generation", "ports",
                                          "latency", "bandwidth", NULL };
 static const char *const nvl_keys[] = { "between", "links", "latency",
@@ -118,7 +119,7 @@ static const char *const gpu_catalog_keys[] = {
     "sms", "sm-clock", "memory-clock", "memory-bus-width", "l2-cache",
     "atomics", "p2p", "mps", "mrrs", "tags", "ce-setup", "hbm-latency", "rcb",
     "bar1-page", "sm-outstanding", "sm-wc-lines", "sm-wc-timeout",
-    "launch-latency", "sources", NULL,
+    "launch-latency", "cpl-timeout", "sources", NULL,
 };
 
 /* An id: letters, digits, '-', '_'; not empty; no dots (ports use them). */

@@ -126,6 +126,9 @@ struct tlp {
     struct sim_link *link;      /* link it is on, or whose buffer it holds */
     uint8_t link_side;          /* the end of that link it goes to / sits at */
     bool holding;               /* true: holds link_side's receive buffer */
+    uint16_t link_credits;      /* the link model's own: what t consumed on
+                                   link, computed once at transmit (PCIe:
+                                   data credits, saturating) */
     uint32_t state;             /* TLP_STATE_* (ownership checks) */
     uint32_t hops;              /* links crossed so far */
     uint32_t route_hint;        /* owner-defined (e.g. a routing decision) */

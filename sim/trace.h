@@ -21,10 +21,9 @@ struct sim;
 struct tlp;
 
 /*
- * X(ENUM, "name", "what a and b hold"). CPL_TIMEOUT and REPLAY are
- * declared for the event log (traces/trace-format.md) but no model emits
- * them yet: completion timeouts and link replay are not modelled
- * (models/gpu/copy_engine.c, models/pcie/link.c).
+ * X(ENUM, "name", "what a and b hold"). CPL_TIMEOUT comes from the GPUs'
+ * completion timeout (models/gpu/copy_engine.c), REPLAY from the PCIe
+ * links' replay of TLPs hit by bit errors (models/pcie/link.c).
  */
 #define SIM_TRACE_POINTS(X)                                                   \
     X(EVENT_FIRE, "event.fire", "a=sequence number")                          \
@@ -38,7 +37,7 @@ struct tlp;
     X(BAR1_UNMAP, "bar1.unmap", "a=bus address; msg: NULL, or why refused")   \
     X(IOMMU_FAULT, "iommu.fault", "a=address, b=requester ID; tlp")           \
     X(CPL_TIMEOUT, "tlp.cpl_timeout", "a=tag, b=requester ID")                \
-    X(REPLAY, "link.replay", "a=sequence number; msg=link")                   \
+    X(REPLAY, "link.replay", "a=sequence number, b=TLPs resent; msg=link")    \
     X(CE_OP, "ce.op", "a copy-engine operation ended; a=engine, "             \
       "data=the struct gpu_dma, msg=fidelity (\"tlp\", \"flow\")")
 

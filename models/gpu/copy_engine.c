@@ -76,8 +76,20 @@
  * the GPU's egress queue is empty, engines take turns (round-robin), and
  * the link's refusals (-SIM_EAGAIN) pace them. There is no issue-rate limit
  * of the engine itself.
- * Model: no completion timeout (PCIe r6.0 §2.8): a read whose completion
- * never comes keeps its operation open.
+ * Completion timeout (PCIe r6.0 §2.8): every non-posted request of the GPU
+ * (the engines' reads and flushing reads, gpu_request_send's for the SMs)
+ * notes when it was queued. One timer per GPU (cto_ev) is armed while any
+ * tag is outstanding, for the oldest one's deadline (cpl-timeout after
+ * it, default 50 ms, 0 = disabled); when it fires, every request past its
+ * deadline fails: an engine's operation with op->status = -SIM_EIO (it
+ * issues no more, waits for its other reads and ends early, as with an
+ * error completion), a single request with a completion of status UR
+ * made up by the requester, and a tlp.cpl_timeout trace record (a = tag,
+ * b = requester ID); cpl_timeouts counts them. The tag is free again; a
+ * completion that still comes later matches nothing and is dropped.
+ * Model: the timer is cancelled when the last tag is freed, so a run with
+ * no lost completion has no extra event; the timeout is measured from
+ * when the request was queued, not when it left the GPU.
  */
 #include <config.h>
 
@@ -102,6 +114,7 @@
 
 static void ce_event(struct sim *sim, struct sim_event *ev);
 static void ce_done_event(struct sim *sim, struct sim_event *ev);
+static void ce_cto_event(struct sim *sim, struct sim_event *ev);
 
 int ce__init(struct gpu *g)
 {
@@ -117,6 +130,7 @@ int ce__init(struct gpu *g)
         sim_event_init(&ce->ev, ce_event);
         sim_event_init(&ce->done_ev, ce_done_event);
     }
+    sim_event_init(&g->cto_ev, ce_cto_event);
     /* A stack whose top is tag 0. */
     for (unsigned i = 0; i < GPU_TAGS_MAX; i++) {
         g->free_tag[i] = (uint16_t)(GPU_TAGS_MAX - 1 - i);
@@ -231,8 +245,9 @@ static struct tlp *ce_new_read(struct ce *ce, struct gpu_dma *op, bool flush)
     }
     *e = (struct ce_tag){
         .op = op, .ce = ce, .offset = op->issued_bytes, .len_bytes = n,
-        .flush = flush,
+        .flush = flush, .issued_ps = sim_now(g->c->sim),
     };
+    ce__cto_arm(g);
     op->issued_bytes += n;
     op->outstanding++;
     struct tlp *t = ce_new_request(g, op, TLP_MRD, addr, n);
@@ -246,6 +261,9 @@ static void ce_tag_release(struct gpu *g, uint16_t tag)
     e->op->outstanding--;
     e->op = NULL;
     g->free_tag[g->n_free_tag++] = tag;
+    if (g->n_free_tag == GPU_TAGS_MAX) {
+        sim_event_cancel(g->c->sim, &g->cto_ev);
+    }
 }
 
 /* Queue this engine's next TLP, if it has one and may send it now. */
@@ -534,6 +552,9 @@ static void ce_request_completion(struct gpu *g, struct ce_tag *e,
         e->done = NULL;
         e->ctx = NULL;
         g->free_tag[g->n_free_tag++] = tag;
+        if (g->n_free_tag == GPU_TAGS_MAX) {
+            sim_event_cancel(g->c->sim, &g->cto_ev);
+        }
     }
     done(ctx, t);
     tlp_free(t);
@@ -592,6 +613,62 @@ void ce__receive_completion(struct gpu *g, struct tlp *t)
     }
     tlp_free(t);
     ce_check_done(ce, op);
+    gpu__egress_pump(g);
+}
+
+/* ---- completion timeout (see the file comment) --------------------------- */
+
+void ce__cto_arm(struct gpu *g)
+{
+    if (g->cpl_timeout_ps != 0 && !sim_event_is_pending(&g->cto_ev)) {
+        sim_event_schedule(g->c->sim, &g->cto_ev, g->cpl_timeout_ps);
+    }
+}
+
+/* The request of tag `tag` has had no (whole) completion in time. */
+static void ce_cto_expire(struct gpu *g, uint16_t tag)
+{
+    struct ce_tag *e = &g->tag[tag];
+    g->cnt.cpl_timeouts++;
+    sim_trace_component(g->c, SIM_TP_CPL_TIMEOUT, "pcie", NULL, tag, g->id,
+                        e->op ? "copy-engine read: operation fails (EIO)"
+                              : "request fails (UR)");
+    if (e->op) {
+        struct gpu_dma *op = e->op;
+        struct ce *ce = e->ce;
+        op->status = -SIM_EIO;  /* it issues no more (ce_issue) */
+        ce_tag_release(g, tag);
+        ce_check_done(ce, op);
+        return;
+    }
+    struct tlp *t = tlp_alloc(g->c->sim, TLP_CPL);
+    SIM_ASSERT(t, "gpu %s: out of TLPs", g->c->name);
+    t->requester_id = g->id;
+    t->completer_id = g->id;
+    t->tag = tag;
+    t->cpl_status = TLP_CPL_UR;
+    ce_request_completion(g, e, t);     /* frees the tag and t */
+}
+
+static void ce_cto_event(struct sim *sim, struct sim_event *ev)
+{
+    struct gpu *g = SIM_CONTAINER_OF(ev, struct gpu, cto_ev);
+    sim_time_t now = sim_now(sim), oldest = SIM_TIME_MAX;
+    for (unsigned i = 0; i < GPU_TAGS_MAX; i++) {
+        const struct ce_tag *e = &g->tag[i];
+        if (!e->op && !e->done) {
+            continue;           /* free */
+        }
+        if (sim_time_add(e->issued_ps, g->cpl_timeout_ps) <= now) {
+            ce_cto_expire(g, (uint16_t)i);
+        } else if (e->issued_ps < oldest) {
+            oldest = e->issued_ps;
+        }
+    }
+    if (oldest != SIM_TIME_MAX && !sim_event_is_pending(&g->cto_ev)) {
+        sim_event_schedule_at(sim, &g->cto_ev,
+                              sim_time_add(oldest, g->cpl_timeout_ps));
+    }
     gpu__egress_pump(g);
 }
 

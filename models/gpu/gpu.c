@@ -71,6 +71,12 @@
 #define GPU_DEF_MRRS 512u
 #define GPU_DEF_RCB 64u
 #define GPU_DEF_CE_SETUP SIM_US(1)
+/*
+ * Completion Timeout: the Device Control 2 Completion Timeout Value 0000b
+ * selects the default range, 50 us to 50 ms (PCIe r6.0 §7.5.3.16); we
+ * take its top, 50 ms (the spec recommends not expiring under 10 ms).
+ */
+#define GPU_DEF_CPL_TIMEOUT (50 * SIM_PS_PER_MS)
 #define GPU_DEF_HBM_LATENCY SIM_NS(300)
 #define GPU_DEF_HBM_BW UINT64_C(3000000000000) /* 3 TB/s */
 #define GPU_DEF_BAR1_PAGE (UINT64_C(64) << 10)
@@ -760,7 +766,12 @@ static int gpu_configure_engines(struct gpu *g, const struct sim_props *p,
     }
     g->tags_per_ce = (unsigned)v;
     g->ce_setup_ps = GPU_DEF_CE_SETUP;
-    return sim_props_get_time(p, "ce-setup", &g->ce_setup_ps, 0, err);
+    rc = sim_props_get_time(p, "ce-setup", &g->ce_setup_ps, 0, err);
+    if (rc < 0) {
+        return rc;
+    }
+    g->cpl_timeout_ps = GPU_DEF_CPL_TIMEOUT;
+    return sim_props_get_time(p, "cpl-timeout", &g->cpl_timeout_ps, 0, err);
 }
 
 static int gpu_configure(struct sim_component *c, const struct sim_props *p,

@@ -235,6 +235,7 @@ struct gpu_counters {
     uint64_t bytes_read_in;     /* payload served from HBM to the bus */
     uint64_t bar1_misses;       /* requests to unmapped BAR1 pages */
     uint64_t error_completions;
+    uint64_t cpl_timeouts;      /* requests whose completion never came */
 };
 void gpu_get_counters(const struct sim_component *g, struct gpu_counters *out);
 

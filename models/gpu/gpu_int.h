@@ -123,12 +123,15 @@ struct ce_tag {
     uint32_t len_bytes;         /* bytes requested; 0 for a flushing read */
     uint32_t received;          /* bytes of completion data arrived */
     bool flush;                 /* the zero-length read ending a PUSH */
+    sim_time_t issued_ps;       /* when the request was queued (ce_cto) */
 };
 
 int ce__init(struct gpu *g);
 void ce__fini(struct gpu *g);
 /* Append one TLP from some engine (round-robin) to the egress queue. */
 bool ce__produce(struct gpu *g);
+/* A tag was taken now: make sure its completion timeout is armed. */
+void ce__cto_arm(struct gpu *g);
 /* The port accepted a TLP of this kind that belongs to op. */
 void ce__sent(struct gpu *g, struct gpu_dma *op, enum tlp_kind kind);
 /* A completion arrived for this requester; consumes t. */
@@ -189,6 +192,7 @@ struct gpu {
     unsigned mrrs;              /* bytes, 128..4096, power of two */
     unsigned rcb;               /* 64 or 128 bytes */
     sim_time_t ce_setup_ps;
+    sim_time_t cpl_timeout_ps;  /* Completion Timeout; 0 = disabled */
     sim_time_t hbm_latency_ps;
     uint64_t hbm_bytes_per_s;   /* > 0 */
     struct gpu_info info;       /* what the product is (catalog) */
@@ -213,6 +217,7 @@ struct gpu {
     struct ce_tag tag[GPU_TAGS_MAX];
     uint16_t free_tag[GPU_TAGS_MAX]; /* stack of free tags */
     unsigned n_free_tag;
+    struct sim_event cto_ev;    /* the oldest request's completion timeout */
     /* statistics */
     struct gpu_counters cnt;
     uint64_t unclaimed;         /* requests outside BAR1 */

@@ -38,6 +38,7 @@
 #include "sim/component.h"
 #include "sim/error.h"
 #include "sim/port.h"
+#include "sim/sim.h"
 #include "sim/tlp.h"
 
 int gpu__out_init(struct gpu *g)
@@ -239,8 +240,10 @@ int gpu_request_send(struct sim_component *c, struct tlp *t,
         g->tag[tag] = (struct ce_tag){ .done = done, .ctx = ctx,
                                        .len_bytes = t->kind == TLP_CAS
                                                         ? t->len_bytes / 2
-                                                        : t->len_bytes };
+                                                        : t->len_bytes,
+                                       .issued_ps = sim_now(c->sim) };
         t->tag = tag;
+        ce__cto_arm(g);
         gpu__egress_push_req(g, t, NULL, NULL);
     }
     gpu__egress_pump(g);

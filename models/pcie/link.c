@@ -38,12 +38,42 @@
  * and one per UpdateFC that reaches a sender stalled for credits: the
  * others are applied when the sender next asks (plink_fc_apply), which
  * gives the same credit limits at every decision. About 1.5 events per
- * TLP of a saturated stream. No allocation.
+ * TLP of a saturated stream. No allocation, except the replay buffer of
+ * a link with a bit error rate (one ring per direction, grown by
+ * doubling).
  *
- * Not modelled: SKP ordered sets (about 0.3% of the line), NOP DLLPs, LCRC
- * errors, Nak and replay, power states, virtual channels other than VC0,
- * and the modular (8/12-bit) arithmetic of the credit fields: counters
- * here never wrap.
+ * Link errors and replay (only with the ber property above 0; at 0 none
+ * of this runs and nothing is drawn from the RNG). Bit errors hit the
+ * wire bits of a direction as a Bernoulli process of rate ber, drawn from
+ * the simulation's seeded RNG as geometric gaps between errors
+ * (plink_err_hit), so the same seed gives the same run. Every TLP sent
+ * gets a 12-bit sequence number and stays in the transmitter's replay
+ * buffer (a ring, allocated at the first TLP) until it is delivered. At
+ * the far end (PCIe r6.0 §3.6.3):
+ *  - a TLP hit by an error fails its LCRC: the receiver discards it and
+ *    sends a Nak DLLP on its transmitter, and from then on discards every
+ *    later TLP (its sequence number is not the expected one) until the
+ *    replay reaches it;
+ *  - the Nak, once it arrives, makes the transmitter resend the bad TLP
+ *    and every later one still in the buffer, in order, behind what its
+ *    transmitter holds (plink_replay). If the Nak itself is hit, the
+ *    transmitter's REPLAY_TIMER (property replay-timer) started when the
+ *    bad TLP left does it instead: the replay starts at the later of the
+ *    two;
+ *  - REPLAY_NUM counts replays without a TLP delivered in between; when
+ *    it rolls over (the 4th), the transmitter retrains the link
+ *    (Recovery) first, which costs PLINK_RETRAIN_PS of idle wire.
+ * A replay is a link.replay trace record (a = the bad TLP's sequence
+ * number, b = TLPs resent) and counts in replays / replay_bytes.
+ * Model: the resent TLPs are charged again in full, also those that had
+ * not yet started when the Nak arrived (at most PLINK_TXQ_BYTES of
+ * backlog, charged twice); flow-control credits are not touched (replay
+ * is below flow control); Acks, UpdateFCs and other DLLPs are never hit
+ * (only Naks are drawn), and the receiver's AckNak latency is 0.
+ *
+ * Not modelled: SKP ordered sets (about 0.3% of the line), NOP DLLPs,
+ * power states, virtual channels other than VC0, and the modular
+ * (8/12-bit) arithmetic of the credit fields: counters here never wrap.
  */
 #include <config.h>
 
@@ -51,6 +81,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/pcie/pcie.h"
@@ -99,6 +130,24 @@
 #define PLINK_FC_INFLIGHT 64u
 
 #define PLINK_ACK_EVERY_DEFAULT 4u
+/*
+ * Link errors. REPLAY_NUM is a 2-bit counter (PCIe r6.0 §3.6.2.1): the
+ * 4th replay without progress rolls it over and the link retrains.
+ * PLINK_RETRAIN_PS is what the Recovery state costs here, a model figure
+ * [unverified: Recovery takes microseconds on real links]. The default
+ * REPLAY_TIMER is 3 times the time for ack-every maximum TLPs (256-byte
+ * payload + 28 bytes of header and framing) plus the round trip, the
+ * shape of the spec's formula (3 x the AckNak latency limit).
+ */
+#define PLINK_REPLAY_NUM_ROLLOVER 4u
+#define PLINK_RETRAIN_PS SIM_US(1)
+#define PLINK_SEQ_MASK 0xfffu
+#define PLINK_TIMER_TLP_BYTES (256u + 28u)
+
+/* The drop property: none, or the class of TLPs lost at the receiver. */
+enum { PLINK_DROP_NONE, PLINK_DROP_P, PLINK_DROP_NP, PLINK_DROP_CPL };
+static const char *const plink_drop_names[] = { "none", "posted", "np", "cpl",
+                                                NULL };
 #define PLINK_ACK_EVERY_MAX 64u
 
 /*
@@ -123,6 +172,14 @@ struct plink_fc_update {
     uint64_t hdr[TLP_FC_COUNT];         /* CREDITS_ALLOCATED, header */
     uint64_t data[TLP_FC_COUNT];        /* CREDITS_ALLOCATED, data */
 } __attribute__((aligned(SIM_LINK_STATE_ALIGN)));
+
+/* A TLP in the replay buffer of a direction (ber > 0 only). */
+struct plink_rb_entry {
+    struct tlp *tlp;
+    sim_time_t end_ps;                  /* its last bit left the transmitter */
+    uint16_t seq;                       /* 12-bit sequence number */
+    bool bad;                           /* hit by a bit error on the wire */
+};
 
 /*
  * One direction, indexed by the transmitting side s. It holds s's
@@ -155,6 +212,16 @@ struct plink_dir {
     sim_time_t stall_since[TLP_FC_COUNT];
     struct sim_event txq_ev;            /* the sender may queue again */
     struct sim_event fc_ev;             /* an UpdateFC for a stalled sender */
+    /* link errors (ber > 0): the replay buffer, oldest first. Entries
+       [0, rb_nak) reached the receiver and were discarded; the rest are
+       on the wire (their arrival pending). */
+    struct plink_rb_entry *rb;
+    unsigned rb_head, rb_n, rb_cap, rb_nak;
+    uint16_t next_seq;                  /* NEXT_TRANSMIT_SEQ */
+    unsigned replay_num;                /* REPLAY_NUM */
+    bool err_drawn;                     /* err_gap holds a draw */
+    uint64_t err_gap;                   /* error-free wire bits left */
+    struct sim_event replay_ev;         /* the Nak or REPLAY_TIMER acts */
     /* last: the ring is large and only its ends are touched */
     struct plink_fc_update fc[PLINK_FC_INFLIGHT]; /* ring, oldest first */
 };
@@ -167,6 +234,9 @@ struct plink {
     sim_time_t latency_ps;              /* one way */
     bool ecrc;                          /* charge a 4-byte ECRC on every TLP */
     unsigned ack_every;                 /* TLPs per Ack DLLP, 1..64 */
+    double ber;                         /* bit error rate, 0 = no errors */
+    int drop;                           /* fault injection: PLINK_DROP_* */
+    sim_time_t replay_timer_ps;         /* REPLAY_TIMER; 0 = the default */
     struct pcie_end_caps caps[2];       /* zeroed: unlimited, infinite */
     /* negotiated */
     bool connected;
@@ -509,27 +579,292 @@ static inline uint32_t plink_wire_bytes(const struct plink *pl,
 }
 
 /*
+ * The data credits t consumed on this link, noted by plink_transmit:
+ * arrival and release charge the same number without recomputing it. A
+ * TLP's credits depend on its payload only, so the note stays right while
+ * t holds a receive buffer here and is sent on its next link.
+ */
+static inline uint32_t plink_tlp_credits(const struct tlp *t)
+{
+    return t->link_credits != UINT16_MAX ? t->link_credits
+                                         : pcie_tlp_data_credits(t);
+}
+
+/*
  * Arrival at the far end. Model: the Ack for every ack-every-th TLP is
  * charged when that TLP arrives; a partial batch at the end of a burst is
  * never acknowledged (a real receiver's AckNak latency timer would send
- * one), and Acks never gate anything since replay is not modelled.
+ * one), and Acks never gate anything: the replay buffer frees a TLP when
+ * it is delivered, not when its Ack comes back.
  */
+static void plink_release(struct sim_link *l, unsigned side, struct tlp *t);
+
+/*
+ * Fault injection (the drop property): the receiver loses t after the
+ * data link layer took it (it was acknowledged and its credits come
+ * back), as a component that drops it would. Only for tests of what
+ * needs a lost TLP, such as a requester's completion timeout.
+ */
+static void plink_drop(struct sim_link *l, unsigned to, struct tlp *t)
+{
+    struct sim_port *p = l->end[to];
+    struct sim_trace_record r = {
+        .point = SIM_TP_TLP_DROP,
+        .component = p ? p->owner->name : NULL,
+        .port = p ? p->name : NULL,
+        .tlp = t,
+        .msg = "fault injection (link drop property)",
+    };
+    if (sim_trace_wanted(l->sim, SIM_TP_TLP_DROP)) {
+        sim_trace_emit(l->sim, &r);
+    }
+    plink_release(l, to, t);
+    tlp_free(t);
+}
+
+static void plink_deliver(struct plink *pl, struct sim_link *l, unsigned to,
+                          struct tlp *t)
+{
+    struct plink_dir *d = &pl->dir[!to];
+    enum tlp_fc_class c = tlp_kind_fc_class(t->kind);
+    d->held_hdr[c]++;
+    d->held_data[c] += plink_tlp_credits(t);
+    d->rx_tlps++;
+    if (--d->ack_left == 0) {
+        d->ack_left = pl->ack_every;
+        plink_dllp_charge(pl, to, 1, sim_now(l->sim));
+    }
+    if (pl->drop != PLINK_DROP_NONE && (int)c + 1 == pl->drop) {
+        plink_drop(l, to, t);
+        return;
+    }
+    sim_link_deliver(l, to, t);
+}
+
+static void plink_err_arrive(struct sim *sim, struct sim_event *ev);
+
 static void plink_arrive(struct sim *sim, struct sim_event *ev)
+{
+    struct tlp *t = SIM_CONTAINER_OF(ev, struct tlp, ev);
+    plink_deliver(sim_link_state(t->link), t->link, t->link_side, t);
+}
+
+/* ---- link errors, Nak and replay (ber > 0; see the file comment) ------- */
+
+/*
+ * ln(x) for x in (0, 1], without libm (the models link libc only):
+ * x = m * 2^e with m in [1/2, 1), ln m = 2 atanh((m - 1) / (m + 1)),
+ * whose series in z^2 <= 1/9 is exact to double precision in 20 terms.
+ */
+static double plink_ln(double x)
+{
+    static const double ln2 = 0.69314718055994530942;
+    int e = 0;
+    while (x < 0.5) {
+        x *= 2;
+        e--;
+    }
+    double z = (x - 1) / (x + 1), z2 = z * z, term = z, sum = 0;
+    for (int k = 0; k < 20; k++) {
+        sum += term / (2 * k + 1);
+        term *= z2;
+    }
+    return 2 * sum + e * ln2;
+}
+
+/* ln(1 - b) for b in (0, 1): the series -sum b^k / k, to 1e-17. */
+static double plink_ln1m(double b)
+{
+    if (b > 0.5) {
+        return plink_ln(1 - b);
+    }
+    double term = b, sum = 0;
+    for (int k = 1; k < 64 && term > 1e-18 * b; k++) {
+        sum += term / k;
+        term *= b;
+    }
+    return -sum;
+}
+
+/*
+ * Error-free bits before the next error: geometric with parameter ber,
+ * floor(ln u / ln(1 - ber)) for u uniform in (0, 1].
+ */
+static uint64_t plink_err_draw(struct plink *pl, struct sim *sim)
+{
+    double u = ((double)(sim_rng_u64(sim) >> 11) + 1.0) * 0x1p-53;
+    double gap = plink_ln(u) / plink_ln1m(pl->ber);
+    return gap >= 0x1p63 ? UINT64_MAX : (uint64_t)gap;
+}
+
+/* Do `bytes` sent on d's wire now contain a bit error? */
+static bool plink_err_hit(struct plink *pl, struct plink_dir *d,
+                          uint32_t bytes)
+{
+    struct sim *sim = d->link->sim;
+    uint64_t bits = (uint64_t)bytes * 8;
+    if (!d->err_drawn) {
+        d->err_gap = plink_err_draw(pl, sim);
+        d->err_drawn = true;
+    }
+    if (d->err_gap >= bits) {
+        d->err_gap -= bits;
+        return false;
+    }
+    /* errors are memoryless: draw the next gap from this TLP's end */
+    d->err_gap = plink_err_draw(pl, sim);
+    return true;
+}
+
+static struct plink_rb_entry *plink_rb_at(struct plink_dir *d, unsigned i)
+{
+    return &d->rb[(d->rb_head + i) % d->rb_cap];
+}
+
+/* Append t to d's replay buffer, growing it (in order) when full. */
+static void plink_rb_push(struct plink_dir *d, struct tlp *t,
+                          sim_time_t end, bool bad)
+{
+    if (d->rb_n == d->rb_cap) {
+        unsigned cap = d->rb_cap ? 2 * d->rb_cap : 64;
+        struct plink_rb_entry *rb = calloc(cap, sizeof(*rb));
+        SIM_ASSERT(rb != NULL, "link '%s': out of memory for the replay "
+                   "buffer", d->link->name);
+        for (unsigned i = 0; i < d->rb_n; i++) {
+            rb[i] = *plink_rb_at(d, i);
+        }
+        free(d->rb);
+        d->rb = rb;
+        d->rb_cap = cap;
+        d->rb_head = 0;
+    }
+    struct plink_rb_entry *e = plink_rb_at(d, d->rb_n++);
+    e->tlp = t;
+    e->end_ps = end;
+    e->seq = d->next_seq;
+    e->bad = bad;
+    d->next_seq = (uint16_t)((d->next_seq + 1) & PLINK_SEQ_MASK);
+}
+
+/* Put t, already charged to end at `end`, on the wire of d. */
+static void plink_err_send(struct plink *pl, struct plink_dir *d,
+                           struct tlp *t, uint32_t wire, sim_time_t end)
+{
+    plink_rb_push(d, t, end, plink_err_hit(pl, d, wire));
+    sim_event_init(&t->ev, plink_err_arrive);
+    sim_event_schedule_at(d->link->sim, &t->ev,
+                          sim_time_add(end, pl->latency_ps));
+}
+
+static sim_time_t plink_replay_timer(const struct plink *pl)
+{
+    if (pl->replay_timer_ps != 0) {
+        return pl->replay_timer_ps;
+    }
+    uint64_t bytes = (uint64_t)pl->ack_every * PLINK_TIMER_TLP_BYTES;
+    return sim_time_add(3 * plink_bytes_ps(pl, bytes), 2 * pl->latency_ps);
+}
+
+/*
+ * The bad TLP e reached the receiver at `to`: it sends a Nak. The replay
+ * starts when the Nak reaches the transmitter or, if the Nak is hit too,
+ * when the transmitter's REPLAY_TIMER expires.
+ */
+static void plink_nak(struct plink *pl, unsigned to,
+                      const struct plink_rb_entry *e)
+{
+    struct plink_dir *d = &pl->dir[!to];
+    sim_time_t now = sim_now(d->link->sim);
+    sim_time_t nak_end = plink_dllp_charge(pl, to, 1, now);
+    sim_time_t at = sim_time_add(nak_end, pl->latency_ps);
+    if (plink_err_hit(pl, &pl->dir[to], PCIE_DLLP_BYTES)) {
+        sim_time_t timer = sim_time_add(e->end_ps, plink_replay_timer(pl));
+        at = timer > at ? timer : at;
+    }
+    SIM_ASSERT(!sim_event_is_pending(&d->replay_ev),
+               "link '%s': a Nak while a replay is pending", d->link->name);
+    sim_event_schedule_at(d->link->sim, &d->replay_ev, at);
+}
+
+/*
+ * Arrival with errors on: TLPs arrive in the order they were sent, so t
+ * is the oldest of d's replay buffer still on the wire.
+ */
+static void plink_err_arrive(struct sim *sim, struct sim_event *ev)
 {
     struct tlp *t = SIM_CONTAINER_OF(ev, struct tlp, ev);
     struct sim_link *l = t->link;
     struct plink *pl = sim_link_state(l);
     unsigned to = t->link_side;
     struct plink_dir *d = &pl->dir[!to];
-    enum tlp_fc_class c = tlp_kind_fc_class(t->kind);
-    d->held_hdr[c]++;
-    d->held_data[c] += pcie_tlp_data_credits(t);
-    d->rx_tlps++;
-    if (--d->ack_left == 0) {
-        d->ack_left = pl->ack_every;
-        plink_dllp_charge(pl, to, 1, sim_now(sim));
+    struct plink_rb_entry *e = plink_rb_at(d, d->rb_nak);
+    SIM_ASSERT(d->rb_nak < d->rb_n && e->tlp == t,
+               "link '%s': TLPs arrive out of order", l->name);
+    if (d->rb_nak > 0 || e->bad) {
+        if (d->rb_nak++ == 0) {
+            plink_nak(pl, to, e);       /* LCRC failed: Nak, then discard */
+        }
+        return;                         /* not the expected sequence */
     }
-    sim_link_deliver(l, to, t);
+    d->rb_head = (d->rb_head + 1) % d->rb_cap;
+    d->rb_n--;
+    d->replay_num = 0;
+    plink_deliver(pl, l, to, t);
+}
+
+static void plink_trace_replay(struct plink_dir *d,
+                               const struct plink_rb_entry *e, unsigned n)
+{
+    struct sim_port *p = d->link->end[d->side];
+    struct sim_trace_record r = {
+        .point = SIM_TP_REPLAY,
+        .component = p ? p->owner->name : NULL,
+        .port = p ? p->name : NULL,
+        .tlp = e->tlp,
+        .a = e->seq,
+        .b = n,
+        .msg = d->link->name,
+    };
+    sim_trace_emit(d->link->sim, &r);
+}
+
+/*
+ * The Nak (or REPLAY_TIMER) reaches the transmitter: resend the whole
+ * buffer in order - the TLPs the receiver discarded and those still on
+ * the wire, whose arrivals are cancelled - behind what the transmitter
+ * holds, after a retrain if REPLAY_NUM rolls over.
+ */
+static void plink_replay(struct sim *sim, struct sim_event *ev)
+{
+    struct plink_dir *d = SIM_CONTAINER_OF(ev, struct plink_dir, replay_ev);
+    struct plink *pl = sim_link_state(d->link);
+    sim_time_t at = sim_now(sim);
+    unsigned n = d->rb_n;
+    if (++d->replay_num == PLINK_REPLAY_NUM_ROLLOVER) {
+        d->replay_num = 0;
+        pl->cnt.retrains[d->side]++;
+        at = sim_time_add(sim_time_add(at, plink_backlog_ps(d, at)),
+                          PLINK_RETRAIN_PS);
+    }
+    pl->cnt.replays[d->side]++;
+    if (sim_trace_wanted(sim, SIM_TP_REPLAY)) {
+        plink_trace_replay(d, plink_rb_at(d, 0), n);
+    }
+    for (unsigned i = d->rb_nak; i < n; i++) {
+        sim_event_cancel(sim, &plink_rb_at(d, i)->tlp->ev);
+    }
+    /* re-pushed in place, each with its own sequence number again */
+    unsigned head = d->rb_head;
+    d->next_seq = plink_rb_at(d, 0)->seq;
+    d->rb_n = 0;
+    d->rb_nak = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct tlp *t = d->rb[(head + i) % d->rb_cap].tlp;
+        uint32_t wire = plink_wire_bytes(pl, t);
+        sim_time_t end = plink_tx_charge(pl, d, wire, at);
+        pl->cnt.replay_bytes[d->side] += wire;
+        plink_err_send(pl, d, t, wire, end);
+    }
 }
 
 static void plink_count_tx(struct plink *pl, unsigned from,
@@ -572,20 +907,26 @@ static int plink_transmit(struct sim_link *l, unsigned from, struct tlp *t)
     d->stalled[c] = false;
     d->consumed_hdr[c]++;
     d->consumed_data[c] += data;
+    t->link_credits = data < UINT16_MAX ? (uint16_t)data : UINT16_MAX;
     uint32_t wire = plink_wire_bytes(pl, t);
     sim_time_t end = plink_tx_charge(pl, d, wire, at);
     t->not_before = 0;
     plink_count_tx(pl, from, t, wire);
+    if (pl->ber > 0) {
+        plink_err_send(pl, d, t, wire, end);
+        return 0;
+    }
     sim_event_init(&t->ev, plink_arrive);
     sim_event_schedule_at(l->sim, &t->ev, sim_time_add(end, pl->latency_ps));
     return 0;
 }
 
 /*
- * The receiver at `side` freed t's buffer. The credits are computed from t
- * as it is now: a model must not change a TLP's kind or length while it
- * holds a receive buffer (sim_tlp_release_hold first); the held counters
- * catch most violations.
+ * The receiver at `side` freed t's buffer. It gives back the data credits
+ * noted at transmit and the header credit of t's class as it is now: a
+ * model must not change a TLP's kind or length while it holds a receive
+ * buffer (sim_tlp_release_hold first); the held counters catch a changed
+ * class.
  */
 static void plink_release(struct sim_link *l, unsigned side, struct tlp *t)
 {
@@ -593,7 +934,7 @@ static void plink_release(struct sim_link *l, unsigned side, struct tlp *t)
     unsigned from = !side;
     struct plink_dir *d = &pl->dir[from];
     enum tlp_fc_class c = tlp_kind_fc_class(t->kind);
-    uint32_t data = pcie_tlp_data_credits(t);
+    uint32_t data = plink_tlp_credits(t);
     SIM_ASSERT(d->held_hdr[c] > 0 && d->held_data[c] >= data,
                "link '%s': side %u releases a %s it does not hold (was the "
                "TLP changed while it held its receive buffer?)",
@@ -691,6 +1032,9 @@ static void plink_set_defaults(struct plink *pl)
     pl->latency_ps = 0;
     pl->ecrc = false;
     pl->ack_every = PLINK_ACK_EVERY_DEFAULT;
+    pl->ber = 0;
+    pl->replay_timer_ps = 0;
+    pl->drop = PLINK_DROP_NONE;
 }
 
 static int plink_connected(struct sim_link *l, struct sim_error *err)
@@ -702,6 +1046,7 @@ static int plink_connected(struct sim_link *l, struct sim_error *err)
         pl->dir[s].side = s;
         sim_event_init(&pl->dir[s].txq_ev, plink_txq_due);
         sim_event_init(&pl->dir[s].fc_ev, plink_fc_arrive);
+        sim_event_init(&pl->dir[s].replay_ev, plink_replay);
     }
     pl->connected = true;
     plink_negotiate(l);
@@ -739,6 +1084,27 @@ static int plink_get_width(const struct sim_link *l,
     return 0;
 }
 
+/* ber: a bit error rate, a plain number in [0, 1) such as 1e-12. */
+static int plink_get_ber(const struct sim_link *l, const struct sim_props *p,
+                         double *out, struct sim_error *err)
+{
+    const char *s = NULL;
+    int rc = sim_props_get_str(p, "ber", &s, 0, err);
+    if (rc < 0 || s == NULL) {
+        return rc;
+    }
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || !(v >= 0 && v < 1)) {
+        return sim_props_error(p, "ber", SIM_EINVAL, err,
+                               "%s: ber: '%s' is not a bit error rate "
+                               "(a number from 0 up to, not including, 1, "
+                               "e.g. 1e-12)", plink_owner(p, l->name), s);
+    }
+    *out = v;
+    return 0;
+}
+
 static int plink_get_props(struct sim_link *l, const struct sim_props *p,
                            struct sim_error *err)
 {
@@ -758,6 +1124,17 @@ static int plink_get_props(struct sim_link *l, const struct sim_props *p,
     if (rc == 0) {
         rc = sim_props_get_u64(p, "ack-every", &ack, 1, PLINK_ACK_EVERY_MAX, 0,
                                err);
+    }
+    if (rc == 0) {
+        rc = plink_get_ber(l, p, &pl->ber, err);
+    }
+    if (rc == 0) {
+        rc = sim_props_get_enum(p, "drop", plink_drop_names, &pl->drop, 0,
+                                err);
+    }
+    if (rc == 0) {
+        rc = sim_props_get_time(p, "replay-timer", &pl->replay_timer_ps, 0,
+                                err);
     }
     pl->max_gen = (unsigned)gen;
     pl->ack_every = (unsigned)ack;
@@ -876,6 +1253,18 @@ static void plink_report(const struct sim_link *l, struct sim_stats *out)
         plink_stat(out, l, s, "dllp_bytes", c->dllp_bytes[s]);
         plink_stat(out, l, s, "credit_stalls", c->credit_stalls[s]);
         plink_stat(out, l, s, "busy_ps", c->busy_ps[s]);
+        plink_stat(out, l, s, "replays", c->replays[s]);
+        plink_stat(out, l, s, "replay_bytes", c->replay_bytes[s]);
+        plink_stat(out, l, s, "retrains", c->retrains[s]);
+    }
+}
+
+static void plink_destroy(struct sim_link *l)
+{
+    struct plink *pl = sim_link_state(l);
+    for (unsigned s = 0; s < 2; s++) {
+        free(pl->dir[s].rb);
+        pl->dir[s].rb = NULL;
     }
 }
 
@@ -887,4 +1276,5 @@ const struct sim_link_ops pcie_link_ops = {
     .transmit = plink_transmit,
     .release = plink_release,
     .report = plink_report,
+    .destroy = plink_destroy,
 };

@@ -10,6 +10,19 @@
  *   latency    time            propagation + PHY latency one way (default 0ns)
  *   ecrc       bool            TLPs carry a 4-byte ECRC (default false)
  *   ack-every  1..64           TLPs acknowledged per Ack DLLP (default 4)
+ *   ber        number in [0,1) bit error rate of each direction's wire
+ *                              (default 0: no errors). Above 0, TLPs hit
+ *                              by an error fail their LCRC, are Nak'ed and
+ *                              replayed with every TLP behind them (the
+ *                              Data Link Layer's retry, link.c), drawn
+ *                              from the simulation's seeded RNG
+ *   replay-timer time          REPLAY_TIMER: when a lost Nak is made up
+ *                              for (default 3 x ack-every 284-byte TLPs'
+ *                              serialisation + the round trip)
+ *   drop       none|posted|np|cpl  fault injection, for tests: the
+ *                              receivers lose every TLP of that class
+ *                              (credits returned, a tlp.drop record), as
+ *                              a broken component would (default none)
  * The negotiated speed and width are the minimum of these and of both
  * ends' capabilities (pcie_link_set_end), as link training does.
  */
@@ -53,6 +66,9 @@ struct pcie_link_counters {
     uint64_t dllp_bytes[2];     /* DLLP bytes on the wire from side i */
     uint64_t credit_stalls[2];  /* refusals for lack of credit */
     sim_time_t busy_ps[2];      /* time the transmitter of side i was busy */
+    uint64_t replays[2];        /* replays by side i's transmitter (ber) */
+    uint64_t replay_bytes[2];   /* TLP wire bytes it sent again */
+    uint64_t retrains[2];       /* REPLAY_NUM rollovers (retraining) */
 };
 
 void pcie_link_get_counters(const struct sim_link *l,

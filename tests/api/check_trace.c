@@ -474,6 +474,161 @@ START_TEST(test_trace_bad_options_are_errors)
 }
 END_TEST
 
+/* ---- link errors and replay (models/pcie/link.c, ber) ------------------ */
+
+#define ERR_BYTES (256u * 1024u)
+#define ERR_IOMMU_OFF "sockets.cpu0.root-complex.iommu=passthrough\n"
+
+struct err_run {
+    struct p2psim_copy_result r;
+    unsigned replays;           /* replay lines in the event log */
+    bool exact;                 /* the destination holds the source's bytes */
+    char first[512];            /* the first replay line */
+};
+
+/*
+ * A peer copy of ERR_BYTES of a pattern through the ACS switch with the
+ * links' ber set by overrides (NULL: none), seeded; its event log read.
+ */
+static struct err_run err_copy(const char *overrides, uint64_t seed)
+{
+    struct err_run out = { .r = { .status = 99 } };
+    char path[] = "/tmp/p2psim-events-XXXXXX.txt";
+    close(mkstemps(path, 4));
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct p2psim_options o = { .overrides = overrides, .seed = seed };
+    struct p2psim *p = p2psim_open(machine(), &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    static uint8_t src[ERR_BYTES], dst[ERR_BYTES];
+    for (unsigned i = 0; i < ERR_BYTES; i++) {
+        src[i] = (uint8_t)(i * 131u + 7u);
+    }
+    ck_assert_int_eq(p2psim_hbm_write(p, 0, 0, src, ERR_BYTES), 0);
+    struct p2psim_trace_options to = { .events_path = path };
+    ck_assert_int_eq(p2psim_trace_start(p, &to, &err), 0);
+    struct p2psim_loc d = { P2PSIM_DEVICE, 1, 0 }, s = { P2PSIM_DEVICE, 0, 0 };
+    ck_assert_int_eq(p2psim_copy(p, &d, &s, ERR_BYTES, P2PSIM_COPY_PEER,
+                                 p2psim_now(p), on_done, &out.r), 0);
+    p2psim_run(p);
+    ck_assert_int_eq(p2psim_trace_stop(p), 0);
+    ck_assert_int_eq(p2psim_hbm_read(p, 1, 0, dst, ERR_BYTES), 0);
+    out.exact = memcmp(src, dst, ERR_BYTES) == 0;
+    p2psim_close(p);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    while (fgets(line, sizeof(line), f)) {
+        if (strstr(line, ": replay: ")) {
+            if (out.replays++ == 0) {
+                snprintf(out.first, sizeof(out.first), "%s", line);
+            }
+        }
+    }
+    fclose(f);
+    unlink(path);
+    return out;
+}
+
+/*
+ * With bit errors, TLPs are Nak'ed and replayed: the event log has the
+ * replays, the copy still delivers every byte exactly, and it takes
+ * longer than without errors, which has no replay.
+ */
+START_TEST(test_trace_ber_replays_slow_but_exact)
+{
+    struct err_run clean = err_copy(ERR_IOMMU_OFF, 1);
+    struct err_run noisy = err_copy(ERR_IOMMU_OFF
+                                    "defaults.pcie-link.ber=1e-5", 1);
+    ck_assert_int_eq(clean.r.status, 0);
+    ck_assert_int_eq(noisy.r.status, 0);
+    ck_assert(clean.exact);
+    ck_assert(noisy.exact);
+    ck_assert_uint_eq(clean.replays, 0);
+    ck_assert_uint_gt(noisy.replays, 0);
+    ck_assert_uint_gt(noisy.r.t_end - noisy.r.t_start,
+                      clean.r.t_end - clean.r.t_start);
+    /* "  p2psim  [000]  0.000001234000: replay: sw0.dn0 ... link=... seq=" */
+    ck_assert_msg(strstr(noisy.first, "  p2psim  [000]  0.") == noisy.first,
+                  "%s", noisy.first);
+    ck_assert_msg(strstr(noisy.first, " link=") &&
+                  strstr(noisy.first, " seq=") &&
+                  strstr(noisy.first, " resent="), "%s", noisy.first);
+}
+END_TEST
+
+/* The errors come from the simulation's seeded RNG: same seed, same run. */
+START_TEST(test_trace_ber_same_seed_same_run)
+{
+    struct err_run a = err_copy(ERR_IOMMU_OFF "defaults.pcie-link.ber=1e-5", 42);
+    struct err_run b = err_copy(ERR_IOMMU_OFF "defaults.pcie-link.ber=1e-5", 42);
+    ck_assert_int_eq(a.r.status, 0);
+    ck_assert_uint_eq(a.r.t_end, b.r.t_end);
+    ck_assert_uint_eq(a.replays, b.replays);
+    ck_assert_str_eq(a.first, b.first);
+}
+END_TEST
+
+START_TEST(test_trace_ber_bad_value_is_an_error)
+{
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct p2psim_options o = { .overrides = "defaults.pcie-link.ber=2" };
+    struct p2psim *p = p2psim_open(machine(), &o, &err);
+    ck_assert_ptr_null(p);
+    ck_assert_msg(strstr(err.msg, "bit error rate") != NULL, "%s", err.msg);
+}
+END_TEST
+
+/*
+ * Completion timeout (models/gpu/copy_engine.c): with every non-posted
+ * TLP lost at the links (fault injection), a pulled copy's reads never
+ * complete; after the GPU's completion timeout (default 50 ms) the copy
+ * fails with EIO and the event log has the timeouts, as ftrace lines.
+ */
+START_TEST(test_trace_lost_read_times_out)
+{
+    char path[] = "/tmp/p2psim-events-XXXXXX.txt";
+    close(mkstemps(path, 4));
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct p2psim_options o = {
+        .overrides = ERR_IOMMU_OFF "defaults.pcie-link.drop=np",
+    };
+    struct p2psim *p = p2psim_open(machine(), &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    struct p2psim_trace_options to = { .events_path = path };
+    ck_assert_int_eq(p2psim_trace_start(p, &to, &err), 0);
+    struct p2psim_copy_result r = { .status = 99 };
+    struct p2psim_loc d = { P2PSIM_DEVICE, 1, 0 }, s = { P2PSIM_DEVICE, 0, 0 };
+    ck_assert_int_eq(p2psim_copy(p, &d, &s, COPY_BYTES,
+                                 P2PSIM_COPY_PEER | P2PSIM_COPY_READ,
+                                 p2psim_now(p), on_done, &r), 0);
+    p2psim_run(p);
+    ck_assert_int_eq(p2psim_trace_stop(p), 0);
+    p2psim_close(p);
+    ck_assert_int_eq(r.status, -SIM_EIO);
+    ck_assert_uint_ge(r.t_end - r.t_start, 50 * SIM_PS_PER_MS);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    unsigned timeouts = 0, drops = 0;
+    while (fgets(line, sizeof(line), f)) {
+        if (strstr(line, ": cpl_timeout: ")) {
+            /* "  p2psim  [000]  0.050...: cpl_timeout: gpu1.pcie ... tag=" */
+            ck_assert_msg(strstr(line, "  p2psim  [000]  0.05") == line &&
+                          strstr(line, " tag=") != NULL, "%s", line);
+            timeouts++;
+        }
+        drops += strstr(line, ": tlp_drop: ") != NULL;
+    }
+    fclose(f);
+    unlink(path);
+    ck_assert_uint_gt(timeouts, 0);
+    ck_assert_uint_ge(drops, timeouts);
+}
+END_TEST
+
 Suite *make_trace_sink_suite(void)
 {
     Suite *s = suite_create("trace");
@@ -484,6 +639,10 @@ Suite *make_trace_sink_suite(void)
     tcase_add_test(tc, test_trace_summary_bytes_are_copy_size);
     tcase_add_test(tc, test_trace_events_and_filter);
     tcase_add_test(tc, test_trace_bad_options_are_errors);
+    tcase_add_test(tc, test_trace_ber_replays_slow_but_exact);
+    tcase_add_test(tc, test_trace_ber_same_seed_same_run);
+    tcase_add_test(tc, test_trace_ber_bad_value_is_an_error);
+    tcase_add_test(tc, test_trace_lost_read_times_out);
     suite_add_tcase(s, tc);
     return s;
 }
