@@ -13,7 +13,9 @@
  *                    pinned host buffer and the destination pulls it, two
  *                    buffers so that pushes and pulls overlap, each hand
  *                    over through the host ("staged peer copies")
- * Copy engines are taken round-robin per GPU.
+ * Copy engines are taken round-robin per GPU, except for a copy ordered
+ * behind another one that the same GPU drives directly
+ * (p2psim_copy_after): it joins that copy's engine ("ordered copies").
  *
  * Also here: fills of HBM (a copy-engine operation, see "fills"), direct
  * reads and writes of HBM bytes outside simulated time, and callbacks at
@@ -210,7 +212,18 @@ int p2psim_peer_map(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
 
 struct xop {
     struct p2psim *p;
+    struct xop *next, *prev;    /* p->xops */
+    uint64_t id;                /* p2psim_copy_after's */
+    sim_time_t start_at;        /* earliest start, ps */
     struct sim_event start;     /* fires at the op's start time */
+    /* ordered copies */
+    struct xop *after;          /* not done yet, or NULL */
+    struct xop *followers;      /* copies whose after is this one */
+    struct xop *next_follower;
+    bool started;               /* handed to an engine (or staged) */
+    bool waiting;               /* starts when after is done */
+    bool direct;                /* one DMA on engine ce of GPU gpu */
+    unsigned gpu, ce;
     struct p2psim_loc dst, src;
     uint64_t len;
     unsigned flags;
@@ -250,13 +263,42 @@ static int exec_dma_submit(struct p2psim *p, unsigned gpu, struct gpu_dma *d)
 
 static void xop_finish(struct xop *x)
 {
-    x->p->n_ops--;
-    x->res.t_end = sim_now(p2psim_sim(x->p));
+    struct p2psim *p = x->p;
+    p->n_ops--;
+    if (x->prev) {
+        x->prev->next = x->next;
+    } else {
+        p->xops = x->next;
+    }
+    if (x->next) {
+        x->next->prev = x->prev;
+    }
+    if (x->after) {             /* refused before the copy it follows */
+        struct xop **pp = &x->after->followers;
+        while (*pp != x) {
+            pp = &(*pp)->next_follower;
+        }
+        *pp = x->next_follower;
+    }
+    x->res.t_end = sim_now(p2psim_sim(p));
     if (x->res.staged && x->staging) {
-        ranges_free(&x->p->host[x->staging_socket], x->staging);
+        ranges_free(&p->host[x->staging_socket], x->staging);
     }
     if (x->done) {
         x->done(x->arg, &x->res);
+    }
+    /* Copies ordered behind this one: those waiting for its end start
+     * now (or at their own start time), as if submitted now. */
+    struct sim *sim = p2psim_sim(p);
+    sim_time_t now = sim_now(sim);
+    for (struct xop *f = x->followers, *n; f; f = n) {
+        n = f->next_follower;
+        f->after = NULL;
+        if (f->waiting) {
+            f->waiting = false;
+            sim_event_schedule_at(sim, &f->start,
+                                  f->start_at > now ? f->start_at : now);
+        }
     }
     free(x->dma);
     free(x);
@@ -286,11 +328,6 @@ static int submit_on(struct xop *x, unsigned gpu, unsigned ce,
     return exec_dma_submit(x->p, gpu, d);
 }
 
-static int submit(struct xop *x, unsigned gpu, struct gpu_dma *d,
-                  gpu_dma_done_fn *fn)
-{
-    return submit_on(x, gpu, next_ce(x->p, gpu), d, fn);
-}
 
 /* ---- staged peer copies ----
  *
@@ -448,37 +485,35 @@ static int start_staged(struct xop *x)
 
 /* ---- starting an operation ---- */
 
-static int start_direct(struct xop *x, unsigned gpu, enum gpu_dma_dir dir,
+/* How a copy is carried out: one DMA on GPU gpu, or staged. */
+struct xplan {
+    bool staged;
+    unsigned gpu;
+    enum gpu_dma_dir dir;
+    uint64_t local, remote;
+    bool no_flush;
+};
+
+static void plan_direct(struct xplan *pl, unsigned gpu, enum gpu_dma_dir dir,
                         uint64_t local, uint64_t remote, bool no_flush)
 {
-    x->dma = calloc(1, sizeof(*x->dma));
-    if (!x->dma) {
-        return -SIM_ENOMEM;
-    }
-    x->dma->dir = dir;
-    x->dma->no_flush = no_flush;
-    x->dma->local_addr = local;
-    x->dma->remote_addr = remote;
-    x->dma->len_bytes = x->len;
-    return submit(x, gpu, x->dma, direct_done);
+    *pl = (struct xplan){ false, gpu, dir, local, remote, no_flush };
 }
 
-static void xop_start(struct sim *sim, struct sim_event *ev)
+/* Decide how x goes now (peer ranges mapped as needed). 0, or < 0. */
+static int xop_plan(struct xop *x, struct xplan *pl)
 {
-    struct xop *x = SIM_CONTAINER_OF(ev, struct xop, start);
     struct p2psim *p = x->p;
-    x->res.t_start = sim_now(sim);
-    int rc;
     if (x->src.kind == P2PSIM_HOST && x->dst.kind == P2PSIM_DEVICE) {
-        rc = start_direct(x, x->dst.gpu, GPU_DMA_PULL, x->dst.addr,
-                          x->src.addr, false);
+        plan_direct(pl, x->dst.gpu, GPU_DMA_PULL, x->dst.addr, x->src.addr,
+                    false);
     } else if (x->src.kind == P2PSIM_DEVICE && x->dst.kind == P2PSIM_HOST) {
-        rc = start_direct(x, x->src.gpu, GPU_DMA_PUSH, x->src.addr,
-                          x->dst.addr, false);
+        plan_direct(pl, x->src.gpu, GPU_DMA_PUSH, x->src.addr, x->dst.addr,
+                    false);
     } else if (x->src.gpu == x->dst.gpu) {
         /* LOCAL copies local_addr -> remote_addr (models/gpu/gpu.h) */
-        rc = start_direct(x, x->src.gpu, GPU_DMA_LOCAL, x->src.addr,
-                          x->dst.addr, false);
+        plan_direct(pl, x->src.gpu, GPU_DMA_LOCAL, x->src.addr, x->dst.addr,
+                    false);
     } else if (x->flags & P2PSIM_COPY_PEER) {
         bool read = (x->flags & P2PSIM_COPY_READ) != 0;
         unsigned exposed = read ? x->src.gpu : x->dst.gpu;
@@ -489,12 +524,15 @@ static void xop_start(struct sim *sim, struct sim_event *ev)
             /* NVLink: the peer's NVLink window, no BAR1 (models/gpu/gpu.h);
              * the source's engine routes it over its NVLink ports. */
             uint64_t bus = gpu_nvlink_base(fab_gpu(p->m->fab, exposed)) + hbm;
-            rc = read ? start_direct(x, x->dst.gpu, GPU_DMA_PULL, x->dst.addr,
-                                     bus, false)
-                      : start_direct(x, x->src.gpu, GPU_DMA_PUSH, x->src.addr,
-                                     bus, false);
+            if (read) {
+                plan_direct(pl, x->dst.gpu, GPU_DMA_PULL, x->dst.addr, bus,
+                            false);
+            } else {
+                plan_direct(pl, x->src.gpu, GPU_DMA_PUSH, x->src.addr, bus,
+                            false);
+            }
         } else if (p2psim_peer_map(p, exposed, hbm, x->len) < 0) {
-            rc = start_staged(x); /* BAR1 exhausted: the driver stages */
+            pl->staged = true; /* BAR1 exhausted: the driver stages */
         } else {
             const struct exec_peer_map *m = find_map(p, exposed, hbm, x->len);
             uint64_t bus = m->bus + (hbm - m->hbm);
@@ -508,13 +546,63 @@ static void xop_start(struct sim *sim, struct sim_event *ev)
              */
             struct p2p_verdict v;
             p2psim_p2p(p, x->src.gpu, x->dst.gpu, &v);
-            rc = read ? start_direct(x, x->dst.gpu, GPU_DMA_PULL, x->dst.addr,
-                                     bus, false)
-                      : start_direct(x, x->src.gpu, GPU_DMA_PUSH, x->src.addr,
-                                     bus, !v.reads_allowed);
+            if (read) {
+                plan_direct(pl, x->dst.gpu, GPU_DMA_PULL, x->dst.addr, bus,
+                            false);
+            } else {
+                plan_direct(pl, x->src.gpu, GPU_DMA_PUSH, x->src.addr, bus,
+                            !v.reads_allowed);
+            }
         }
     } else {
-        rc = start_staged(x);
+        pl->staged = true;
+    }
+    return 0;
+}
+
+static int start_direct(struct xop *x, const struct xplan *pl, unsigned ce)
+{
+    x->dma = calloc(1, sizeof(*x->dma));
+    if (!x->dma) {
+        return -SIM_ENOMEM;
+    }
+    x->direct = true;
+    x->gpu = pl->gpu;
+    x->ce = ce;
+    x->dma->dir = pl->dir;
+    x->dma->no_flush = pl->no_flush;
+    x->dma->local_addr = pl->local;
+    x->dma->remote_addr = pl->remote;
+    x->dma->len_bytes = x->len;
+    return submit_on(x, pl->gpu, ce, x->dma, direct_done);
+}
+
+/*
+ * Ordered copies. A copy behind one that is not done yet joins its engine
+ * where one GPU drives both directly: the engine then gives the order
+ * (models/gpu/copy_engine.c, "Ordering"). Anything else waits for the
+ * end of the copy before, which starts it again (xop_finish). Copies
+ * start in the order they were submitted at the same instant, and a copy
+ * never starts before the one it follows (p2psim_copy_after), so the one
+ * before has started, or waits itself, when this one starts.
+ */
+static void xop_start(struct sim *sim, struct sim_event *ev)
+{
+    struct xop *x = SIM_CONTAINER_OF(ev, struct xop, start);
+    struct xplan pl = { 0 };
+    int rc = xop_plan(x, &pl);
+    const struct xop *a = x->after;
+    if (rc == 0 && a &&
+        (pl.staged || !a->started || !a->direct || a->gpu != pl.gpu)) {
+        x->waiting = true;
+        return;
+    }
+    x->started = true;
+    x->res.t_start = sim_now(sim);
+    if (rc == 0) {
+        rc = pl.staged ? start_staged(x)
+                       : start_direct(x, &pl, a ? a->ce
+                                                : next_ce(x->p, pl.gpu));
     }
     if (rc < 0) {
         x->res.status = rc;
@@ -526,10 +614,33 @@ int p2psim_copy(struct p2psim *p, const struct p2psim_loc *dst,
                 const struct p2psim_loc *src, uint64_t len, unsigned flags,
                 sim_time_t start_at, p2psim_done_fn *done, void *arg)
 {
+    return p2psim_copy_after(p, 0, dst, src, len, flags, start_at, done, arg,
+                             NULL);
+}
+
+/* The copy with this id if it is not done yet, else NULL. */
+static struct xop *xop_find(const struct p2psim *p, uint64_t id)
+{
+    /* Newest first: a stream names the copy it has just submitted. */
+    for (struct xop *x = p->xops; x && x->id >= id; x = x->next) {
+        if (x->id == id) {
+            return x;
+        }
+    }
+    return NULL;
+}
+
+int p2psim_copy_after(struct p2psim *p, uint64_t after,
+                      const struct p2psim_loc *dst,
+                      const struct p2psim_loc *src, uint64_t len,
+                      unsigned flags, sim_time_t start_at,
+                      p2psim_done_fn *done, void *arg, uint64_t *id)
+{
     unsigned n = p2psim_gpu_count(p);
     if (len == 0 || (dst->kind == P2PSIM_DEVICE && dst->gpu >= n) ||
         (src->kind == P2PSIM_DEVICE && src->gpu >= n) ||
-        (dst->kind == P2PSIM_HOST && src->kind == P2PSIM_HOST)) {
+        (dst->kind == P2PSIM_HOST && src->kind == P2PSIM_HOST) ||
+        after > p->next_copy_id) {
         return -SIM_EINVAL;
     }
     struct xop *x = calloc(1, sizeof(*x));
@@ -537,6 +648,7 @@ int p2psim_copy(struct p2psim *p, const struct p2psim_loc *dst,
         return -SIM_ENOMEM;
     }
     x->p = p;
+    x->id = ++p->next_copy_id;
     x->dst = *dst;
     x->src = *src;
     x->len = len;
@@ -544,10 +656,31 @@ int p2psim_copy(struct p2psim *p, const struct p2psim_loc *dst,
     x->done = done;
     x->arg = arg;
     struct sim *sim = p2psim_sim(p);
-    sim_event_init(&x->start, xop_start);
     sim_time_t now = sim_now(sim);
-    sim_event_schedule_at(sim, &x->start, start_at > now ? start_at : now);
+    x->start_at = start_at > now ? start_at : now;
+    struct xop *a = after ? xop_find(p, after) : NULL;
+    if (a) {
+        x->after = a;
+        struct xop **pp = &a->followers;
+        while (*pp) {
+            pp = &(*pp)->next_follower;
+        }
+        *pp = x;
+        if (a->start_at > x->start_at) {
+            x->start_at = a->start_at;
+        }
+    }
+    x->next = p->xops;
+    if (p->xops) {
+        p->xops->prev = x;
+    }
+    p->xops = x;
+    sim_event_init(&x->start, xop_start);
+    sim_event_schedule_at(sim, &x->start, x->start_at);
     p->n_ops++;
+    if (id) {
+        *id = x->id;
+    }
     return 0;
 }
 

@@ -66,6 +66,32 @@ int p2psim_copy(struct p2psim *p, const struct p2psim_loc *dst,
                 sim_time_t start_at, p2psim_done_fn *done, void *arg);
 
 /*
+ * p2psim_copy_after - p2psim_copy in order behind copy `after` (0: none),
+ * as a stream runs its copies: *id (may be NULL) receives this copy's id
+ * (from 1, never reused) for a later call to name.
+ *
+ * While `after` is not done, this copy starts no earlier than `after`
+ * did, and:
+ *   - where both are direct single-engine operations driven by the same
+ *     GPU (a pull by the destination of a host-to-device or read peer
+ *     copy, a push by the source of a device-to-host or peer copy, a copy
+ *     within one GPU), it is queued on `after`'s copy engine as soon as
+ *     it starts, so that the engine's in-order rules keep the order
+ *     (models/gpu/copy_engine.c, "Ordering"): its setup may overlap
+ *     `after`'s end, as queued copies on real hardware do;
+ *   - otherwise (another GPU drives it, either is staged) it starts when
+ *     `after` is done, as if it had been submitted then.
+ * A copy may have several copies after it. An `after` that is already
+ * done orders nothing. Returns 0, or -SIM_EINVAL (as p2psim_copy, or an
+ * `after` no call has returned), -SIM_ENOMEM.
+ */
+int p2psim_copy_after(struct p2psim *p, uint64_t after,
+                      const struct p2psim_loc *dst,
+                      const struct p2psim_loc *src, uint64_t len,
+                      unsigned flags, sim_time_t start_at,
+                      p2psim_done_fn *done, void *arg, uint64_t *id);
+
+/*
  * p2psim_fill - set len bytes of GPU gpu's HBM from hbm_addr to value,
  * starting no earlier than start_at; done is called from inside the
  * simulation when the bytes are set (r->staged is false). The cost is

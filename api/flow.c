@@ -15,11 +15,10 @@
  * When an operation has issued its last request, here:
  *   - a push: when its stream ends (its tail is the last write's trip and
  *     the flushing read's round trip);
- *   - a pull whose reads may all be outstanding at once (tags x mrrs
- *     bytes or less): when it starts moving data; a longer one when its
- *     stream ends. Model: the TLP engine sends its last read about one
- *     round trip before its last byte arrives; here the next setup starts
- *     that round trip later for pulls longer than the tags cover;
+ *   - a pull: when its data are in (its last completion), as in
+ *     copy_engine.c: a pull's data are its completions, and queued
+ *     host-to-device copies on an H200 take a fixed time plus their size
+ *     over the rate (data/hgx-h200-x2/ce_pipeline_probe.txt);
  *   - a local copy, or an operation refused at once: when it is done.
  *
  * The life of an operation:
@@ -509,7 +508,9 @@ static void flow_due(struct sim *sim, struct sim_event *ev)
         o->left = 0;
         o->op->t_last = now;
         op_schedule(o, OP_TAIL, o->plan.tail_ps);
-        op_issued(o);
+        if (o->op->dir != GPU_DMA_PULL) {
+            op_issued(o);       /* a pull: when its data are in */
+        }
     }
     f->n_act = kept;
     flow_replan(f);
@@ -716,22 +717,17 @@ static void op_begin(struct flow_op *o)
         o->phase = OP_WAIT;
         return;
     }
-    struct gpu_params gp;
-    gpu_get_params(o->g, &gp);
     if (o->op->dir == GPU_DMA_LOCAL) {
         o->op->t_first = sim_now(o->f->sim);
     }
     if (!o->plan.fluid) {
         op_schedule(o, OP_TAIL, o->plan.head_ps + o->plan.tail_ps);
-        op_issued(o);
+        if (o->op->dir != GPU_DMA_PULL) {
+            op_issued(o);       /* a pull: when its data are in */
+        }
         return;
     }
     op_schedule(o, OP_HEAD, o->plan.head_ps);
-    uint32_t mrrs = o->op->mrrs ? o->op->mrrs : gp.mrrs;
-    if (o->op->dir == GPU_DMA_PULL &&
-        o->op->len_bytes <= (uint64_t)gp.tags_per_ce * mrrs) {
-        op_issued(o);
-    }
 }
 
 /* The operations at the head of o's engine that have drained are done, in

@@ -10,6 +10,7 @@
 
 struct p2psim_flow;
 struct p2psim_trace;
+struct xop;
 struct topo_machine;
 
 /* Allocated bus ranges in one socket's DRAM, sorted by address. */
@@ -34,6 +35,8 @@ struct p2psim {
     uint64_t chunk;             /* staging chunk, bytes */
     unsigned *ce_next;          /* per GPU: next copy engine to use */
     unsigned n_ops;             /* copies and fills not yet done */
+    struct xop *xops;           /* copies not yet done, newest first */
+    uint64_t next_copy_id;      /* p2psim_copy_after's next id (from 1) */
     /* the flow fidelity (api/flow.c); NULL: the TLP fidelity */
     struct p2psim_flow *flow;
     /* the trace, event log and counters (api/trace_sink.c); NULL: none */

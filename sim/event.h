@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sim/time.h"
 
@@ -52,7 +53,9 @@ struct sim_event {
  */
 static inline void sim_event_init(struct sim_event *ev, sim_event_fn *fn)
 {
-    *ev = (struct sim_event){ .fn = fn, .state = SIM_EVENT_IDLE };
+    memset(ev, 0, sizeof(*ev));     /* not a compound literal: C++ */
+    ev->fn = fn;                    /* includers warn of the fields it */
+    ev->state = SIM_EVENT_IDLE;     /* leaves out */
 }
 
 /*

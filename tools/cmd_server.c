@@ -560,7 +560,7 @@ static bool loc_ok(const struct server *s, const struct wire_loc *l)
 }
 
 static int do_copy(struct server *s, struct srv_client *c,
-                   const struct wire_copy *m)
+                   const struct wire_copy *m, uint64_t *id)
 {
     if (!loc_ok(s, &m->dst) || !loc_ok(s, &m->src)) {
         return -SIM_EINVAL;
@@ -571,8 +571,8 @@ static int do_copy(struct server *s, struct srv_client *c,
     if (!op) {
         return -SIM_ENOMEM;
     }
-    int rc = p2psim_copy(s->p, &dst, &src, m->len, m->flags, m->start_at,
-                         op_copy_done, op);
+    int rc = p2psim_copy_after(s->p, m->after, &dst, &src, m->len, m->flags,
+                               m->start_at, op_copy_done, op, id);
     if (rc < 0) {
         free(op);
         return rc;
@@ -761,7 +761,7 @@ static void handle(struct server *s, struct srv_client *c,
         break;
     case WIRE_BUSY:
         break;
-    case WIRE_COPY: rc = do_copy(s, c, m); break;
+    case WIRE_COPY: rc = do_copy(s, c, m, &v[0]); break;
     case WIRE_FILL: rc = do_fill(s, c, m); break;
     case WIRE_TIMER: rc = do_timer(s, c, m); break;
     case WIRE_HOST_REGISTER:

@@ -134,8 +134,8 @@ static void copy_start(struct rt_op *op, sim_time_t at)
                               &c->span_dst);
         c->dst = c->span_dst.loc;
     }
-    if (rt_machine->copy(&c->dst, &c->src, c->len, c->flags, at, copy_done,
-                         c) < 0) {
+    if (rt_machine->copy(&c->dst, &c->src, c->len, c->flags, at, op->after,
+                         copy_done, c, &op->copy_id) < 0) {
         rt_op_done(op, cudaErrorInvalidValue);
     }
 }
@@ -319,6 +319,10 @@ static cudaError_t copy_enqueue(void *dst, const void *src, size_t len,
         return e;
     }
     rt_charge(cost);
+    /* Queued behind the stream's copy before (stream.c): a copy of the
+     * machine's; not one by the host, nor one whose managed side is
+     * placed only when it starts. */
+    c->op.chainable = !c->h_dst && !c->m_src && !c->m_dst;
     struct rt_fence *f = rt_fence_ref(c->op.fence);
     e = rt_enqueue(s, &c->op);
     if (e) {

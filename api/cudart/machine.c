@@ -24,10 +24,11 @@ static sim_time_t local_now(void)
 
 static int local_copy(const struct p2psim_loc *dst,
                       const struct p2psim_loc *src, uint64_t len,
-                      unsigned flags, sim_time_t start_at,
-                      p2psim_done_fn *done, void *arg)
+                      unsigned flags, sim_time_t start_at, uint64_t after,
+                      p2psim_done_fn *done, void *arg, uint64_t *id)
 {
-    return p2psim_copy(rt.p, dst, src, len, flags, start_at, done, arg);
+    return p2psim_copy_after(rt.p, after, dst, src, len, flags, start_at,
+                             done, arg, id);
 }
 
 static int local_fill(unsigned gpu, uint64_t off, uint8_t value, uint64_t len,

@@ -304,8 +304,8 @@ static int run_issue(struct migration *mig, int src, uint64_t first,
     struct p2psim_loc to = home_loc(a, mig->dst, off);
     struct p2psim_loc from = home_loc(a, src, off);
     mig->pending++;
-    if (rt_machine->copy(&to, &from, len, flags, rt_machine->now(), run_landed,
-                         run) < 0) {
+    if (rt_machine->copy(&to, &from, len, flags, rt_machine->now(), 0,
+                         run_landed, run, NULL) < 0) {
         mig->pending--;
         free(run);
         return -1;

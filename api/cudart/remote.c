@@ -572,13 +572,14 @@ static struct wire_loc wloc(const struct p2psim_loc *l)
 /* Send a request (m, then data) that completes with callback id; forget
  * the id if refused. */
 static int call_with_callback(uint32_t type, const void *m, size_t len,
-                              const void *data, size_t data_len, uint64_t id)
+                              const void *data, size_t data_len, uint64_t id,
+                              struct wire_reply *out)
 {
     if (!id) {
         return -SIM_ENOMEM;
     }
     struct wire_reply r;
-    int rc = call(type, m, len, data, data_len, -1, &r, NULL, 0);
+    int rc = call(type, m, len, data, data_len, -1, out ? out : &r, NULL, 0);
     if (rc < 0) {
         free(pending_take(id));
     }
@@ -587,8 +588,8 @@ static int call_with_callback(uint32_t type, const void *m, size_t len,
 
 static int remote_copy(const struct p2psim_loc *dst,
                        const struct p2psim_loc *src, uint64_t len,
-                       unsigned flags, sim_time_t start_at,
-                       p2psim_done_fn *done, void *arg)
+                       unsigned flags, sim_time_t start_at, uint64_t after,
+                       p2psim_done_fn *done, void *arg, uint64_t *id)
 {
     struct wire_copy m = {
         .dst = wloc(dst),
@@ -597,8 +598,14 @@ static int remote_copy(const struct p2psim_loc *dst,
         .flags = flags,
         .start_at = start_at,
         .cb = pending_add(done, NULL, NULL, arg),
+        .after = after,
     };
-    return call_with_callback(WIRE_COPY, &m, sizeof(m), NULL, 0, m.cb);
+    struct wire_reply r = { 0 };
+    int rc = call_with_callback(WIRE_COPY, &m, sizeof(m), NULL, 0, m.cb, &r);
+    if (rc == 0 && id) {
+        *id = r.v[0];           /* the server's p2psim_copy_after id */
+    }
+    return rc;
 }
 
 static int remote_fill(unsigned gpu, uint64_t off, uint8_t value,
@@ -613,13 +620,15 @@ static int remote_fill(unsigned gpu, uint64_t off, uint8_t value,
         .start_at = start_at,
         .cb = pending_add(done, NULL, NULL, arg),
     };
-    return call_with_callback(WIRE_FILL, &m, sizeof(m), NULL, 0, m.cb);
+    return call_with_callback(WIRE_FILL, &m, sizeof(m), NULL, 0, m.cb,
+                              NULL);
 }
 
 static int remote_timer(sim_time_t at, rt_timer_fn *fn, void *arg)
 {
     struct wire_timer m = { .at = at, .cb = pending_add(NULL, fn, NULL, arg) };
-    return call_with_callback(WIRE_TIMER, &m, sizeof(m), NULL, 0, m.cb);
+    return call_with_callback(WIRE_TIMER, &m, sizeof(m), NULL, 0, m.cb,
+                              NULL);
 }
 
 /*
@@ -1041,7 +1050,7 @@ static int remote_kernel(const struct rt_kernel_launch *kl)
         .cb = pending_new(NULL, l->done, NULL, NULL, l->done_arg),
     };
     rc = call_with_callback(WIRE_KERNEL_LAUNCH, &m, sizeof(m), buf, len,
-                            m.cb);
+                            m.cb, NULL);
     free(buf);
     return rc;
 }

@@ -174,6 +174,14 @@ struct rt_op {
     struct rt_stream *stream;
     struct rt_op *next;
     const char *what;           /* "memcpy", "event", ... (reports) */
+    /* queued copies (stream.c, "Queued copies") */
+    bool started;               /* start() has been called */
+    bool chainable;             /* a machine copy that may queue behind
+                                   the stream's copy before it */
+    uint64_t after;             /* for start(): the machine copy to queue
+                                   behind (rt_machine_ops.copy), or 0 */
+    uint64_t copy_id;           /* the machine's id of this copy once
+                                   started, or 0 */
 };
 
 /*
@@ -333,10 +341,11 @@ int rt_kernel_ranges(unsigned gpu, struct rt_kernel_range **out,
 struct rt_machine_ops {
     const char *name;           /* "local", "server" */
     sim_time_t (*now)(void);
-    /* as p2psim_copy */
+    /* as p2psim_copy_after (after: 0 or an id *id gave; id may be NULL) */
     int (*copy)(const struct p2psim_loc *dst, const struct p2psim_loc *src,
                 uint64_t len, unsigned flags, sim_time_t start_at,
-                p2psim_done_fn *done, void *arg);
+                uint64_t after, p2psim_done_fn *done, void *arg,
+                uint64_t *id);
     /* as p2psim_fill */
     int (*fill)(unsigned gpu, uint64_t off, uint8_t value, uint64_t len,
                 sim_time_t start_at, p2psim_done_fn *done, void *arg);

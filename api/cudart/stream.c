@@ -17,6 +17,19 @@
  * Streams created with cudaStreamNonBlocking do neither. The per-thread
  * default stream is a blocking stream.
  *
+ * Queued copies. A copy engine runs the copies of a stream back to back:
+ * the driver queues a stream's copies on one engine's channel, and the
+ * engine sets up the next while the one before ends (models/gpu/
+ * copy_engine.c). So a copy whose only unfinished dependency is the
+ * stream's copy just before it (no event, host function or kernel in
+ * between, no other stream it waits for) starts at once, ordered behind
+ * that one (rt_machine_ops.copy's after: p2psim_copy_after), and the
+ * machine keeps the order: on the same engine where one GPU drives both
+ * directly, else by starting it when the one before is done, as
+ * without queueing. Copies by the host (host to host) and copies with a
+ * managed side (placed when they start) are not queued. Several ops of a
+ * stream may then run; they still end in order.
+ *
  * Queries (cudaStreamQuery, cudaEventQuery) answer for the caller's
  * clock: the simulation is brought up to it first (rt_wait with a
  * deadline), so a copy that would have finished by then reports done.
@@ -36,8 +49,8 @@ struct rt_stream {
     bool legacy, per_thread;
     bool destroyed;             /* freed once its queue drains */
     unsigned long long id;
-    struct rt_op *head, *tail;
-    bool head_started;
+    struct rt_op *head, *tail;  /* started ops first */
+    unsigned pumping;           /* stream_pump calls under way */
     struct rt_fence *last;      /* fence of the last op enqueued */
     struct rt_stream *next;     /* rt.streams */
 };
@@ -128,35 +141,64 @@ static void stream_free(struct rt_stream *s)
     free(s);
 }
 
-/* Start the head of s if everything it waits for is done. */
-static void stream_pump(struct rt_stream *s)
+/*
+ * The first op of s not started yet, if it may start now: the head once
+ * everything it waits for is done; behind a started copy, a copy whose
+ * other dependencies are done ("Queued copies"). *at: its start time.
+ */
+static struct rt_op *stream_ready(struct rt_stream *s, sim_time_t *at)
 {
-    struct rt_op *op = s->head;
-    if (!op || s->head_started) {
-        return;
+    struct rt_op *prev = NULL, *op = s->head;
+    while (op && op->started) {
+        prev = op;
+        op = op->next;
     }
-    sim_time_t at = op->t_enq;
+    if (!op) {
+        return NULL;
+    }
+    if (prev && !(prev->chainable && op->chainable && prev->copy_id)) {
+        return NULL;
+    }
+    *at = op->t_enq;
     for (unsigned i = 0; i < op->n_deps; i++) {
-        if (!op->deps[i]->done) {
-            return;
+        const struct rt_fence *f = op->deps[i];
+        if (!f->done && !(prev && f == prev->fence)) {
+            return NULL;
         }
-        if (op->deps[i]->t > at) {
-            at = op->deps[i]->t;
+        if (f->done && f->t > *at) {
+            *at = f->t;
         }
     }
     sim_time_t now = rt_machine->now();
-    if (at < now) {
-        at = now;
+    if (*at < now) {
+        *at = now;
     }
-    s->head_started = true;
-    op->start(op, at);
+    op->after = prev ? prev->copy_id : 0;
+    return op;
+}
+
+/* Start what may start on s. */
+static void stream_pump(struct rt_stream *s)
+{
+    /* A start may end ops at once (rt_op_done): s stays until the end. */
+    s->pumping++;
+    sim_time_t at;
+    struct rt_op *op;
+    while ((op = stream_ready(s, &at)) != NULL) {
+        op->started = true;
+        op->start(op, at);
+    }
+    if (--s->pumping == 0 && s->destroyed && !s->head) {
+        stream_free(s);
+    }
 }
 
 static void pump_all(void)
 {
-    /* Starting an op may complete it at once, which pumps again: walk
-     * until a pass starts nothing. */
-    for (struct rt_stream *s = rt.streams; s; s = s->next) {
+    /* Starting an op may complete it at once, which pumps again; the
+     * stream pumped may be freed then (destroyed and drained). */
+    for (struct rt_stream *s = rt.streams, *next; s; s = next) {
+        next = s->next;
         stream_pump(s);
     }
 }
@@ -189,14 +231,20 @@ void rt_op_done(struct rt_op *op, int status)
          * observes the fence. */
         cudart_error_record(status);
     }
-    /* In-order streams: the op that ends is the head. */
-    s->head = op->next;
-    if (!s->head) {
-        s->tail = NULL;
+    /* Ops end in stream order (queued copies too: the machine keeps
+     * their order), so the op that ends is the head; unlinked wherever it
+     * is all the same. */
+    struct rt_op **pp = &s->head, *prev = NULL;
+    while (*pp != op) {
+        prev = *pp;
+        pp = &(*pp)->next;
     }
-    s->head_started = false;
+    *pp = op->next;
+    if (s->tail == op) {
+        s->tail = prev;
+    }
     rt_op_discard(op);
-    if (s->destroyed && !s->head) {
+    if (s->destroyed && !s->head && !s->pumping) {
         stream_free(s);
     }
     pump_all();

@@ -54,7 +54,7 @@
 #include <stdint.h>
 
 /* Bumped on any change to a layout below; HELLO refuses a mismatch. */
-#define WIRE_VERSION 2u
+#define WIRE_VERSION 3u
 
 /* Largest payload of one message; HBM reads and writes go in chunks. */
 #define WIRE_MAX_PAYLOAD (UINT32_C(1) << 20)
@@ -65,7 +65,7 @@ enum wire_type {
     WIRE_HELLO = 1,             /* struct wire_hello -> v0 session, v1 id */
     WIRE_BUSY,                  /* back from idle: stop time (no payload) */
     WIRE_IDLE,                  /* struct wire_idle; no reply: a batch */
-    WIRE_COPY,                  /* struct wire_copy */
+    WIRE_COPY,                  /* struct wire_copy -> v0 the copy's id */
     WIRE_FILL,                  /* struct wire_fill */
     WIRE_TIMER,                 /* struct wire_timer */
     WIRE_HOST_REGISTER,         /* struct wire_host_register + fd -> v0 bus */
@@ -137,6 +137,8 @@ struct wire_copy {
     uint32_t pad;
     uint64_t start_at;          /* ps */
     uint64_t cb;                /* callback id for the completion */
+    uint64_t after;             /* p2psim_copy_after's: an id a COPY's
+                                   reply gave, or 0 */
 };
 
 struct wire_fill {

@@ -8,8 +8,9 @@
  *   submit -> [queue] -> setup (ce-setup) -> issue -> drain -> done()
  *
  * One operation at a time is set up and issues (cur). Once it has issued
- * its last request (a PUSH its last write and its flushing read, a PULL
- * its last read) it drains, waiting for its completions, and the next
+ * its last request (a PUSH its last write and its flushing read; a PULL,
+ * whose data are its completions, once they are all in) it drains,
+ * waiting for its completions, and the next
  * operation's setup starts: the engine overlaps one operation's fixed
  * cost with the round trip that ends the one before, as real copy
  * engines do with back-to-back copies (16-byte P2P copies queued behind a
@@ -400,6 +401,12 @@ static void ce_check_done(struct ce *ce, struct gpu_dma *op)
     }
     if (ce->cur == op) {
         if (ce->phase != CE_ISSUE || ce->queued) {
+            return;
+        }
+        /* A PULL's data are its completions: the next setup waits for
+         * them (see "Model: the setup" in the file comment). */
+        if (op->dir == GPU_DMA_PULL && op->outstanding != 0 &&
+            op->status >= 0) {
             return;
         }
         ce_advance(ce);

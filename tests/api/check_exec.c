@@ -1,7 +1,8 @@
 /*
  * tests/api/check_exec.c - copies through libp2psim on machines of the
  * library: host <-> GPU with the program's own memory, peer copies direct
- * and staged, BAR1 exhaustion falling back to staging, start times.
+ * and staged, BAR1 exhaustion falling back to staging, start times,
+ * copies ordered behind one another (p2psim_copy_after).
  */
 #include <config.h>
 
@@ -168,6 +169,119 @@ START_TEST(test_exec_start_time_and_errors)
 }
 END_TEST
 
+#define N_ORDERED 8
+
+/*
+ * Copies ordered behind one another that one GPU drives queue on one
+ * engine: they end in order, each well before one copy's whole latency
+ * after the one before (its setup overlapped the previous round trip),
+ * in both fidelities; a push ordered behind a pull of the same bytes
+ * reads what the pull landed.
+ */
+START_TEST(test_exec_ordered_copies_queue_on_one_engine)
+{
+    static const char *const fid[] = { "tlp", "flow" };
+    for (unsigned k = 0; k < 2; k++) {
+        struct p2psim *p = open_machine(NULL);
+        ck_assert_int_eq(p2psim_set_fidelity(p, fid[k], NULL), 0);
+        uint8_t *buf = calloc(N_ORDERED, 4096);
+        uint64_t bus;
+        ck_assert_int_eq(p2psim_host_register(p, buf, N_ORDERED * 4096, 0,
+                                              &bus), 0);
+        /* one copy alone: its whole latency */
+        struct done_box alone;
+        copy(p, host(bus), dev(0, 0), 4, 0, &alone);
+        sim_time_t lat = alone.r.t_end - alone.r.t_start;
+        struct done_box b[N_ORDERED];
+        memset(b, 0, sizeof(b));
+        uint64_t id = 0;
+        sim_time_t t0 = p2psim_now(p);
+        for (unsigned i = 0; i < N_ORDERED; i++) {
+            struct p2psim_loc d = host(bus + i * 4096), s = dev(0, i * 4096);
+            ck_assert_int_eq(p2psim_copy_after(p, id, &d, &s, 4, 0, t0,
+                                               on_done, &b[i], &id), 0);
+            ck_assert_uint_eq(id, (uint64_t)i + 2);
+        }
+        p2psim_run(p);
+        for (unsigned i = 0; i < N_ORDERED; i++) {
+            ck_assert_int_eq(b[i].calls, 1);
+            ck_assert_uint_eq(b[i].r.t_start, t0);
+            if (i > 0) {
+                sim_time_t gap = b[i].r.t_end - b[i - 1].r.t_end;
+                ck_assert_msg(b[i].r.t_end > b[i - 1].r.t_end &&
+                                  gap < lat,
+                              "%s: copy %u ends %llu ps after the one "
+                              "before; one alone takes %llu ps",
+                              fid[k], i, (unsigned long long)gap,
+                              (unsigned long long)lat);
+            }
+        }
+        /* pull bytes in, push them back out behind it: the push sees them */
+        memset(buf, 0x5a, 64);
+        struct done_box in, out;
+        memset(&in, 0, sizeof(in));
+        memset(&out, 0, sizeof(out));
+        struct p2psim_loc d0 = dev(0, 8192), h0 = host(bus);
+        struct p2psim_loc h1 = host(bus + 4096);
+        ck_assert_int_eq(p2psim_copy_after(p, 0, &d0, &h0, 64, 0, 0, on_done,
+                                           &in, &id), 0);
+        ck_assert_int_eq(p2psim_copy_after(p, id, &h1, &d0, 64, 0, 0,
+                                           on_done, &out, NULL), 0);
+        p2psim_run(p);
+        ck_assert_int_eq(out.calls, 1);
+        ck_assert_uint_ge(out.r.t_end, in.r.t_end);
+        for (unsigned i = 0; i < 64; i++) {
+            ck_assert_uint_eq(buf[4096 + i], 0x5a);
+        }
+        p2psim_host_unregister(p, bus);
+        p2psim_close(p);
+        free(buf);
+    }
+}
+END_TEST
+
+/*
+ * Where one engine cannot keep the order (another GPU drives the copy, or
+ * it is staged) a copy starts when the one before is done; an id not
+ * given yet is refused; a copy after one that is done is not held.
+ */
+START_TEST(test_exec_ordered_copies_fall_back)
+{
+    struct p2psim *p = open_machine(NULL);
+    struct done_box a, b, c;
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    memset(&c, 0, sizeof(c));
+    struct p2psim_loc g0 = dev(0, 0), g1 = dev(1, 0), g2 = dev(2, 0);
+    uint64_t ida, idb;
+    /* GPU 0 pushes to GPU 1; then GPU 1 pushes to GPU 0 */
+    ck_assert_int_eq(p2psim_copy_after(p, 0, &g1, &g0, MB, P2PSIM_COPY_PEER,
+                                       0, on_done, &a, &ida), 0);
+    ck_assert_int_eq(p2psim_copy_after(p, ida, &g0, &g1, MB,
+                                       P2PSIM_COPY_PEER, 0, on_done, &b,
+                                       &idb), 0);
+    /* then a staged copy (no peer flag) */
+    ck_assert_int_eq(p2psim_copy_after(p, idb, &g2, &g0, MB, 0, 0, on_done,
+                                       &c, NULL), 0);
+    ck_assert_int_eq(p2psim_copy_after(p, idb + 2, &g2, &g0, MB, 0, 0,
+                                       on_done, &c, NULL), -SIM_EINVAL);
+    p2psim_run(p);
+    ck_assert_int_eq(a.calls + b.calls + c.calls, 3);
+    ck_assert(!b.r.staged && c.r.staged);
+    ck_assert_uint_eq(b.r.t_start, a.r.t_end);
+    ck_assert_uint_eq(c.r.t_start, b.r.t_end);
+    /* after a copy that is done: starts at its own time */
+    memset(&a, 0, sizeof(a));
+    sim_time_t at = p2psim_now(p) + SIM_US(3);
+    ck_assert_int_eq(p2psim_copy_after(p, ida, &g1, &g0, 4096,
+                                       P2PSIM_COPY_PEER, at, on_done, &a,
+                                       NULL), 0);
+    p2psim_run(p);
+    ck_assert_uint_eq(a.r.t_start, at);
+    p2psim_close(p);
+}
+END_TEST
+
 Suite *make_exec_suite(void)
 {
     Suite *s = suite_create("exec");
@@ -177,6 +291,8 @@ Suite *make_exec_suite(void)
     tcase_add_test(tc, test_exec_peer_direct_and_staged);
     tcase_add_test(tc, test_exec_bar1_exhaustion_stages);
     tcase_add_test(tc, test_exec_start_time_and_errors);
+    tcase_add_test(tc, test_exec_ordered_copies_queue_on_one_engine);
+    tcase_add_test(tc, test_exec_ordered_copies_fall_back);
     suite_add_tcase(s, tc);
     return s;
 }
