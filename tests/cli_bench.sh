@@ -109,8 +109,44 @@ print(len(m), len(d['gpus']),
 else
     echo "skip: no python3 for the JSON check"
 fi
-check "bench --sm_copy refused" 2 "kernels are not simulated yet" \
-    $p2psim bench "$M" --sm_copy
+# --sm_copy: P2P-enabled copies by the copy kernel, on NVLink. Four SMs
+# per GPU (8 blocks of 1024 threads) keep the kernels quick to simulate.
+# The P2P-disabled matrix and the diagonals stay copy-engine copies, as in
+# the sample; the SM copy pays the launch latency per copy, which the copy
+# engine does not, so it is slower.
+H=$T/hgx-h200-x2.yaml
+smargs="--numElems 100000 --set defaults.gpu.sms=4 --matrix uni_p2p_disabled_GBps
+        --matrix uni_p2p_enabled_GBps --matrix bidir_p2p_enabled_GBps"
+# cell NAME-heading-pattern ROW COL < output: one figure of a table
+cell() { grep -A"$(($2 + 2))" -- "$1" | awk -v r="$(($2 + 3))" -v c="$(($3 + 2))" 'NR == r { print $c }'; }
+if $p2psim bench "$H" --sm_copy $smargs >"$work/sm.txt" 2>&1 &&
+   $p2psim bench "$H" $smargs >"$work/ce.txt" 2>&1; then
+    ok "bench --sm_copy runs"
+    grep -q "^Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)" \
+        "$work/sm.txt" && grep -q "^Bidirectional P2P=Enabled Bandwidth Matrix" \
+        "$work/sm.txt" && ok "bench --sm_copy headings" ||
+        bad "bench --sm_copy headings"
+    for m in "Unidirectional P2P=Disabled" "Unidirectional P2P=Enabled" \
+             "Bidirectional P2P=Enabled"; do
+        for rc in "0 0" "0 1" "1 0"; do
+            set -- $rc
+            sm=$(cell "^$m" $1 $2 <"$work/sm.txt")
+            ce=$(cell "^$m" $1 $2 <"$work/ce.txt")
+            if [ -z "$sm" ] || [ -z "$ce" ]; then
+                bad "bench --sm_copy $m [$1,$2]: no figure"
+            elif [ "$1" = "$2" ] || [ "$m" = "Unidirectional P2P=Disabled" ]; then
+                [ "$sm" = "$ce" ] && ok "bench --sm_copy $m [$1,$2] copy engine" ||
+                    bad "bench --sm_copy $m [$1,$2]: $sm, copy engine $ce"
+            else
+                awk -v s="$sm" -v c="$ce" 'BEGIN { exit !(s > 0 && s < c) }' &&
+                    ok "bench --sm_copy $m [$1,$2] by SMs ($sm < $ce GB/s)" ||
+                    bad "bench --sm_copy $m [$1,$2]: $sm, copy engine $ce"
+            fi
+        done
+    done
+else
+    bad "bench --sm_copy runs"; tail -5 "$work/sm.txt" "$work/ce.txt"
+fi
 check "bench --set error at --set:1:10" 2 \
     "^--set:1:10: error: unknown key 'swtch' in defaults (did you mean 'switch'?)" \
     $p2psim bench "$M" --set defaults.swtch.latency=1ns

@@ -12,7 +12,11 @@
  * the diagonal (bytes counted twice there, read and write). Bidirectional:
  * 5 copies each way at once, i -> j on GPU i's first stream and j -> i on
  * GPU j's second, each waiting for the other's start or stop event.
- * Latency: 100 copies of one int4 (16 bytes). P2P=Enabled: where
+ * Latency: 100 copies of one int4 (16 bytes). With --sm_copy (rq->sm_copy)
+ * each peer copy where peer access was granted is a launch of copyp2p, a
+ * C kernel reached through the dlopened shim's device API (below); the
+ * child's runtime has the machine in its process (P2PSIM_SERVER unset),
+ * where C kernels run. P2P=Enabled: where
  * cudaDeviceCanAccessPeer(i, j) says 1, peer access is enabled both ways
  * for the cell and disabled after it; elsewhere the copies are staged,
  * as with P2P=Disabled. Where the sample zeroes its buffers with
@@ -22,7 +26,7 @@
  * The gate. The sample launches a kernel that spins on a host flag before
  * the start event, queues the copies and the stop event behind it, then
  * releases the flag, so that the time the host spends queuing stays out of
- * the interval. Kernels are not simulated yet; the stream waits instead
+ * the interval. The delay kernel is not used yet; the stream waits instead
  * (cudaStreamWaitEvent) for an event recorded on a separate gate stream of
  * the same GPU behind a chain of empty host functions
  * (cudaLaunchHostFunc). A host function costs the host little to queue but
@@ -63,6 +67,8 @@
 #define LAT_BYTES 16                /* one int4 */
 #define GATE_FIRST_CALLS 16u        /* host functions in a new chain */
 #define GATE_MAX_CALLS 65536u
+#define COPY_UNROLL 5               /* copyp2p's #pragma unroll(5) */
+#define INT4_BYTES 16
 
 enum gate_kind { GATE_UNI, GATE_BIDIR, GATE_LAT, GATE_PROBE, GATE_N };
 
@@ -78,6 +84,8 @@ struct ctx {
     size_t buf_bytes;
     void *host;                     /* pinned, host_bytes */
     size_t host_bytes;
+    const void *copy_kernel;        /* copyp2p; NULL without --sm_copy */
+    int *copy_grid, *copy_block;    /* per GPU, from the occupancy */
     unsigned gate_calls[GATE_N];
     bool gate_warned;
     char where[96];                 /* what is being measured, for errors */
@@ -118,6 +126,128 @@ static void *xcalloc(const struct ctx *c, size_t n, size_t size)
         longjmp(*c->cu->fail, 1);
     }
     return p;
+}
+
+/* ---- the copy kernel (--sm_copy) ------------------------------------------ */
+
+/*
+ * The sample's copyp2p(int4 *dest, const int4 *src, size_t num_elems) as
+ * a C kernel: a grid-stride copy of 16-byte elements. The sample's loop
+ * carries #pragma unroll(5) and __restrict__ pointers, so its compiled
+ * form loads up to five elements before storing them; so does this one.
+ * The fourth argument is the runtime's table: the device API is reached
+ * through the dlopened shim, not linked.
+ */
+static void copyp2p(void **args)
+{
+    unsigned char *dst = *(unsigned char **)args[0];
+    const unsigned char *src = *(const unsigned char **)args[1];
+    size_t n = *(const size_t *)args[2];
+    const struct bwlat_cuda *cu = *(const struct bwlat_cuda **)args[3];
+    struct devapi_dim3 t = cu->devapi_thread_idx(), b = cu->devapi_block_idx();
+    struct devapi_dim3 bd = cu->devapi_block_dim(), gd = cu->devapi_grid_dim();
+    size_t stride = (size_t)bd.x * gd.x;
+    unsigned char v[COPY_UNROLL][INT4_BYTES];
+    for (size_t i = (size_t)b.x * bd.x + t.x; i < n;
+         i += COPY_UNROLL * stride) {
+        unsigned k = 0;
+        for (; k < COPY_UNROLL && i + k * stride < n; k++) {
+            cu->devapi_load(v[k], src + (i + k * stride) * INT4_BYTES,
+                            INT4_BYTES, DEVAPI_WEAK, DEVAPI_GPU);
+        }
+        for (unsigned m = 0; m < k; m++) {
+            cu->devapi_store(dst + (i + m * stride) * INT4_BYTES, v[m],
+                             INT4_BYTES, DEVAPI_WEAK, DEVAPI_GPU);
+        }
+    }
+}
+
+static int dev_attr(struct ctx *c, enum cudaDeviceAttr attr, int d)
+{
+    int v = 0;
+    CHECK(c, c->cu->cudaDeviceGetAttribute(&v, attr, d));
+    return v;
+}
+
+/*
+ * The sample's launch shape, from cudaOccupancyMaxPotentialBlockSize (an
+ * inline template of the CUDA headers): the largest block, in whole warps,
+ * that gives the most resident threads per SM; the grid is that many
+ * blocks per SM on every SM. The shim serves occupancy queries for nvcc
+ * kernels only, and a C kernel uses no registers or shared memory, so the
+ * SM's thread and block limits decide, as for the real copyp2p, whose few
+ * registers do not bind: 1024 threads, two blocks per SM on an H200 or a
+ * V100 (2048 threads per SM).
+ */
+static void copy_shape(struct ctx *c, int d)
+{
+    int max_block = dev_attr(c, cudaDevAttrMaxThreadsPerBlock, d);
+    int sm_threads = dev_attr(c, cudaDevAttrMaxThreadsPerMultiProcessor, d);
+    int sm_blocks = dev_attr(c, cudaDevAttrMaxBlocksPerMultiprocessor, d);
+    int sms = dev_attr(c, cudaDevAttrMultiProcessorCount, d);
+    int warp = dev_attr(c, cudaDevAttrWarpSize, d);
+    int best = 0, best_blocks = 0, best_size = 0;
+    if (warp <= 0) {
+        warp = 1;
+    }
+    for (int size = max_block / warp * warp; size > 0 && best < sm_threads;
+         size -= warp) {
+        int blocks = sm_threads / size;
+        if (blocks > sm_blocks) {
+            blocks = sm_blocks;
+        }
+        if (blocks * size > best) {
+            best = blocks * size;
+            best_blocks = blocks;
+            best_size = size;
+        }
+    }
+    if (best == 0 || sms <= 0) {
+        snprintf(c->res->error, sizeof(c->res->error),
+                 "GPU %d: the copy kernel fits no block on an SM", d);
+        c->res->status = 1;
+        longjmp(*c->cu->fail, 1);
+    }
+    c->copy_grid[d] = best_blocks * sms;
+    c->copy_block[d] = best_size;
+}
+
+static void copy_kernel_setup(struct ctx *c)
+{
+    static const size_t sizes[] = { sizeof(void *), sizeof(void *),
+                                    sizeof(size_t), sizeof(void *) };
+    const struct bwlat_cuda *cu = c->cu;
+    if (!cu->p2psim_kernel_register) {
+        snprintf(c->res->error, sizeof(c->res->error),
+                 "--sm_copy needs p2psim's CUDA runtime (C kernels); this "
+                 "one has no p2psim_kernel_register");
+        c->res->status = 1;
+        longjmp(*c->cu->fail, 1);
+    }
+    c->copy_kernel = cu->p2psim_kernel_register("copyp2p", copyp2p, 4, sizes);
+    if (!c->copy_kernel) {
+        snprintf(c->res->error, sizeof(c->res->error),
+                 "cannot register the copy kernel");
+        c->res->status = 1;
+        longjmp(*c->cu->fail, 1);
+    }
+    c->copy_grid = xcalloc(c, (size_t)c->n, sizeof(*c->copy_grid));
+    c->copy_block = xcalloc(c, (size_t)c->n, sizeof(*c->copy_block));
+    for (int d = 0; d < c->n; d++) {
+        copy_shape(c, d);
+    }
+}
+
+/* One copyp2p of `bytes` from src to dst on stream s of GPU d. */
+static void launch_copy(struct ctx *c, void *dst, const void *src,
+                        size_t bytes, int d, cudaStream_t s)
+{
+    const struct bwlat_cuda *cu = c->cu;
+    size_t n = bytes / INT4_BYTES;
+    void *args[] = { &dst, &src, &n, &cu };
+    dim3 grid = { (unsigned)c->copy_grid[d], 1, 1 };
+    dim3 block = { (unsigned)c->copy_block[d], 1, 1 };
+    CHECK(c, cu->cudaLaunchKernel(c->copy_kernel, grid, block, args, 0, s));
 }
 
 /* ---- set-up -------------------------------------------------------------- */
@@ -286,6 +416,7 @@ struct run {
     size_t bytes;
     unsigned repeat;
     bool bidir;
+    bool sm;                        /* by copyp2p (peer copies only) */
     enum gate_kind gate;
 };
 
@@ -343,11 +474,22 @@ static struct ends run_ends(const struct ctx *c, const struct run *rn,
     return e;
 }
 
+/* Queue a run's copies on stream s of GPU sdev. A kernel is launched
+ * with the stream's GPU current, as the sample does; GPU a is current
+ * again after. */
 static void queue_run(struct ctx *c, const struct run *rn, bool reverse,
-                      cudaStream_t s)
+                      int sdev, cudaStream_t s)
 {
     struct ends e = run_ends(c, rn, reverse);
-    queue_copies(c, e.dst, e.dd, e.src, e.sd, rn->bytes, rn->repeat, s);
+    if (!rn->sm) {
+        queue_copies(c, e.dst, e.dd, e.src, e.sd, rn->bytes, rn->repeat, s);
+        return;
+    }
+    CHECK(c, c->cu->cudaSetDevice(sdev));
+    for (unsigned r = 0; r < rn->repeat; r++) {
+        launch_copy(c, e.dst, e.src, rn->bytes, sdev, s);
+    }
+    CHECK(c, c->cu->cudaSetDevice(rn->a));
 }
 
 /*
@@ -373,14 +515,14 @@ static void timed_run(struct ctx *c, const struct run *rn, float *gpu_ms,
         if (rn->bidir) {
             /* s1[rev] needs no gate of its own: it waits for the start. */
             CHECK(c, cu->cudaStreamWaitEvent(c->s1[rev], c->start[a], 0));
-            queue_run(c, rn, true, c->s1[rev]);
-            queue_run(c, rn, false, c->s0[a]);
+            queue_run(c, rn, true, rev, c->s1[rev]);
+            queue_run(c, rn, false, a, c->s0[a]);
             /* s0[a]'s stop covers s1[rev]'s work too. */
             CHECK(c, cu->cudaEventRecord(c->stop[rev], c->s1[rev]));
             CHECK(c, cu->cudaStreamWaitEvent(c->s0[a], c->stop[rev], 0));
         } else {
             CHECK(c, cu->cudaEventRecord(c->clk_a[a], c->clock[a]));
-            queue_run(c, rn, false, c->s0[a]);
+            queue_run(c, rn, false, a, c->s0[a]);
             CHECK(c, cu->cudaEventRecord(c->clk_b[a], c->clock[a]));
         }
         CHECK(c, cu->cudaEventRecord(c->stop[a], c->s0[a]));
@@ -439,6 +581,9 @@ static void matrix_cell(struct ctx *c, enum bwlat_matrix m, int i, int j,
     snprintf(c->where, sizeof(c->where), "%s, GPU %d -> GPU %d",
              bwlat_matrices[m].name, i, j);
     bool on = peer_enable(c, p2p, i, j);
+    /* The sample's performP2PCopy: the kernel only where access was
+     * granted (never on the diagonal: canAccessPeer(i, i) is 0 there). */
+    rn.sm = on && c->copy_kernel;
     float gpu_ms = 0, cpu_ms = 0;
     timed_run(c, &rn, &gpu_ms, &cpu_ms);
     peer_disable(c, on, i, j);
@@ -593,6 +738,9 @@ void bwlat_measure(const struct bwlat_cuda *cu, const struct bwlat_request *rq,
         }
     }
     setup(&c, buf_bytes, host_bytes);
+    if (rq->sm_copy && rq->matrices) {
+        copy_kernel_setup(&c);
+    }
     if (rq->matrices) {
         measure_matrices(&c, rq);
     }

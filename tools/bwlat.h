@@ -107,6 +107,8 @@ struct bwlat_request {
     unsigned n_cells;           /* n of cells (must match the machine) */
     const struct bwlat_probe *probes;
     unsigned n_probes;
+    bool sm_copy;               /* --sm_copy: where peer access is enabled,
+                                 * copies by a copy kernel (bwlat.c) */
     bool progress;              /* a progress line on stderr per cell */
     bool trace;                 /* keep P2PSIM_TRACE, _EVENTS, _COUNTERS
                                  * and their options (tools/trace_opts.h)

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 
 #include "api/include/cuda_runtime_api.h"
+#include "api/include/p2psim_kernel.h"
 
 /* Every CUDA call the measurements make. */
 #define BWLAT_CUDA_CALLS(X)                                                   \
@@ -35,14 +36,31 @@
     X(cudaMemcpyPeerAsync)                                                    \
     X(cudaMemcpyAsync)                                                        \
     X(cudaLaunchHostFunc)                                                     \
+    X(cudaLaunchKernel)                                                       \
+    X(cudaHostAlloc)                                                          \
+    X(cudaDeviceGetAttribute)                                                 \
     X(cudaGetLastError)                                                       \
     X(cudaGetErrorString)
+
+/* The device API of C kernels (api/include/p2psim_kernel.h): p2psim's
+ * runtime has it, NVIDIA's does not (then the table's members are NULL,
+ * and --sm_copy is refused). */
+#define BWLAT_DEVAPI_CALLS(X)                                                 \
+    X(devapi_load)                                                            \
+    X(devapi_store)                                                           \
+    X(devapi_thread_idx)                                                      \
+    X(devapi_block_idx)                                                       \
+    X(devapi_block_dim)                                                       \
+    X(devapi_grid_dim)                                                        \
+    X(devapi_clock64)                                                         \
+    X(p2psim_kernel_register)
 
 /* The runtime, as a table of its functions (members named as the calls,
  * so that measuring code reads cu->cudaSetDevice(d)). */
 struct bwlat_cuda {
 #define BWLAT_CUDA_MEMBER(name) __typeof__(name) *name;
     BWLAT_CUDA_CALLS(BWLAT_CUDA_MEMBER)
+    BWLAT_DEVAPI_CALLS(BWLAT_CUDA_MEMBER)
 #undef BWLAT_CUDA_MEMBER
     /* Where a failed call goes: the child's handler, which sends the
      * error recorded in the result and exits. */

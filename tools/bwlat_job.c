@@ -233,6 +233,9 @@ static bool load_cudart(const char *path, struct bwlat_cuda *cu,
     }
     BWLAT_CUDA_CALLS(BWLAT_CUDA_LOAD)
 #undef BWLAT_CUDA_LOAD
+#define BWLAT_DEVAPI_LOAD(name) *(void **)&cu->name = dlsym(h, #name);
+    BWLAT_DEVAPI_CALLS(BWLAT_DEVAPI_LOAD)
+#undef BWLAT_DEVAPI_LOAD
     return true;
 }
 

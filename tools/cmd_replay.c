@@ -65,7 +65,7 @@ static void replay_usage(FILE *f)
             "pointers are mapped to new allocations, pageable host memory\n"
             "to stand-in buffers, streams and events by their recorded "
             "ids; kernel\nlaunches and registration are not replayed "
-            "(kernels are not simulated).\n\n"
+            "(a trace holds no kernel code).\n\n"
             "options:\n"
             "  --topology M     the machine: a machine file or a built-in "
             "name;\n"
