@@ -488,22 +488,6 @@ static void gpu_read(struct gpu *g, struct tlp *t)
     tlp_free(t);
 }
 
-static uint64_t get_le(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++) {
-        v |= (uint64_t)p[i] << (8 * i);
-    }
-    return v;
-}
-
-static void put_le(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        p[i] = (uint8_t)(v >> (8 * i));
-    }
-}
-
 /*
  * AtomicOps (PCIe r6.0 §2.2.7, §6.15): FetchAdd and Swap carry one operand
  * of 4 or 8 bytes; CAS carries compare then swap (8 or 16 bytes). The
@@ -536,8 +520,8 @@ static void gpu_atomic(struct gpu *g, struct tlp *t)
     uint8_t old[8];
     gpu_bar1_access(g, off, old, NULL, size);
     if (t->data) {
-        uint64_t v = get_le(old, size);
-        uint64_t a = get_le(t->data, size);
+        uint64_t v = gpu__get_le(old, size);
+        uint64_t a = gpu__get_le(t->data, size);
         uint64_t mask = size == 8 ? UINT64_MAX : UINT32_MAX;
         uint64_t nv = v;
         if (t->kind == TLP_FETCHADD) {
@@ -545,10 +529,10 @@ static void gpu_atomic(struct gpu *g, struct tlp *t)
         } else if (t->kind == TLP_SWAP) {
             nv = a;
         } else if (v == a) {
-            nv = get_le(t->data + size, size);
+            nv = gpu__get_le(t->data + size, size);
         }
         uint8_t buf[8];
-        put_le(buf, nv, size);
+        gpu__put_le(buf, nv, size);
         gpu_bar1_access(g, off, NULL, buf, size);
     }
     g->atomics++;

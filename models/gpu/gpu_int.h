@@ -76,6 +76,25 @@ int bar1__free(struct bar1 *b, uint64_t off);
 bool bar1__translate(const struct bar1 *b, uint64_t off, uint64_t *hbm_addr,
                      uint64_t *contig_bytes);
 
+/* ---- little-endian operands (AtomicOps, SM atomics) --------------------- */
+
+/* n bytes (1..8) at p as a little-endian number: the GPU's memory order. */
+static inline uint64_t gpu__get_le(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) {
+        v |= (uint64_t)p[i] << (8 * i);
+    }
+    return v;
+}
+
+static inline void gpu__put_le(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        p[i] = (uint8_t)(v >> (8 * i));
+    }
+}
+
 /* ---- copy engines (copy_engine.c) ---------------------------------------- */
 
 enum ce_phase {

@@ -370,22 +370,6 @@ uint64_t gpu_sm_atom_apply(enum gpu_sm_atom op, enum gpu_sm_type type,
     return r & mask;
 }
 
-static uint64_t get_le(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++) {
-        v |= (uint64_t)p[i] << (8 * i);
-    }
-    return v;
-}
-
-static void put_le(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        p[i] = (uint8_t)(v >> (8 * i));
-    }
-}
-
 /* ---- finishing requests ---------------------------------------------------- */
 
 static void sm_done_event(struct sim *sim, struct sim_event *ev)
@@ -751,9 +735,9 @@ static void sm_queue_atomic(struct sm_state *st, struct gpu_sm_req *r,
     unsigned n = gpu_sm_type_bytes(r->type);
     struct sm_out *o = sm_out_new(st, kind, r->sm, r->addr,
                                   kind == TLP_CAS ? 2 * n : n, r);
-    put_le(o->data, a, n);
+    gpu__put_le(o->data, a, n);
     if (kind == TLP_CAS) {
-        put_le(o->data + n, b, n);
+        gpu__put_le(o->data + n, b, n);
     }
     st->cnt.remote_atomics++;
 }
@@ -771,8 +755,8 @@ static void sm_local(struct sm_state *st, struct gpu_sm_req *r)
         unsigned n = gpu_sm_type_bytes(r->type);
         uint8_t b[8];
         rc = mem_sparse_read(g->hbm, r->addr, b, n);
-        r->old = get_le(b, n);
-        put_le(b, gpu_sm_atom_apply(r->atom, r->type, r->old, r->operand,
+        r->old = gpu__get_le(b, n);
+        gpu__put_le(b, gpu_sm_atom_apply(r->atom, r->type, r->old, r->operand,
                                     r->compare), n);
         if (rc == 0) {
             rc = mem_sparse_write(g->hbm, r->addr, b, n);
@@ -949,7 +933,7 @@ static void sm_cpl(void *ctx, struct tlp *cpl)
             if (r->cas_retry) {
                 uint8_t b[8] = { 0 };
                 memcpy(b + at, cpl->data, n);
-                r->old = get_le(b, o->len);
+                r->old = gpu__get_le(b, o->len);
             } else {
                 memcpy(r->data + at, cpl->data, n);
             }
@@ -957,7 +941,7 @@ static void sm_cpl(void *ctx, struct tlp *cpl)
         o->got += n;
         whole = o->got >= o->len;
     } else if (!o->flush && cpl->data) {
-        r->old = get_le(cpl->data, gpu_sm_type_bytes(r->type));
+        r->old = gpu__get_le(cpl->data, gpu_sm_type_bytes(r->type));
     }
     if (!whole) {
         return;
@@ -966,7 +950,7 @@ static void sm_cpl(void *ctx, struct tlp *cpl)
     st->in_flight--;
     bool emulated = r->cas_retry && r->status == 0;
     enum tlp_kind kind = o->kind;
-    uint64_t expected = get_le(o->data, gpu_sm_type_bytes(r->type));
+    uint64_t expected = gpu__get_le(o->data, gpu_sm_type_bytes(r->type));
     bool flush = o->flush;
     free(o->wdata);
     free(o);

@@ -14,20 +14,7 @@
 # and under a server its C kernel fails with cudaErrorNotSupported.
 # Needs nvcc (CUDA 13, no GPU); exits 77 (skipped) without it, as on CI.
 . "${top_srcdir:-.}/tests/shim/lib.sh"
-nvcc=${NVCC:-}
-if [ -z "$nvcc" ]; then
-    nvcc=$(command -v nvcc 2>/dev/null) || nvcc=/usr/local/cuda/bin/nvcc
-fi
-if [ ! -x "$nvcc" ]; then
-    echo "nvcc not found: skipped (PATH, /usr/local/cuda/bin, or NVCC=...)"
-    exit 77
-fi
-if [ -n "${SAN_FLAGS:-}" ]; then
-    echo "sanitizer build: skipped (an nvcc program cannot load an ASan shim)"
-    exit 77
-fi
-[ -f "$shim_dir/libcudart.so.13" ] ||
-    { echo "no shared shim (configured with --disable-shared?): skipped"; exit 77; }
+need_nvcc
 scratch
 mkdir -p "$work/inc"
 # Only the device-API header: our CUDA headers are for host compilers.

@@ -45,3 +45,24 @@ scratch() {
 }
 # The directory that holds the built shim, libcudart.so.13.
 shim_dir=$build/api/cudart/.libs
+
+# need_nvcc: set $nvcc to CUDA 13's nvcc ($NVCC, else PATH, else
+# /usr/local/cuda/bin), or exit 77 (skipped) without one, or in a
+# sanitizer build (the shim is built with ASan, which must be the first
+# library loaded; an nvcc program is not), or without the shared shim.
+need_nvcc() {
+    nvcc=${NVCC:-}
+    if [ -z "$nvcc" ]; then
+        nvcc=$(command -v nvcc 2>/dev/null) || nvcc=/usr/local/cuda/bin/nvcc
+    fi
+    if [ ! -x "$nvcc" ]; then
+        echo "nvcc not found: skipped (PATH, /usr/local/cuda/bin, or NVCC=...)"
+        exit 77
+    fi
+    if [ -n "${SAN_FLAGS:-}" ]; then
+        echo "sanitizer build: skipped (an nvcc program cannot load an ASan shim)"
+        exit 77
+    fi
+    [ -f "$shim_dir/libcudart.so.13" ] ||
+        { echo "no shared shim (configured with --disable-shared?): skipped"; exit 77; }
+}

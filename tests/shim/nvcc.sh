@@ -6,22 +6,7 @@
 # sees the simulated machine. Needs nvcc (CUDA 13, no GPU); exits 77
 # (skipped) without it, as on CI. NVCC names a compiler to use.
 . "${top_srcdir:-.}/tests/shim/lib.sh"
-nvcc=${NVCC:-}
-if [ -z "$nvcc" ]; then
-    nvcc=$(command -v nvcc 2>/dev/null) || nvcc=/usr/local/cuda/bin/nvcc
-fi
-if [ ! -x "$nvcc" ]; then
-    echo "nvcc not found: skipped (PATH, /usr/local/cuda/bin, or NVCC=...)"
-    exit 77
-fi
-if [ -n "${SAN_FLAGS:-}" ]; then
-    # The shim is built with ASan, which must be the first library loaded;
-    # an nvcc program is not.
-    echo "sanitizer build: skipped (an nvcc program cannot load an ASan shim)"
-    exit 77
-fi
-[ -f "$shim_dir/libcudart.so.13" ] ||
-    { echo "no shared shim (configured with --disable-shared?): skipped"; exit 77; }
+need_nvcc
 scratch
 
 echo "using $nvcc ($("$nvcc" --version | tail -n 1))"
