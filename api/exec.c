@@ -428,6 +428,21 @@ static void staged_push_done(struct gpu_dma *d)
     staged_pump(x);
 }
 
+/* Chunk k's push (source HBM -> its staging buffer) or pull (buffer ->
+ * destination HBM), ready to submit. */
+static struct gpu_dma *staged_dma(struct xop *x, uint64_t k,
+                                  enum gpu_dma_dir dir)
+{
+    bool push = dir == GPU_DMA_PUSH;
+    struct gpu_dma *d = &x->dma[2 * k + (push ? 0 : 1)];
+    memset(d, 0, sizeof(*d));
+    d->dir = dir;
+    d->local_addr = (push ? x->src.addr : x->dst.addr) + k * x->p->chunk;
+    d->remote_addr = x->staging + (k % 2) * x->p->chunk;
+    d->len_bytes = chunk_len(x, k);
+    return d;
+}
+
 /* Start the next push and the next pull when they may start. */
 static void staged_pump(struct xop *x)
 {
@@ -435,12 +450,7 @@ static void staged_pump(struct xop *x)
     if (!x->push_busy && k < x->n_chunks && (k < 2 || x->freed + 1 >= k)) {
         x->pushed++;
         x->push_busy = true;
-        struct gpu_dma *push = &x->dma[2 * k];
-        memset(push, 0, sizeof(*push));
-        push->dir = GPU_DMA_PUSH;
-        push->local_addr = x->src.addr + k * x->p->chunk;
-        push->remote_addr = x->staging + (k % 2) * x->p->chunk;
-        push->len_bytes = chunk_len(x, k);
+        struct gpu_dma *push = staged_dma(x, k, GPU_DMA_PUSH);
         if (submit_on(x, x->src.gpu, EXEC_STAGING_CE, push,
                       staged_push_done) < 0) {
             x->res.status = -SIM_EINVAL;
@@ -450,12 +460,7 @@ static void staged_pump(struct xop *x)
     if (!x->pull_busy && k < x->landed) {
         x->pull_next++;
         x->pull_busy = true;
-        struct gpu_dma *pull = &x->dma[2 * k + 1];
-        memset(pull, 0, sizeof(*pull));
-        pull->dir = GPU_DMA_PULL;
-        pull->local_addr = x->dst.addr + k * x->p->chunk;
-        pull->remote_addr = x->staging + (k % 2) * x->p->chunk;
-        pull->len_bytes = chunk_len(x, k);
+        struct gpu_dma *pull = staged_dma(x, k, GPU_DMA_PULL);
         if (submit_on(x, x->dst.gpu, EXEC_STAGING_CE, pull,
                       staged_pull_done) < 0) {
             x->res.status = -SIM_EINVAL;

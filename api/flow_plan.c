@@ -219,40 +219,38 @@ static uint64_t hop_bytes(const struct route_hop *h, const struct tlp *t)
     return rate ? tlp_header_bytes(t) + tlp_payload_bytes(t) : 0;
 }
 
-/* The link's rate per direction, bytes/s (0: unlimited). */
-static uint64_t hop_rate(const struct route_hop *h)
+/* The link's latency and rate per direction (bytes/s, 0: unlimited). */
+static void hop_link(const struct route_hop *h, sim_time_t *lat,
+                     uint64_t *rate)
 {
     const struct sim_link *l = h->link;
     if (l->ops == &pcie_link_ops) {
-        return pcie_link_rate(l);
+        *lat = pcie_link_latency(l);
+        *rate = pcie_link_rate(l);
+    } else if (l->ops == &socket_link_ops) {
+        *lat = socket_link_latency(l);
+        *rate = socket_link_rate(l);
+    } else if (l->ops == &nvl_link_ops) {
+        *lat = nvl_link_latency(l);
+        *rate = nvl_link_rate(l);
+    } else {
+        sim_wire_get(l, lat, rate);
     }
-    if (l->ops == &socket_link_ops) {
-        return socket_link_rate(l);
-    }
-    if (l->ops == &nvl_link_ops) {
-        return nvl_link_rate(l);
-    }
+}
+
+static uint64_t hop_rate(const struct route_hop *h)
+{
     sim_time_t lat;
     uint64_t rate;
-    sim_wire_get(l, &lat, &rate);
+    hop_link(h, &lat, &rate);
     return rate;
 }
 
 static sim_time_t hop_link_latency(const struct route_hop *h)
 {
-    const struct sim_link *l = h->link;
-    if (l->ops == &pcie_link_ops) {
-        return pcie_link_latency(l);
-    }
-    if (l->ops == &socket_link_ops) {
-        return socket_link_latency(l);
-    }
-    if (l->ops == &nvl_link_ops) {
-        return nvl_link_latency(l);
-    }
     sim_time_t lat;
     uint64_t rate;
-    sim_wire_get(l, &lat, &rate);
+    hop_link(h, &lat, &rate);
     return lat;
 }
 

@@ -112,6 +112,19 @@ static bool is_float(enum ptx_type t)
 
 /* An immediate's raw bits in type t: "0f3F800000", "0d3FF0...", "-4",
  * "0x10", "1.5". */
+/* The value d as an immediate of float type t: f32 bits, else f64 bits. */
+static void imm_float(enum ptx_type t, double d, int64_t *out)
+{
+    if (t == PT_F32) {
+        float f = (float)d;
+        uint32_t b32;
+        memcpy(&b32, &f, 4);
+        *out = b32;
+    } else {
+        memcpy(out, &d, 8);
+    }
+}
+
 static int parse_imm(const char *s, enum ptx_type t, int64_t *out)
 {
     bool neg = false;
@@ -141,14 +154,7 @@ static int parse_imm(const char *s, enum ptx_type t, int64_t *out)
         if (neg) {
             d = -d;
         }
-        if (t == PT_F32) {
-            float f = (float)d;
-            uint32_t b32;
-            memcpy(&b32, &f, 4);
-            *out = b32;
-        } else {
-            memcpy(out, &d, 8);
-        }
+        imm_float(t, d, out);
     } else if (isdigit((unsigned char)s[0])) {
         bool fl = is_float(t) && strpbrk(s, ".eE") && !strchr(s, 'x');
         if (fl) {
@@ -156,14 +162,7 @@ static int parse_imm(const char *s, enum ptx_type t, int64_t *out)
             if (neg) {
                 d = -d;
             }
-            if (t == PT_F32) {
-                float f = (float)d;
-                uint32_t b32;
-                memcpy(&b32, &f, 4);
-                *out = b32;
-            } else {
-                memcpy(out, &d, 8);
-            }
+            imm_float(t, d, out);
         } else {
             uint64_t v = strtoull(s, &e, 0);
             if (*e == 'U' || *e == 'u') {
@@ -173,14 +172,7 @@ static int parse_imm(const char *s, enum ptx_type t, int64_t *out)
             if (is_float(t)) {
                 /* An integer literal in a float instruction: its value. */
                 double d = neg ? -(double)v : (double)v;
-                if (t == PT_F32) {
-                    float f = (float)d;
-                    uint32_t b32;
-                    memcpy(&b32, &f, 4);
-                    *out = b32;
-                } else {
-                    memcpy(out, &d, 8);
-                }
+                imm_float(t, d, out);
             }
         }
     } else {
