@@ -260,6 +260,16 @@ unsigned p2psim_nvlink_count(const struct p2psim *p)
     return p->m->n_nvlinks;
 }
 
+bool p2psim_api_cost(const struct p2psim *p, enum topo_api_cost c,
+                     sim_time_t *ps)
+{
+    if ((unsigned)c >= TOPO_API_COST_N || !p->m->api_cost_set[c]) {
+        return false;
+    }
+    *ps = p->m->api_cost_ps[c];
+    return true;
+}
+
 int p2psim_write_dot(const struct p2psim *p, FILE *f)
 {
     struct sim *sim = p->m->sim;

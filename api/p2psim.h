@@ -17,6 +17,8 @@
 #include "api/trace_sink.h"
 #include "models/gpu/gpu.h"
 #include "models/path.h"
+#include "models/topology.h"
+#include "sim/time.h"
 
 struct sim;
 struct sim_error;
@@ -78,6 +80,15 @@ int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
                struct p2p_verdict *out);
 /* How many NVLink entries (bonded groups) the machine file has. */
 unsigned p2psim_nvlink_count(const struct p2psim *p);
+
+/*
+ * p2psim_api_cost - the host-side cost of a CUDA runtime call that the
+ * machine file sets (`api-costs:`, topologies/SCHEMA.md; enum
+ * topo_api_cost names them): true and *ps when it sets cost c, false when
+ * it leaves it to the runtime's default (or c is out of range).
+ */
+bool p2psim_api_cost(const struct p2psim *p, enum topo_api_cost c,
+                     sim_time_t *ps);
 
 /* The simulation underneath (for tests, traces and stats). */
 struct sim *p2psim_sim(const struct p2psim *p);

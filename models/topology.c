@@ -92,7 +92,20 @@ static int find_ent(struct loader *L, const char *id)
 static const char *const top_keys[] = {
     "p2psim-machine", "name", "description", "sources", "defaults", "sockets",
     "socket-links", "switches", "gpus", "nvswitches", "nvlinks",
-    "fabric-manager", NULL,
+    "fabric-manager", "api-costs", NULL,
+};
+
+const char *const topo_api_cost_names[TOPO_API_COST_N + 1] = {
+    [TOPO_API_COST_CALL] = "call",
+    [TOPO_API_COST_LAUNCH] = "launch",
+    [TOPO_API_COST_MEMCPY_ASYNC_H2D] = "memcpy-async-h2d",
+    [TOPO_API_COST_MEMCPY_ASYNC_D2D] = "memcpy-async-d2d",
+    [TOPO_API_COST_MEMCPY_ASYNC_PEER] = "memcpy-async-peer",
+    [TOPO_API_COST_EVENT_RECORD] = "event-record",
+    [TOPO_API_COST_MALLOC] = "malloc",
+    [TOPO_API_COST_SYNC] = "sync",
+    [TOPO_API_COST_HOST_FUNCTION] = "host-function",
+    [TOPO_API_COST_N] = NULL,
 };
 static const char *const default_keys[] = { "pcie-link", "switch",
                                             "root-complex", "gpu", "memory",
@@ -117,9 +130,10 @@ static const char *const gpu_catalog_keys[] = {
     "p2psim-gpu", "name", "class", "architecture", "compute-capability",
     "memory", "memory-bandwidth", "bar1", "pcie", "nvlink", "copy-engines",
     "sms", "sm-clock", "memory-clock", "memory-bus-width", "l2-cache",
-    "atomics", "p2p", "mps", "mrrs", "tags", "ce-setup", "hbm-latency", "rcb",
-    "bar1-page", "sm-outstanding", "sm-wc-lines", "sm-wc-timeout",
-    "launch-latency", "cpl-timeout", "sources", NULL,
+    "atomics", "p2p", "mps", "mrrs", "tags", "ce-setup", "ce-local-setup",
+    "hbm-latency", "l2-bandwidth", "rcb", "bar1-page", "sm-outstanding",
+    "sm-wc-lines", "sm-wc-timeout", "launch-latency", "cpl-timeout",
+    "sources", NULL,
 };
 
 /* An id: letters, digits, '-', '_'; not empty; no dots (ports use them). */
@@ -1224,6 +1238,54 @@ static int build_nvlinks(struct loader *L, struct fab *f)
     return 0;
 }
 
+/* ---- host-side API costs ----------------------------------------------------------------- */
+
+/* A host cost beyond this is taken for a mistyped unit ("5s" for "5us"). */
+#define TOPO_API_COST_MAX_PS SIM_PS_PER_S
+
+/* api-costs: { call: 100ns, memcpy-async-d2d: 5.7us, ... } into m. */
+static int parse_api_costs(struct loader *L, struct topo_machine *m)
+{
+    struct ydoc *d = &L->doc;
+    yaml_node_t *ac = ydoc_get(d, L->root, "api-costs");
+    if (!ac) {
+        return 0;
+    }
+    int rc = ydoc_expect(d, ac, YAML_MAPPING_NODE, "api-costs", L->err);
+    if (rc < 0 || (rc = ydoc_check_keys(d, ac, topo_api_cost_names,
+                                        "api-costs", L->err)) < 0) {
+        return rc;
+    }
+    for (unsigned c = 0; c < TOPO_API_COST_N; c++) {
+        const char *key = topo_api_cost_names[c];
+        yaml_node_t *v = ydoc_get(d, ac, key);
+        if (!v) {
+            continue;
+        }
+        const char *s = ydoc_scalar(v);
+        char why[200];
+        sim_time_t ps;
+        if (!s) {
+            return ydoc_err_at(d, v, L->err, SIM_EINVAL,
+                               "api-costs: %s must be a time (e.g. 5.7us), "
+                               "not %s", key, ydoc_kind_name(v));
+        }
+        if (sim_parse_time(s, &ps, why, sizeof(why)) < 0) {
+            return ydoc_err_at(d, v, L->err, SIM_EINVAL, "api-costs: %s: %s",
+                               key, why);
+        }
+        if (ps > TOPO_API_COST_MAX_PS) {
+            return ydoc_err_at(d, v, L->err, SIM_ERANGE,
+                               "api-costs: %s: %s is more than 1s; a call's "
+                               "host cost is of microseconds (e.g. 5.7us)",
+                               key, s);
+        }
+        m->api_cost_set[c] = true;
+        m->api_cost_ps[c] = ps;
+    }
+    return 0;
+}
+
 /* ---- the whole load -------------------------------------------------------------------------- */
 
 static int pass_shape(struct loader *L, struct topo_machine *m)
@@ -1275,6 +1337,9 @@ static int pass_shape(struct loader *L, struct topo_machine *m)
                           s ? s : "?");
         }
         m->fabric_manager = strcmp(s, "running") == 0;
+    }
+    if ((rc = parse_api_costs(L, m)) < 0) {
+        return rc;
     }
     if (!ydoc_get(d, L->root, "sockets")) {
         return ydoc_err_at(d, L->root, L->err, SIM_ENOENT,

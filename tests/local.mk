@@ -177,6 +177,12 @@ TESTS += tests/shim/dispatch-fresh.sh tests/shim/passthrough.sh \
 EXTRA_DIST += tests/shim/dispatch-fresh.sh tests/shim/passthrough.sh \
 	tests/shim/passthrough.c tests/shim/fake_cudart.c \
 	tests/shim/record-replay.sh tools/gen-dispatch.sh
+# tests/shim/api-costs.sh: a machine's api-costs: (host cost per call)
+# reach the shim, from the file and P2PSIM_SET, through a server and in
+# one process: d2d_calls.c's time per back-to-back 4-byte D2D copy
+# follows memcpy-async-d2d.
+TESTS += tests/shim/api-costs.sh
+EXTRA_DIST += tests/shim/api-costs.sh tests/shim/d2d_calls.c
 
 # p2psim bench, sweep and validate end to end (cli_bench.sh), and sweep
 # under mpirun -np 2 against a serial run (sweep_mpi.sh; exits 77 without

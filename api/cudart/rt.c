@@ -5,7 +5,8 @@
  *
  * Time (docs/cuda-shim-design.md, shared/reference/cuda-api.md §5.5):
  * every host thread has a clock. A call charges its own host-side cost to
- * the caller's clock (rt_costs, from h200-x1-api-costs.md); work it
+ * the caller's clock (rt_costs: defaults from h200-x1-api-costs.md, which
+ * a machine file's api-costs: replaces, see rt_costs_from_machine); work it
  * enqueues starts no earlier than that clock. The simulation runs only
  * inside rt_wait, and only while no host thread is running between calls:
  * the last thread to wait runs it, under the lock, until some waiter's
@@ -57,6 +58,11 @@ sim_time_t rt_costs[RT_COST_N] = {
     [RT_COST_MEMCPY_ASYNC_H2D] = SIM_NS(1470),
     /* cudaMemcpyAsync 16 B device -> device: 4.14 us */
     [RT_COST_MEMCPY_ASYNC_D2D] = SIM_NS(4140),
+    /* cudaMemcpyAsync from one GPU to another (peer access on): 1.98-2.11
+     * us per call, 4 B - 1 MB, on HGX H200s (data/hgx-h200-x2/
+     * ce_pipeline_probe.txt, P2P rows), half the cost of a copy within
+     * one GPU's memory there */
+    [RT_COST_MEMCPY_ASYNC_PEER] = SIM_NS(2000),
     /* cudaMemcpy's own overhead beyond enqueue and completion: 16 B
      * H2D took 6.24 us, of which 1.47 is the enqueue and 2.17 the copy
      * (spin-gated figure), leaving 2.6 us [computed] for the wait's
@@ -72,6 +78,41 @@ sim_time_t rt_costs[RT_COST_N] = {
     /* [estimate] the driver's callback thread picking up a host function */
     [RT_COST_HOSTFN] = SIM_NS(2000),
 };
+
+/*
+ * The key of a machine file's api-costs: (topologies/SCHEMA.md) that
+ * replaces each default above, or -1 for none: the host, not the GPU, sets
+ * these costs (a virtual machine's calls cost more than a bare-metal
+ * host's). RT_COST_MEMCPY_SYNC has no key: nothing charges it (its share
+ * is in RT_COST_SYNC). Every entry is written out; a new cost needs one.
+ */
+static const int rt_cost_key[RT_COST_N] = {
+    [RT_COST_CALL] = TOPO_API_COST_CALL,
+    [RT_COST_LAUNCH] = TOPO_API_COST_LAUNCH,
+    [RT_COST_MEMCPY_ASYNC_H2D] = TOPO_API_COST_MEMCPY_ASYNC_H2D,
+    [RT_COST_MEMCPY_ASYNC_D2D] = TOPO_API_COST_MEMCPY_ASYNC_D2D,
+    [RT_COST_MEMCPY_ASYNC_PEER] = TOPO_API_COST_MEMCPY_ASYNC_PEER,
+    [RT_COST_MEMCPY_SYNC] = -1,
+    [RT_COST_EVENT_RECORD] = TOPO_API_COST_EVENT_RECORD,
+    [RT_COST_MALLOC] = TOPO_API_COST_MALLOC,
+    [RT_COST_SYNC] = TOPO_API_COST_SYNC,
+    [RT_COST_HOSTFN] = TOPO_API_COST_HOST_FUNCTION,
+};
+_Static_assert((int)RT_COST_N == (int)TOPO_API_COST_N + 1,
+               "every runtime cost but RT_COST_MEMCPY_SYNC has a key");
+
+/* Take every cost the machine sets. rt.p is this process's own copy of the
+ * machine, also when a server simulates it, so both modes see them. */
+static void rt_costs_from_machine(const struct p2psim *p)
+{
+    for (unsigned c = 0; c < RT_COST_N; c++) {
+        sim_time_t ps;
+        if (rt_cost_key[c] >= 0 &&
+            p2psim_api_cost(p, (enum topo_api_cost)rt_cost_key[c], &ps)) {
+            rt_costs[c] = ps;
+        }
+    }
+}
 
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
 static pthread_key_t rt_key;
@@ -152,6 +193,7 @@ static void rt_init(void)
         rt.init_error = cudaErrorInitializationError;
         return;
     }
+    rt_costs_from_machine(rt.p);
     const char *server = getenv("P2PSIM_SERVER");
     if (server && *server) {
         cudaError_t e = rt_remote_connect(server);

@@ -279,14 +279,17 @@ struct rt_thread *rt_self(void);
 void rt_charge(sim_time_t d);
 
 /*
- * Host-side costs of calls (shared/calibration/h200-x1-api-costs.md),
- * in ps. Indexed by enum rt_cost.
+ * Host-side costs of calls, in ps, indexed by enum rt_cost. rt.c holds the
+ * defaults (shared/calibration/h200-x1-api-costs.md); rt_init replaces
+ * each one the machine file sets in its api-costs: (enum topo_api_cost,
+ * through p2psim_api_cost).
  */
 enum rt_cost {
     RT_COST_CALL,               /* any cheap call (get/set, queries) */
     RT_COST_LAUNCH,             /* kernel launch */
     RT_COST_MEMCPY_ASYNC_H2D,   /* cudaMemcpyAsync host <-> device */
-    RT_COST_MEMCPY_ASYNC_D2D,   /* cudaMemcpyAsync device -> device */
+    RT_COST_MEMCPY_ASYNC_D2D,   /* cudaMemcpyAsync within one GPU */
+    RT_COST_MEMCPY_ASYNC_PEER,  /* cudaMemcpyAsync from GPU to GPU */
     RT_COST_MEMCPY_SYNC,        /* cudaMemcpy's own overhead */
     RT_COST_EVENT_RECORD,
     RT_COST_MALLOC,             /* cudaMalloc + cudaFree pair, split */

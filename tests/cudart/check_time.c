@@ -135,6 +135,55 @@ START_TEST(test_legacy_implicit_sync)
 END_TEST
 
 /* A stream on GPU 1 waits for an event recorded on GPU 0. */
+/*
+ * cudaMemcpy between device memories returns once the copy is queued,
+ * without waiting for it (CUDA's API synchronization behaviour, measured
+ * on an H200: data/h200-x1/d2d_sync_probe.txt); a host-to-device one
+ * waits. An event on an idle non-blocking stream, recorded just before and
+ * just after the call, shows how long the host was held.
+ */
+static float held_by_sync_copy(void *dst, const void *src, size_t n)
+{
+    cudaStream_t side;
+    cudaEvent_t a, b;
+    ck_cuda_ok(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+    ck_cuda_ok(cudaEventCreate(&a));
+    ck_cuda_ok(cudaEventCreate(&b));
+    ck_cuda_ok(cudaEventRecord(a, side));
+    ck_cuda_ok(cudaMemcpy(dst, src, n, cudaMemcpyDefault));
+    ck_cuda_ok(cudaEventRecord(b, side));
+    ck_cuda_ok(cudaDeviceSynchronize());
+    float ms = -1;
+    ck_cuda_ok(cudaEventElapsedTime(&ms, a, b));
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    cudaStreamDestroy(side);
+    return ms;
+}
+
+START_TEST(test_sync_d2d_copy_does_not_wait)
+{
+    cudart_test_machine("h200-x1.yaml");
+    size_t n = 64 * MiB;
+    void *h, *d1, *d2;
+    ck_cuda_ok(cudaMallocHost(&h, n));
+    ck_cuda_ok(cudaMalloc(&d1, n));
+    ck_cuda_ok(cudaMalloc(&d2, n));
+    /* the copy itself: device to device, timed on its own stream */
+    float copy_ms = time_copy(d2, d1, n, 0);
+    float h2d_ms = time_copy(d1, h, n, 0);
+    float held_d2d = held_by_sync_copy(d2, d1, n);
+    float held_h2d = held_by_sync_copy(d1, h, n);
+    ck_assert_msg(held_d2d < copy_ms / 2, "cudaMemcpy D2D held the host "
+                  "%.6f ms, the copy takes %.6f ms", held_d2d, copy_ms);
+    ck_assert_msg(held_h2d >= h2d_ms, "cudaMemcpy H2D held the host %.6f "
+                  "ms, less than its copy (%.6f ms)", held_h2d, h2d_ms);
+    cudaFree(d1);
+    cudaFree(d2);
+    cudaFreeHost(h);
+}
+END_TEST
+
 START_TEST(test_cross_device_wait)
 {
     cudart_test_machine(NULL);
@@ -307,6 +356,7 @@ Suite *make_cudart_time_suite(void)
     tcase_add_test(tc, test_streams_overlap);
     tcase_add_test(tc, test_legacy_implicit_sync);
     tcase_add_test(tc, test_cross_device_wait);
+    tcase_add_test(tc, test_sync_d2d_copy_does_not_wait);
     tcase_add_test(tc, test_queries);
     tcase_add_test(tc, test_host_function);
     tcase_add_test(tc, test_thread_per_gpu);

@@ -89,6 +89,114 @@ START_TEST(test_topology_overrides_and_acs)
 }
 END_TEST
 
+/*
+ * api-costs: the host-side costs of CUDA calls a machine sets. Those set
+ * are read in ps; the others stay unset (the runtime keeps its defaults).
+ */
+static const char api_costs_machine[] =
+    "p2psim-machine: 1\n"
+    "name: t\n"
+    "api-costs:\n"
+    "  memcpy-async-d2d: 5.7us\n"
+    "  event-record: 900ns\n"
+    "  sync: 0s\n"
+    "sockets:\n"
+    "  - { id: s, root-ports: 1 }\n"
+    "gpus:\n"
+    "  - { id: g0, model: TEST-GPU, parent: s }\n";
+
+static struct topo_machine *load_api_costs(const char *text,
+                                           const char *overrides,
+                                           struct sim_error *err)
+{
+    struct topo_options o = test_opt;
+    o.overrides = overrides;
+    sim_error_clear(err);
+    return topo_load_string("costs.yaml", text, strlen(text), &o, err);
+}
+
+START_TEST(test_topology_api_costs_read)
+{
+    struct sim_error err;
+    struct topo_machine *m = load_api_costs(api_costs_machine, NULL, &err);
+    ck_assert_msg(m != NULL, "%u:%u: %s", err.line, err.column, err.msg);
+    ck_assert(m->api_cost_set[TOPO_API_COST_MEMCPY_ASYNC_D2D]);
+    ck_assert_uint_eq(m->api_cost_ps[TOPO_API_COST_MEMCPY_ASYNC_D2D],
+                      5700000);
+    ck_assert(m->api_cost_set[TOPO_API_COST_EVENT_RECORD]);
+    ck_assert_uint_eq(m->api_cost_ps[TOPO_API_COST_EVENT_RECORD], 900000);
+    /* zero is a value like any other: set, 0 ps */
+    ck_assert(m->api_cost_set[TOPO_API_COST_SYNC]);
+    ck_assert_uint_eq(m->api_cost_ps[TOPO_API_COST_SYNC], 0);
+    unsigned n_set = 0;
+    for (unsigned c = 0; c < TOPO_API_COST_N; c++) {
+        n_set += m->api_cost_set[c];
+    }
+    ck_assert_uint_eq(n_set, 3);
+    topo_machine_destroy(m);
+
+    /* an override replaces a value, and creates api-costs: where the file
+     * has none (tests/topologies/base.yaml) */
+    m = load_api_costs(api_costs_machine,
+                       "api-costs.memcpy-async-d2d=3.9us\n"
+                       "api-costs.launch=4us", &err);
+    ck_assert_msg(m != NULL, "%s:%u:%u: %s", err.file, err.line, err.column,
+                  err.msg);
+    ck_assert_uint_eq(m->api_cost_ps[TOPO_API_COST_MEMCPY_ASYNC_D2D],
+                      3900000);
+    ck_assert(m->api_cost_set[TOPO_API_COST_LAUNCH]);
+    ck_assert_uint_eq(m->api_cost_ps[TOPO_API_COST_LAUNCH], 4000000);
+    topo_machine_destroy(m);
+    struct topo_options o = test_opt;
+    o.overrides = "api-costs.host-function=2.5us";
+    sim_error_clear(&err);
+    m = topo_load_file(P2PSIM_SRCDIR "/tests/topologies/base.yaml", &o, &err);
+    ck_assert_msg(m != NULL, "%s:%u:%u: %s", err.file, err.line, err.column,
+                  err.msg);
+    ck_assert(m->api_cost_set[TOPO_API_COST_HOST_FUNCTION]);
+    ck_assert_uint_eq(m->api_cost_ps[TOPO_API_COST_HOST_FUNCTION], 2500000);
+    ck_assert(!m->api_cost_set[TOPO_API_COST_MEMCPY_ASYNC_D2D]);
+    topo_machine_destroy(m);
+}
+END_TEST
+
+/* Every key of the one names table is accepted, and none is left NULL. */
+START_TEST(test_topology_api_costs_every_key)
+{
+    char over[64];
+    const char *key = topo_api_cost_names[_i];
+    ck_assert_ptr_nonnull(key);
+    snprintf(over, sizeof(over), "api-costs.%s=%uns", key, 100 + _i);
+    struct sim_error err;
+    struct topo_machine *m = load_api_costs(api_costs_machine, over, &err);
+    ck_assert_msg(m != NULL, "%s: %s", over, err.msg);
+    ck_assert(m->api_cost_set[_i]);
+    ck_assert_uint_eq(m->api_cost_ps[_i], (100 + _i) * 1000);
+    topo_machine_destroy(m);
+}
+END_TEST
+
+/* Errors in overrides point at the override ("--set:N:C"). */
+START_TEST(test_topology_api_costs_override_errors)
+{
+    struct sim_error err;
+    struct topo_machine *m = load_api_costs(
+        api_costs_machine, "api-costs.memcpy-async-d2d=5 us", &err);
+    ck_assert_ptr_null(m);
+    ck_assert_str_eq(err.file, "--set");
+    ck_assert_uint_eq(err.line, 1);
+    ck_assert_uint_eq(err.column, 28);
+    ck_assert_msg(strstr(err.msg, "memcpy-async-d2d") != NULL, "%s", err.msg);
+    m = load_api_costs(api_costs_machine, "\napi-costs.memcpy-d2d=5us", &err);
+    ck_assert_ptr_null(m);
+    ck_assert_str_eq(err.file, "--set");
+    ck_assert_uint_eq(err.line, 2);
+    ck_assert_uint_eq(err.column, 11);
+    ck_assert_msg(strstr(err.msg, "unknown key 'memcpy-d2d' in api-costs") !=
+                      NULL, "%s", err.msg);
+}
+END_TEST
+
 /* Read "# expect: L:C: text" from the first line. */
 static int read_expect(const char *path, unsigned *line, unsigned *col,
                        char *text, size_t n)
@@ -245,6 +353,10 @@ Suite *make_topology_suite(void)
     tcase_add_test(tc, test_topology_broken_corpus);
     tcase_add_test(tc, test_topology_library_loads);
     tcase_add_test(tc, test_topology_published_matrices);
+    tcase_add_test(tc, test_topology_api_costs_read);
+    tcase_add_loop_test(tc, test_topology_api_costs_every_key, 0,
+                        TOPO_API_COST_N);
+    tcase_add_test(tc, test_topology_api_costs_override_errors);
     suite_add_tcase(s, tc);
     return s;
 }
