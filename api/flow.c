@@ -670,7 +670,7 @@ static void op_setup(struct flow_op *o)
     struct gpu_params gp;
     gpu_get_params(o->g, &gp);
     op_engine(o)->cur = o;
-    op_schedule(o, OP_SETUP, gp.ce_setup_ps);
+    op_schedule(o, OP_SETUP, gpu_params_setup_ps(&gp, o->op->dir));
 }
 
 /* o has issued its last request: its engine sets the next one up. */

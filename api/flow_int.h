@@ -25,6 +25,7 @@ enum flow_res_kind {
     FLOW_RES_P2P,               /* root complex: the P2P serialiser */
     FLOW_RES_DRAM,              /* host memory: its channel */
     FLOW_RES_HBM,               /* GPU: the HBM serialiser */
+    FLOW_RES_L2,                /* GPU: the L2's (copies within HBM) */
     FLOW_RES_TAGS,              /* GPU: outstanding reads of all engines */
     /* link: the credits for TLPs sent by side `from` of flow-control class
      * c, header (h = 0) or data (h = 1): FLOW_RES_CREDIT + (from * 3 + c) *

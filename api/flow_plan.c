@@ -29,8 +29,10 @@
  *          outstanding-read limit); the GPU's tag space is a shared
  *          resource. Fixed costs: the first read's way out and access;
  *          the last completion's way back.
- *   LOCAL  the HBM serialiser, twice the length (read and write); then
- *          the HBM latency.
+ *   LOCAL  the L2's serialiser, twice the length (read and write), and
+ *          the HBM serialiser what the L2 misses or writes back
+ *          (gpu_local_copy_hbm: twice the length without an L2 model);
+ *          then the HBM latency.
  *
  * Model: a flow's latencies are those of an idle machine: queueing behind
  * other traffic shows only as the shared rates, not as extra latency.
@@ -741,8 +743,17 @@ int flow__plan(struct p2psim_flow *f, struct sim_component *g,
     case GPU_DMA_LOCAL:
         break;
     }
-    /* Read and write both cross the one HBM serialiser (copy_engine.c). */
-    use(f, pl, g, FLOW_RES_HBM, (double)gp.hbm_bytes_per_s, 2.0);
+    /* Read and write both cross the L2, and what it misses the one HBM
+     * serialiser (models/gpu/copy_engine.c, l2.c). */
+    double len = (double)op->len_bytes;
+    double hbm = (double)gpu_local_copy_hbm(g, op->remote_addr,
+                                            op->local_addr, op->len_bytes);
+    if (gp.l2_bytes_per_s) {
+        use(f, pl, g, FLOW_RES_L2, (double)gp.l2_bytes_per_s, 2.0);
+    }
+    if (hbm > 0) {
+        use(f, pl, g, FLOW_RES_HBM, (double)gp.hbm_bytes_per_s, hbm / len);
+    }
     pl->tail_ps = gp.hbm_latency_ps;
     pl->move = true;
     return 0;

@@ -16,6 +16,7 @@ models_libmodels_la_SOURCES = \
 	%reldir%/gpu/gpu.h \
 	%reldir%/gpu/gpu_info.c \
 	%reldir%/gpu/gpu_int.h \
+	%reldir%/gpu/l2.c \
 	%reldir%/gpu/nvlink_port.c \
 	%reldir%/gpu/sm.c \
 	%reldir%/gpu/sm.h \

@@ -58,8 +58,10 @@
  * Its rate is therefore bounded by tags x mrrs / round trip, the
  * mechanism behind ../shared/reference/pcie-nvlink.md §2.2 (10-bit tags).
  *
- * LOCAL copies within HBM after setup, for 2 x len at hbm-bandwidth (read
- * and write) plus hbm-latency.
+ * LOCAL copies within HBM after their own setup (ce-local-setup), for 2 x
+ * len at hbm-bandwidth (read and write) plus hbm-latency; with an L2
+ * model (l2-bandwidth, l2.c), 2 x len at the L2's rate while what it
+ * misses or writes back takes the HBM serialiser, whichever ends later.
  *
  * Tags: the engines share the GPU's 10-bit tag space (1024; PCIe r6.0
  * §2.2.6.2); each engine also stops at `tags` outstanding.
@@ -69,8 +71,10 @@
  * issues nothing more for that operation, waits for its outstanding reads,
  * and finishes it early.
  *
- * Model: the setup is one fixed cost per operation (ce-setup), whatever
- * its kind and size; it overlaps only the drain of the operation before,
+ * Model: the setup is one fixed cost per operation (ce-setup; a LOCAL
+ * one's is ce-local-setup: copies within HBM queued behind a spin kernel
+ * take 1.6 us each on an H200 where host copies take 2.1-2.3), whatever
+ * its size; it overlaps only the drain of the operation before,
  * not its data streaming (data/hgx-h200-x2/ce_pipeline_probe.txt: queued
  * copies take a fixed time plus their size over the rate, no less).
  * Model: engines issue as fast as the port accepts: a TLP is cut only when
@@ -330,7 +334,9 @@ static void ce_start(struct ce *ce, struct gpu_dma *op)
 {
     ce->cur = op;
     ce->phase = CE_SETUP;
-    sim_event_schedule(ce->g->c->sim, &ce->ev, ce->g->ce_setup_ps);
+    sim_event_schedule(ce->g->c->sim, &ce->ev,
+                       op->dir == GPU_DMA_LOCAL ? ce->g->ce_local_setup_ps
+                                                : ce->g->ce_setup_ps);
 }
 
 /* cur has issued all it will: it drains; the next operation sets up. */
@@ -484,11 +490,13 @@ static void ce_begin(struct ce *ce)
         return;
     }
     if (op->dir == GPU_DMA_LOCAL) {
-        /* Read and write both cross the one HBM serialiser. */
+        /* Read and write both cross the L2 and what it misses HBM. */
         op->t_first = sim_now(sim);
         ce->phase = CE_LOCAL;
         sim_event_schedule_at(sim, &ce->ev,
-                              gpu__hbm_reserve(g, 2 * op->len_bytes) +
+                              gpu__local_copy_reserve(g, op->remote_addr,
+                                                      op->local_addr,
+                                                      op->len_bytes) +
                                   g->hbm_latency_ps);
     } else {
         ce->phase = CE_ISSUE;

@@ -247,6 +247,27 @@ sim_time_t gpu__hbm_reserve(struct gpu *g, uint64_t len_bytes)
     return g->hbm_busy_until;
 }
 
+sim_time_t gpu__local_copy_reserve(struct gpu *g, uint64_t dst, uint64_t src,
+                                   uint64_t len)
+{
+    if (g->l2_bytes_per_s == 0) {
+        return gpu__hbm_reserve(g, 2 * len);
+    }
+    sim_time_t now = sim_now(g->c->sim);
+    sim_time_t start = g->l2_busy_until > now ? g->l2_busy_until : now;
+    g->l2_busy_until = sim_time_add(start, sim_time_for_bytes(2 * len,
+                                                        g->l2_bytes_per_s));
+    sim_time_t hbm = gpu__hbm_reserve(g, gpu_l2_copy(&g->l2, dst, src, len));
+    return hbm > g->l2_busy_until ? hbm : g->l2_busy_until;
+}
+
+uint64_t gpu_local_copy_hbm(struct sim_component *c, uint64_t dst,
+                            uint64_t src, uint64_t len)
+{
+    struct gpu *g = gpu__from(c);
+    return g->l2_bytes_per_s ? gpu_l2_copy(&g->l2, dst, src, len) : 2 * len;
+}
+
 /* Completions whose HBM access is over move to the egress queue. */
 static void gpu_hbm_due(struct sim *sim, struct sim_event *ev)
 {
@@ -731,7 +752,8 @@ static int gpu_configure_memory(struct gpu *g, const struct sim_props *p,
                                "%s: hbm-bandwidth: must be more than 0 B/s",
                                p->owner);
     }
-    return 0;
+    g->l2_bytes_per_s = 0;
+    return sim_props_get_rate(p, "l2-bandwidth", &g->l2_bytes_per_s, 0, err);
 }
 
 static int gpu_configure_engines(struct gpu *g, const struct sim_props *p,
@@ -751,6 +773,12 @@ static int gpu_configure_engines(struct gpu *g, const struct sim_props *p,
     g->tags_per_ce = (unsigned)v;
     g->ce_setup_ps = GPU_DEF_CE_SETUP;
     rc = sim_props_get_time(p, "ce-setup", &g->ce_setup_ps, 0, err);
+    if (rc < 0) {
+        return rc;
+    }
+    g->ce_local_setup_ps = g->ce_setup_ps;
+    rc = sim_props_get_time(p, "ce-local-setup", &g->ce_local_setup_ps, 0,
+                            err);
     if (rc < 0) {
         return rc;
     }
@@ -793,6 +821,14 @@ static int gpu_configure(struct sim_component *c, const struct sim_props *p,
         return sim_error_set(err, SIM_EINVAL, "gpu '%s': bad BAR1 geometry",
                              c->name);
     }
+    if (g->l2_bytes_per_s &&
+        gpu_l2_init(&g->l2, g->info.l2_bytes) < 0) {
+        return sim_error_set(err, SIM_EINVAL, "gpu '%s': cannot set up the "
+                             "L2 model for l2-cache %llu B (at most %llu "
+                             "GiB, and memory for its blocks)", c->name,
+                             (unsigned long long)g->info.l2_bytes,
+                             (unsigned long long)((GPU_L2_BLOCK << 24) >> 30));
+    }
     g->hbm = mem_sparse_create(g->mem_bytes);
     if (!g->hbm || ce__init(g) < 0) {
         return sim_error_set(err, SIM_ENOMEM, "gpu '%s': out of memory",
@@ -817,6 +853,7 @@ static void gpu_destroy(struct sim_component *c)
     sm__fini(g);
     bar1__fini(&g->bar1);
     mem_sparse_destroy(g->hbm);
+    gpu_l2_fini(&g->l2);
     g->hbm = NULL;
 }
 
@@ -849,6 +886,9 @@ static void gpu_report(const struct sim_component *c, struct sim_stats *out)
     gpu_stat(out, n, "egress_max", g->egress_max);
     gpu_stat(out, n, "hbm_busy_ps", g->hbm_busy_ps);
     gpu_stat(out, n, "hbm_backed_bytes", mem_sparse_backed_bytes(g->hbm));
+    gpu_stat(out, n, "l2_hit_bytes", g->l2.hit_bytes);
+    gpu_stat(out, n, "l2_miss_bytes", g->l2.miss_bytes);
+    gpu_stat(out, n, "l2_writeback_bytes", g->l2.writeback_bytes);
     gpu_stat(out, n, "bar1_used", g->bar1.used);
     gpu_stat(out, n, "bar1_mappings", g->bar1.n_map);
     for (unsigned i = 0; i < g->n_ce; i++) {
@@ -923,8 +963,10 @@ void gpu_get_params(const struct sim_component *c, struct gpu_params *out)
 {
     const struct gpu *g = gpu__from(c);
     out->ce_setup_ps = g->ce_setup_ps;
+    out->ce_local_setup_ps = g->ce_local_setup_ps;
     out->hbm_latency_ps = g->hbm_latency_ps;
     out->hbm_bytes_per_s = g->hbm_bytes_per_s;
+    out->l2_bytes_per_s = g->l2_bytes_per_s;
     out->tags_per_ce = g->tags_per_ce;
     out->tag_space = GPU_TAGS_MAX;
     out->mps = g->mps;

@@ -15,8 +15,13 @@
  *   mrrs            size    max read request (default 512B)
  *   rcb             64 | 128 read completion boundary (default 64)
  *   ce-setup        time    per-operation start cost (default 1us)
+ *   ce-local-setup  time    start cost of a copy within HBM (default:
+ *                           ce-setup)
  *   hbm-latency     time    access latency as a completer (default 300ns)
  *   hbm-bandwidth   rate    (default 3TB/s)
+ *   l2-bandwidth    rate    reads + writes a copy within HBM streams through
+ *                           the L2 (l2.c; default 0: no L2 model, every
+ *                           byte to HBM); the L2's size is l2-cache
  *   bar1-page       size    granule of BAR1 mappings (default 64KiB)
  *
  * BAR1: the GPU's memory is reachable by peers only through BAR1 mappings
@@ -87,13 +92,25 @@ unsigned gpu_n_copy_engines(const struct sim_component *g);
 /* The configured timing of the GPU's engines and memory (properties). */
 struct gpu_params {
     sim_time_t ce_setup_ps;     /* per copy-engine operation */
+    sim_time_t ce_local_setup_ps; /* per LOCAL operation */
     sim_time_t hbm_latency_ps;  /* access latency as a completer */
     uint64_t hbm_bytes_per_s;   /* the HBM serialiser */
+    uint64_t l2_bytes_per_s;    /* the L2's serialiser; 0: no L2 model */
     unsigned tags_per_ce;       /* outstanding reads per engine */
     unsigned tag_space;         /* outstanding reads of all engines */
     unsigned mps, mrrs, rcb;    /* bytes */
 };
 void gpu_get_params(const struct sim_component *g, struct gpu_params *out);
+
+/*
+ * gpu_local_copy_hbm - a copy of len bytes within g's HBM, from src to
+ * dst, starting now, passes through its L2 (models/gpu/l2.c), which it
+ * updates: the bytes it reads from HBM and writes back to it (2 x len
+ * without an L2 model). For the flow fidelity, which times the copy
+ * itself; the copy engines (GPU_DMA_LOCAL) call the same model.
+ */
+uint64_t gpu_local_copy_hbm(struct sim_component *g, uint64_t dst,
+                            uint64_t src, uint64_t len);
 
 /* The HBM backing store (the API reads and writes it for host copies). */
 struct mem_sparse *gpu_hbm(struct sim_component *g);
@@ -126,6 +143,13 @@ enum gpu_dma_dir {
     GPU_DMA_PULL,               /* bus address -> local HBM (MRd + CplD) */
     GPU_DMA_LOCAL,              /* local HBM -> local HBM */
 };
+
+/* The setup an engine spends on an operation of direction dir. */
+static inline sim_time_t gpu_params_setup_ps(const struct gpu_params *gp,
+                                             enum gpu_dma_dir dir)
+{
+    return dir == GPU_DMA_LOCAL ? gp->ce_local_setup_ps : gp->ce_setup_ps;
+}
 
 struct gpu_dma;
 typedef void gpu_dma_done_fn(struct gpu_dma *op);

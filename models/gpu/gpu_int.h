@@ -194,6 +194,32 @@ struct gpu_nvl_route {
     uint32_t mask;
 };
 
+/* ---- the L2 cache of copies within HBM (l2.c) ---------------------------- */
+
+/* What the L2 model tracks at a time: 64 KiB of HBM. */
+#define GPU_L2_BLOCK (UINT64_C(64) << 10)
+
+struct gpu_l2_block;
+
+struct gpu_l2 {
+    struct gpu_l2_block *blk;   /* cap blocks */
+    uint32_t *bucket;           /* hash heads (n_bucket, a power of two) */
+    uint32_t cap, n_bucket;     /* cap 0: no cache */
+    uint32_t head, tail, free;  /* LRU ends (head: most recent), free list */
+    uint64_t hit_bytes, miss_bytes, writeback_bytes; /* statistics */
+};
+
+/* An empty cache of capacity_bytes (0: none). 0 or -SIM_ENOMEM/EINVAL. */
+int gpu_l2_init(struct gpu_l2 *l2, uint64_t capacity_bytes);
+void gpu_l2_fini(struct gpu_l2 *l2);
+/*
+ * gpu_l2_copy - a copy of len bytes from HBM src to HBM dst goes through
+ * the cache (which it updates); returns the bytes it reads from and writes
+ * back to HBM (2 x len without a cache).
+ */
+uint64_t gpu_l2_copy(struct gpu_l2 *l2, uint64_t dst, uint64_t src,
+                     uint64_t len);
+
 /* At most this many ways out: PCIe and 18 NVLink links (NVLink 4/5). */
 #define GPU_MAX_OUT 32u
 
@@ -211,9 +237,11 @@ struct gpu {
     unsigned mrrs;              /* bytes, 128..4096, power of two */
     unsigned rcb;               /* 64 or 128 bytes */
     sim_time_t ce_setup_ps;
+    sim_time_t ce_local_setup_ps; /* the setup of a LOCAL operation */
     sim_time_t cpl_timeout_ps;  /* Completion Timeout; 0 = disabled */
     sim_time_t hbm_latency_ps;
     uint64_t hbm_bytes_per_s;   /* > 0 */
+    uint64_t l2_bytes_per_s;    /* 0: no L2 model (l2.c) */
     struct gpu_info info;       /* what the product is (catalog) */
     /* architectural state */
     uint16_t id;                /* requester / completer ID */
@@ -230,6 +258,8 @@ struct gpu {
     struct gpu_ring hbm_pipe;   /* completions waiting for HBM, by when */
     struct sim_event hbm_ev;    /* fires when hbm_pipe's head is due */
     sim_time_t hbm_busy_until;  /* the HBM serialiser is busy until, ps */
+    sim_time_t l2_busy_until;   /* the L2's, likewise */
+    struct gpu_l2 l2;           /* what LOCAL copies find in the L2 */
     bool pumping;               /* inside gpu__egress_pump (no reentry) */
     struct ce *ce;              /* n_ce engines */
     unsigned ce_rr;             /* round-robin start among engines */
@@ -280,6 +310,16 @@ void gpu__egress_pump(struct gpu *g);
  * returns when the transfer ends (the access latency is not included).
  */
 sim_time_t gpu__hbm_reserve(struct gpu *g, uint64_t len_bytes);
+/*
+ * gpu__local_copy_reserve - the timing of a LOCAL copy of len bytes from
+ * HBM src to dst starting now: its reads and writes stream through the L2
+ * serialiser (l2-bandwidth) while the bytes the L2 misses or writes back
+ * (gpu_l2_copy) take the HBM serialiser; returns when both are through
+ * (the access latency is not included). Without an L2 model: 2 x len on
+ * the HBM serialiser.
+ */
+sim_time_t gpu__local_copy_reserve(struct gpu *g, uint64_t dst, uint64_t src,
+                                   uint64_t len);
 /* ---- ways out: PCIe or NVLink (nvlink_port.c) ---------------------------- */
 
 int gpu__out_init(struct gpu *g);

@@ -955,6 +955,71 @@ START_TEST(test_gpu_local_copy_overlapping_and_timed)
 }
 END_TEST
 
+/*
+ * The L2 model (models/gpu/l2.c): copies whose source and destination fit
+ * in the L2 stream at its rate once they are resident; copies of more
+ * than half of it thrash the LRU and cost HBM every byte read and every
+ * byte written (written back), as without a cache. Expectations come from
+ * the properties: the first small copy fetches its source (HBM, 1 x len)
+ * and allocates its destination; the next ones hit.
+ */
+START_TEST(test_gpu_local_copies_hit_the_l2)
+{
+    static const char *const kv[] = { "hbm-bandwidth", "2TB/s",
+                                      "hbm-latency", "300ns",
+                                      "l2-bandwidth", "8TB/s",
+                                      "l2-cache", "4MiB",
+                                      "ce-setup", "2us",
+                                      "ce-local-setup", "1us", NULL };
+    const uint64_t hbm_bw = UINT64_C(2000000000000);
+    const uint64_t l2_bw = UINT64_C(8000000000000);
+    for (int big = 0; big < 2; big++) {
+        const uint64_t len = big ? 4 * MIB : MIB;
+        struct pair p;
+        pair_init(&p, kv, NULL, 0, 0);
+        fill_pattern(p.g[0], 0, len);
+        struct done_log d = { 0 };
+        struct gpu_dma op[3];
+        for (int i = 0; i < 3; i++) {
+            op[i] = (struct gpu_dma){
+                .dir = GPU_DMA_LOCAL, .local_addr = 0,
+                .remote_addr = 64 * MIB, .len_bytes = len,
+                .done = on_done, .user = &d,
+            };
+            ck_assert_int_eq(gpu_dma_submit(p.g[0], &op[i]), 0);
+        }
+        sim_run(p.sim);
+        ck_assert_int_eq(d.calls, 3);
+        ck_assert_uint_eq(check_pattern(p.g[0], 64 * MIB, len), len);
+        sim_time_t l2 = sim_time_for_bytes(2 * len, l2_bw);
+        for (int i = 0; i < 3; i++) {
+            check_timestamps(&op[i]);
+            ck_assert_uint_eq(op[i].t_first - op[i].t_submit -
+                                  (i ? op[i - 1].t_done - op[i].t_submit : 0),
+                              SIM_US(1));
+            uint64_t hbm_bytes = big ? 2 * len : (i == 0 ? len : 0);
+            sim_time_t hbm = sim_time_for_bytes(hbm_bytes, hbm_bw);
+            sim_time_t want = (hbm > l2 ? hbm : l2) + SIM_NS(300);
+            ck_assert_msg(op[i].t_last - op[i].t_first == want ||
+                              (big && i == 0),
+                          "%s copy %d: %llu ps, want %llu", big ? "big"
+                          : "small", i,
+                          (unsigned long long)(op[i].t_last - op[i].t_first),
+                          (unsigned long long)want);
+        }
+        if (big) {
+            /* cold: the source from HBM; no write-back is due yet */
+            sim_time_t lo = sim_time_for_bytes(len, hbm_bw) + SIM_NS(300);
+            ck_assert_uint_ge(op[0].t_last - op[0].t_first, lo);
+            ck_assert_uint_lt(op[0].t_last - op[0].t_first,
+                              sim_time_for_bytes(2 * len, hbm_bw) +
+                                  SIM_NS(300));
+        }
+        pair_fini(&p);
+    }
+}
+END_TEST
+
 START_TEST(test_gpu_engine_runs_its_queue_in_order)
 {
     struct pair p;
@@ -1258,6 +1323,7 @@ Suite *make_gpu_suite(void)
     tcase_add_test(tc, test_gpu_push_rate_is_wire_payload_share);
     tcase_add_test(tc, test_gpu_read_of_unmapped_bar1_fails_with_eio);
     tcase_add_test(tc, test_gpu_local_copy_overlapping_and_timed);
+    tcase_add_test(tc, test_gpu_local_copies_hit_the_l2);
     tcase_add_test(tc, test_gpu_engine_runs_its_queue_in_order);
     tcase_add_test(tc, test_gpu_engine_pipelines_back_to_back_pushes);
     tcase_add_test(tc, test_gpu_engine_push_after_pull_sees_its_data);
