@@ -280,6 +280,54 @@ static void product_rules(struct p2p_verdict *v, const struct sim_component *a,
     }
 }
 
+/*
+ * A virtual machine's guest driver sees the GPUs on a virtual PCIe
+ * topology that says nothing of the host's, so it allows P2P only between
+ * GPUs that the hypervisor puts in one GPUDirect P2P clique (QEMU vfio-pci
+ * x-nv-gpudirect-clique=N, a vendor capability in each GPU's virtual
+ * config space; cloud-hypervisor/cloud-hypervisor#6235).
+ *
+ * Model: the clique only gates P2P; allowed P2P takes the host's physical
+ * path as the machine file describes it (the rules after this one). It
+ * gates PCIe P2P only: NVLink peers are found by the driver over NVLink
+ * itself, not from the PCIe topology, so path_p2p_verdict does not ask.
+ */
+static void vm_clique_rule(const struct topo_machine *m,
+                           struct p2p_verdict *v,
+                           const struct sim_component *a,
+                           const struct sim_component *b)
+{
+    if (!m->vm) {
+        return;
+    }
+    int ca = topo_gpudirect_clique(m, a->name);
+    int cb = topo_gpudirect_clique(m, b->name);
+    const char *hv = m->vm_hypervisor[0] ? m->vm_hypervisor : "hypervisor";
+    if (ca != TOPO_CLIQUE_NONE && ca == cb) {
+        rule(v, RULE_VM_CLIQUE, false, false,
+             "in this virtual machine (%s) %s and %s share GPUDirect P2P "
+             "clique %d: the guest's driver allows P2P between them, and "
+             "it takes the host's physical path", hv, a->name, b->name, ca);
+        return;
+    }
+    char sa[32], sb[32];
+    snprintf(sa, sizeof(sa), ca == TOPO_CLIQUE_NONE ? "no clique"
+                                                    : "clique %d", ca);
+    snprintf(sb, sizeof(sb), cb == TOPO_CLIQUE_NONE ? "no clique"
+                                                    : "clique %d", cb);
+    struct path_rule *r = rule(v, RULE_VM_CLIQUE, true, false,
+                               "in this virtual machine (%s) the guest sees "
+                               "a virtual PCIe topology and allows P2P only "
+                               "within one GPUDirect P2P clique: %s has %s, "
+                               "%s has %s; copies are staged through host "
+                               "memory", hv, a->name, sa, b->name, sb);
+    int n = ca != TOPO_CLIQUE_NONE ? ca : cb != TOPO_CLIQUE_NONE ? cb : 0;
+    snprintf(r->fix, sizeof(r->fix),
+             "give both GPUs the same clique in the hypervisor (QEMU: "
+             "x-nv-gpudirect-clique=%d on each GPU's vfio-pci device), i.e. "
+             "gpudirect-clique: %d on %s and %s", n, n, a->name, b->name);
+}
+
 static void iommu_rule(struct p2p_verdict *v, const struct sim_component *rc)
 {
     struct iommu *mmu = rc_iommu((struct sim_component *)rc);
@@ -396,6 +444,7 @@ int path_p2p_verdict(const struct topo_machine *m,
     }
     if (!v->path.nv_links) {
         product_rules(v, a, b);     /* the GeForce block is a PCIe one */
+        vm_clique_rule(m, v, a, b); /* so is the guest's clique check */
     }
     if (v->path.nv_links) {
         if (m->n_nvswitches && m->fabric_manager != 1 &&

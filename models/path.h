@@ -65,6 +65,7 @@ enum path_rule_id {
     RULE_IOMMU,                 /* IOMMU translating */
     RULE_BAR1,                  /* BAR1 room for the peer mapping */
     RULE_PATH,                  /* the PCIe route itself */
+    RULE_VM_CLIQUE,             /* VM guest: GPUDirect P2P clique */
 };
 
 struct path_rule {

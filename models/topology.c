@@ -92,7 +92,7 @@ static int find_ent(struct loader *L, const char *id)
 static const char *const top_keys[] = {
     "p2psim-machine", "name", "description", "sources", "defaults", "sockets",
     "socket-links", "switches", "gpus", "nvswitches", "nvlinks",
-    "fabric-manager", "api-costs", NULL,
+    "fabric-manager", "api-costs", "virtual-machine", NULL,
 };
 
 const char *const topo_api_cost_names[TOPO_API_COST_N + 1] = {
@@ -118,7 +118,8 @@ static const char *const xs_keys[] = { "between", "bandwidth", "latency",
 static const char *const switch_keys[] = { "id", "parent", "ports", "latency",
                                            "queue", "link", "acs", NULL };
 static const char *const gpu_keys[] = { "id", "model", "parent", "link",
-                                        "p2p-unlocked", "set", NULL };
+                                        "p2p-unlocked", "set",
+                                        "gpudirect-clique", NULL };
 static const char *const link_keys[] = { "speed", "gen", "width", "latency",
                                          "ecrc", "ack-every", "ber",
                                          "replay-timer", "drop", NULL };
@@ -1286,6 +1287,98 @@ static int parse_api_costs(struct loader *L, struct topo_machine *m)
     return 0;
 }
 
+/* ---- a virtual machine's guest view ---------------------------------------------------- */
+
+static const char *const vm_keys[] = { "hypervisor", NULL };
+
+/* One GPU's gpudirect-clique: a number from 0 to TOPO_CLIQUE_MAX. */
+static int parse_clique(struct loader *L, struct ent *g, yaml_node_t *cn,
+                        int *out)
+{
+    struct ydoc *d = &L->doc;
+    const char *s = ydoc_scalar(cn);
+    uint64_t v;
+    char why[200];
+    if (!s || sim_parse_u64(s, &v, why, sizeof(why)) < 0 ||
+        v > TOPO_CLIQUE_MAX) {
+        return ydoc_err_at(d, cn, L->err, SIM_EINVAL,
+                           "GPU '%s': gpudirect-clique must be a number from "
+                           "0 to %d (the x-nv-gpudirect-clique the hypervisor "
+                           "gives this GPU), not '%s'", g->id,
+                           TOPO_CLIQUE_MAX, s ? s : ydoc_kind_name(cn));
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/*
+ * virtual-machine: { hypervisor: ... } and each GPU's gpudirect-clique
+ * into m. A clique only means something to a guest, so one without
+ * virtual-machine: is an error at the clique.
+ */
+static int parse_virtual_machine(struct loader *L, struct topo_machine *m)
+{
+    struct ydoc *d = &L->doc;
+    yaml_node_t *vm = ydoc_get(d, L->root, "virtual-machine");
+    int rc;
+    if (vm) {
+        if ((rc = ydoc_expect(d, vm, YAML_MAPPING_NODE, "virtual-machine",
+                              L->err)) < 0 ||
+            (rc = ydoc_check_keys(d, vm, vm_keys, "virtual-machine",
+                                  L->err)) < 0) {
+            return rc;
+        }
+        yaml_node_t *hv = ydoc_get(d, vm, "hypervisor");
+        if (hv && !ydoc_scalar(hv)) {
+            return ydoc_err_at(d, hv, L->err, SIM_EINVAL,
+                               "virtual-machine: hypervisor must be a name "
+                               "(e.g. \"QEMU/KVM\"), not %s",
+                               ydoc_kind_name(hv));
+        }
+        m->vm = true;
+        snprintf(m->vm_hypervisor, sizeof(m->vm_hypervisor), "%s",
+                 hv ? ydoc_scalar(hv) : "");
+    }
+    for (unsigned i = 0; i < L->n_ent; i++) {
+        struct ent *g = &L->ent[i];
+        yaml_node_t *cn = g->kind == ENT_GPU
+                              ? ydoc_get(d, g->n, "gpudirect-clique") : NULL;
+        if (!cn) {
+            continue;
+        }
+        int clique = TOPO_CLIQUE_NONE;
+        if ((rc = parse_clique(L, g, cn, &clique)) < 0) {
+            return rc;
+        }
+        if (!m->vm) {
+            return ydoc_err_at(d, cn, L->err, SIM_EINVAL,
+                               "GPU '%s': gpudirect-clique is what a "
+                               "hypervisor exposes to a guest; add "
+                               "'virtual-machine: { hypervisor: ... }' at the "
+                               "top level, or remove it", g->id);
+        }
+        struct topo_vm_gpu *n = realloc(m->vm_gpu,
+                                        (m->n_vm_gpus + 1) * sizeof(*n));
+        if (!n) {
+            return sim_error_set(L->err, SIM_ENOMEM, "out of memory");
+        }
+        m->vm_gpu = n;
+        snprintf(n[m->n_vm_gpus].id, sizeof(n[0].id), "%s", g->id);
+        n[m->n_vm_gpus++].clique = clique;
+    }
+    return 0;
+}
+
+int topo_gpudirect_clique(const struct topo_machine *m, const char *gpu)
+{
+    for (unsigned i = 0; m->vm && i < m->n_vm_gpus; i++) {
+        if (strcmp(m->vm_gpu[i].id, gpu) == 0) {
+            return m->vm_gpu[i].clique;
+        }
+    }
+    return TOPO_CLIQUE_NONE;
+}
+
 /* ---- the whole load -------------------------------------------------------------------------- */
 
 static int pass_shape(struct loader *L, struct topo_machine *m)
@@ -1370,7 +1463,7 @@ static int pass_shape(struct loader *L, struct topo_machine *m)
             return rc;
         }
     }
-    return 0;
+    return parse_virtual_machine(L, m);
 }
 
 static int pass_wiring(struct loader *L, struct topo_machine *m)
@@ -1558,5 +1651,6 @@ void topo_machine_destroy(struct topo_machine *m)
     free(m->description);
     free(m->nvlink);
     free(m->socket);
+    free(m->vm_gpu);
     free(m);
 }

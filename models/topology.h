@@ -82,6 +82,27 @@ enum topo_api_cost {
  * The one table of these names. */
 extern const char *const topo_api_cost_names[TOPO_API_COST_N + 1];
 
+/*
+ * The machine seen from inside a virtual machine guest, its GPUs passed
+ * through (the machine file's optional `virtual-machine:`). The guest's
+ * GPU driver sees a virtual PCIe topology and cannot tell which GPUs may
+ * reach each other, so it allows PCIe P2P only between GPUs to which the
+ * hypervisor gave the same GPUDirect P2P clique id (QEMU vfio-pci
+ * x-nv-gpudirect-clique=N, N 0..15; the GPU's `gpudirect-clique: N`).
+ *
+ * Model: the VM only gates P2P (models/path.c, RULE_VM_CLIQUE). The rest
+ * of the file describes the host's physical fabric, and the traffic takes
+ * that path; the guest's virtual topology, the IOMMU's guest-to-host
+ * translation and the hypervisor's own costs are not modelled.
+ */
+#define TOPO_CLIQUE_NONE (-1)   /* no clique exposed for the GPU */
+#define TOPO_CLIQUE_MAX 15      /* QEMU accepts clique ids 0..15 */
+
+struct topo_vm_gpu {
+    char id[64];                /* GPU id */
+    int clique;                 /* 0..TOPO_CLIQUE_MAX */
+};
+
 struct topo_machine {
     struct sim *sim;            /* owns every component */
     struct fab *fab;
@@ -97,6 +118,11 @@ struct topo_machine {
     /* api-costs: which the file sets, and their values, ps */
     bool api_cost_set[TOPO_API_COST_N];
     sim_time_t api_cost_ps[TOPO_API_COST_N];
+    /* virtual-machine: the guest's view; the GPUs given a clique */
+    bool vm;
+    char vm_hypervisor[64];     /* "" when not named */
+    struct topo_vm_gpu *vm_gpu; /* n_vm_gpus, in file order */
+    unsigned n_vm_gpus;
 };
 
 /* Load a machine file. NULL and err on any error. */
@@ -112,6 +138,10 @@ struct topo_machine *topo_load_string(const char *name, const char *text,
 struct topo_machine *topo_load_default(const struct topo_options *opt,
                                        struct sim_error *err);
 void topo_machine_destroy(struct topo_machine *m);
+
+/* The gpudirect-clique of GPU gpu (an id) of m, or TOPO_CLIQUE_NONE when
+ * m is not a virtual machine or the hypervisor gives that GPU none. */
+int topo_gpudirect_clique(const struct topo_machine *m, const char *gpu);
 
 /* ---- the data built into the binary (models/topology_data.c, generated) -- */
 struct topo_embedded {

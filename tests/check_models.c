@@ -24,7 +24,8 @@
     X(make_topology_suite)                                                    \
     X(make_route_suite)                                                       \
     X(make_nvlink_suite)                                                      \
-    X(make_override_suite)
+    X(make_override_suite)                                                    \
+    X(make_vm_suite)
 
 #define WEAK(fn) Suite *fn(void) __attribute__((weak));
 SUITES(WEAK)

@@ -31,6 +31,7 @@ Suite *make_override_suite(void);
 Suite *make_topology_suite(void);
 Suite *make_route_suite(void);
 Suite *make_nvlink_suite(void);
+Suite *make_vm_suite(void);
 
 /* api/ */
 Suite *make_exec_suite(void);

@@ -46,6 +46,17 @@ check "explain teaching fix" 0 "clear ACS P2P Request Redirect on" \
     $p2psim explain $T/teaching-acs-iommu.yaml gpu0 gpu1
 check "explain dgx1 cross-socket" 0 "\[blocks\] sockets" \
     $p2psim explain $T/dgx1-v100.yaml gpu0 gpu5
+VM=$T/vm-2x-h100-passthrough.yaml
+check "explain vm without clique blocks" 0 "\[blocks\] virtual machine: .*no clique" \
+    $p2psim explain $VM gpu0 gpu1
+check "explain vm fix names the clique" 0 "x-nv-gpudirect-clique=0 on each GPU" \
+    $p2psim explain $VM gpu0 gpu1
+sed 's/# gpudirect-clique: 0/gpudirect-clique: 0/' $VM > cli-vm-clique.yaml
+check "explain vm same clique allows" 0 "\[ok\] virtual machine: .*share GPUDirect P2P clique 0" \
+    $p2psim explain cli-vm-clique.yaml gpu0 gpu1
+check "explain vm same clique: P2P over PCIe" 0 "^transport: PCIe" \
+    $p2psim explain cli-vm-clique.yaml gpu0 gpu1
+rm -f cli-vm-clique.yaml
 check "topo --dot" 0 "" $p2psim topo $T/dgx1-v100.yaml --dot cli-test.dot
 check "dot file is a graph" 0 "graph" cat cli-test.dot
 rm -f cli-test.dot

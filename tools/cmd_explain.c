@@ -35,6 +35,7 @@ static const char *const rule_names[] = {
     [RULE_IOMMU] = "IOMMU",
     [RULE_BAR1] = "BAR1",
     [RULE_PATH] = "path",
+    [RULE_VM_CLIQUE] = "virtual machine",
 };
 
 int cmd_explain(int argc, char **argv)

@@ -184,9 +184,9 @@
     E(cudaErrorNotReady, false, \
       "the queued work has not finished yet (not a failure)") \
     E(cudaErrorIllegalAddress, true, \
-      "a kernel touched an address it may not use (for example a peer " \
-      "GPU's memory without peer access); the process's CUDA state is " \
-      "lost") \
+      "a kernel or a copy touched an address it may not use (for " \
+      "example a peer GPU's memory without peer access, or a read the " \
+      "fabric refused); the process's CUDA state is lost") \
     E(cudaErrorLaunchOutOfResources, false, \
       "the launch needs more registers or threads than a block can have") \
     E(cudaErrorLaunchTimeout, true, \

@@ -197,6 +197,52 @@ START_TEST(test_topology_api_costs_override_errors)
 }
 END_TEST
 
+/*
+ * virtual-machine: and gpudirect-clique (user story 5): the library's VM
+ * machine loads as a guest without cliques, and overrides set a clique
+ * (or report a bad one at --set:N:C).
+ */
+START_TEST(test_topology_vm_cliques)
+{
+    static const char file[] =
+        P2PSIM_SRCDIR "/topologies/vm-2x-h100-passthrough.yaml";
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct topo_machine *m = topo_load_file(file, NULL, &err);
+    ck_assert_msg(m != NULL, "%s:%u:%u: %s", err.file, err.line, err.column,
+                  err.msg);
+    ck_assert(m->vm);
+    ck_assert_str_eq(m->vm_hypervisor, "QEMU/KVM");
+    ck_assert_uint_eq(m->n_vm_gpus, 0);
+    ck_assert_int_eq(topo_gpudirect_clique(m, "gpu0"), TOPO_CLIQUE_NONE);
+    topo_machine_destroy(m);
+
+    struct topo_options o = { .overrides = "gpus.gpu1.gpudirect-clique=15" };
+    m = topo_load_file(file, &o, &err);
+    ck_assert_msg(m != NULL, "%s:%u:%u: %s", err.file, err.line, err.column,
+                  err.msg);
+    ck_assert_int_eq(topo_gpudirect_clique(m, "gpu1"), 15);
+    ck_assert_int_eq(topo_gpudirect_clique(m, "gpu0"), TOPO_CLIQUE_NONE);
+    topo_machine_destroy(m);
+
+    /* a machine that is no VM has no cliques, whatever the GPU */
+    m = topo_load_file(P2PSIM_SRCDIR "/tests/topologies/base.yaml", &test_opt,
+                       &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    ck_assert(!m->vm);
+    ck_assert_int_eq(topo_gpudirect_clique(m, "gpu0"), TOPO_CLIQUE_NONE);
+    topo_machine_destroy(m);
+
+    o.overrides = "gpus.gpu0.gpudirect-clique=0\ngpus.gpu1.gpudirect-clique=16";
+    m = topo_load_file(file, &o, &err);
+    ck_assert_ptr_null(m);
+    ck_assert_str_eq(err.file, "--set");
+    ck_assert_uint_eq(err.line, 2);
+    ck_assert_uint_eq(err.column, 28);
+    ck_assert_msg(strstr(err.msg, "from 0 to 15") != NULL, "%s", err.msg);
+}
+END_TEST
+
 /* Read "# expect: L:C: text" from the first line. */
 static int read_expect(const char *path, unsigned *line, unsigned *col,
                        char *text, size_t n)
@@ -357,6 +403,7 @@ Suite *make_topology_suite(void)
     tcase_add_loop_test(tc, test_topology_api_costs_every_key, 0,
                         TOPO_API_COST_N);
     tcase_add_test(tc, test_topology_api_costs_override_errors);
+    tcase_add_test(tc, test_topology_vm_cliques);
     suite_add_tcase(s, tc);
     return s;
 }
