@@ -66,7 +66,8 @@
 #define NVL_DEF_BUFFER_RTTS 6u
 #define NVL_MAX_LINKS 18u
 
-/* Per link per direction, bytes/s (reference pcie-nvlink.md §3). */
+/* Signalling rate per link per direction, bytes/s (reference
+ * pcie-nvlink.md §3). */
 static const uint64_t nvl_rate_by_gen[NVL_GEN_MAX + 1] = {
     [1] = UINT64_C(20000000000),
     [2] = UINT64_C(25000000000),
@@ -75,9 +76,27 @@ static const uint64_t nvl_rate_by_gen[NVL_GEN_MAX + 1] = {
     [5] = UINT64_C(50000000000),
 };
 
+/*
+ * What of it carries flits, percent. Model: NVLink 4 and 5 signal PAM4
+ * (100 and 200 Gb/s per lane, reference §3), which needs forward error
+ * correction, as PCIe 6.0's PAM4 flits do (242 of 256 bytes, reference
+ * §2.1); the earlier NRZ generations carry flits at the full rate. 93% is
+ * measured, not derived: on two H200s (NV18) copy-engine copies moved 394
+ * GB/s, one engine or three, each way at once or not, against the 423.5
+ * GB/s that 18 links x 25 GB/s give to 17-flit packets; SM stores (9-flit
+ * packets) moved 369 against 400 (92%) (data/hgx-h200-x2/
+ * nvlink_rate_probe.txt). NVLink 5 takes the same share [estimate].
+ */
+static const unsigned nvl_phy_pct_by_gen[NVL_GEN_MAX + 1] = {
+    [1] = 100, [2] = 100, [3] = 100, [4] = 93, [5] = 93,
+};
+
 uint64_t nvl_gen_link_rate(unsigned gen)
 {
-    return gen >= NVL_GEN_MIN && gen <= NVL_GEN_MAX ? nvl_rate_by_gen[gen] : 0;
+    if (gen < NVL_GEN_MIN || gen > NVL_GEN_MAX) {
+        return 0;
+    }
+    return nvl_rate_by_gen[gen] / 100 * nvl_phy_pct_by_gen[gen];
 }
 
 uint32_t nvl_packet_bytes(const struct tlp *t)

@@ -52,8 +52,10 @@ extern const struct sim_component_ops nvsw_ops;
 #define NVL_MAX_PAYLOAD_BYTES 256u
 
 /*
- * nvl_gen_link_rate - bytes/s per link per direction of NVLink generation
- * gen (1..5; reference pcie-nvlink.md §3); 0 for another value.
+ * nvl_gen_link_rate - bytes/s of flits per link per direction of NVLink
+ * generation gen (1..5): the signalling rate (reference pcie-nvlink.md
+ * §3) less the forward error correction of the PAM4 generations (4, 5;
+ * nvlink.c); 0 for another value. The link-rate property replaces it.
  */
 uint64_t nvl_gen_link_rate(unsigned gen);
 /* The NVLink generation of NVSwitch generation gen (1..4); 0 if none. */
