@@ -57,6 +57,16 @@ check "explain vm same clique allows" 0 "\[ok\] virtual machine: .*share GPUDire
 check "explain vm same clique: P2P over PCIe" 0 "^transport: PCIe" \
     $p2psim explain cli-vm-clique.yaml gpu0 gpu1
 rm -f cli-vm-clique.yaml
+check "explain --set lifts the IOMMU block" 0 "^P2P: available" \
+    $p2psim explain $T/teaching-acs-iommu.yaml gpu0 gpu2 \
+    --set sockets.cpu0.root-complex.iommu=passthrough
+check "explain --set same clique allows" 0 "\[ok\] virtual machine" \
+    $p2psim explain $VM gpu0 gpu1 --set 'gpus.*.gpudirect-clique=2'
+check "explain --set bad value: located error" 2 "^--set:1:33: error: .*bogus" \
+    $p2psim explain $T/teaching-acs-iommu.yaml gpu0 gpu2 \
+    --set sockets.cpu0.root-complex.iommu=bogus
+check "topo --set: P2P matrix follows" 0 "^     0    0    1" \
+    $p2psim topo $VM --set 'gpus.*.gpudirect-clique=2'
 check "topo --dot" 0 "" $p2psim topo $T/dgx1-v100.yaml --dot cli-test.dot
 check "dot file is a graph" 0 "graph" cat cli-test.dot
 rm -f cli-test.dot

@@ -19,6 +19,12 @@ struct p2psim *cli_open(const char *file);
 struct p2psim_options;
 struct p2psim *cli_open_opt(const char *file,
                             const struct p2psim_options *opt);
+/*
+ * cli_add_override - append one --set PATH=VALUE to the newline-separated
+ * lines *ov (p2psim_options.overrides; NULL to start). 0, or -1 when out
+ * of memory. The caller frees *ov.
+ */
+int cli_add_override(char **ov, const char *arg);
 /* GPU index from "gpu3" or "3"; prints an error naming the choices. */
 int cli_gpu(const struct p2psim *p, const char *arg);
 

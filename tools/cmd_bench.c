@@ -76,19 +76,6 @@ struct bench_opts {
     struct cli_trace tr;
 };
 
-/* Add one --set to the lines in *ov. */
-static int add_override(char **ov, const char *arg)
-{
-    size_t old = *ov ? strlen(*ov) : 0;
-    char *n = realloc(*ov, old + strlen(arg) + 2);
-    if (!n) {
-        return -1;
-    }
-    sprintf(n + old, "%s%s", old ? "\n" : "", arg);
-    *ov = n;
-    return 0;
-}
-
 static int parse(int argc, char **argv, struct bench_opts *o)
 {
     static const struct option opts[] = {
@@ -115,7 +102,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
         case 't': o->machine = optarg; break;
         case 'f': o->fidelity = optarg; break;
         case 's':
-            if (add_override(&o->overrides, optarg) < 0) {
+            if (cli_add_override(&o->overrides, optarg) < 0) {
                 return CLI_FAIL;
             }
             break;

@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/p2psim.h"
@@ -16,12 +17,15 @@
 static void explain_usage(FILE *f)
 {
     fprintf(f,
-            "usage: p2psim explain [FILE] GPU_A GPU_B\n\n"
+            "usage: p2psim explain [FILE] GPU_A GPU_B [--set PATH=VALUE]...\n\n"
             "Explain P2P from GPU_A to GPU_B: the path hop by hop, its class\n"
             "(as nvidia-smi topo -m), the transport, and every rule that\n"
             "blocks or slows it, with the change that would lift each.\n"
             "GPUs are named as in the machine file (gpu0) or by number (0).\n"
-            "FILE is a machine file; without it, the built-in default.\n");
+            "FILE is a machine file; without it, the built-in default.\n\n"
+            "  --set PATH=VALUE  override a value of the machine file, e.g.\n"
+            "                    sockets.cpu0.root-complex.iommu=passthrough\n"
+            "                    (repeatable; topologies/SCHEMA.md, \"Overrides\")\n");
 }
 
 static const char *const rule_names[] = {
@@ -41,25 +45,34 @@ static const char *const rule_names[] = {
 int cmd_explain(int argc, char **argv)
 {
     static const struct option opts[] = {
+        { "set", required_argument, NULL, 's' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
+    char *ov = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 's' && cli_add_override(&ov, optarg) == 0) {
+            continue;
+        }
+        free(ov);
         if (c == 'h') {
             explain_usage(stdout);
             return CLI_OK;
         }
         explain_usage(stderr);
-        return CLI_BAD_INPUT;
+        return c == 's' ? CLI_FAIL : CLI_BAD_INPUT;
     }
     int left = argc - optind;
     if (left != 2 && left != 3) {
+        free(ov);
         explain_usage(stderr);
         return CLI_BAD_INPUT;
     }
-    struct p2psim *p = cli_open(left == 3 ? argv[optind] : NULL);
+    struct p2psim_options popt = { .overrides = ov };
+    struct p2psim *p = cli_open_opt(left == 3 ? argv[optind] : NULL, &popt);
+    free(ov);
     if (!p) {
         return CLI_BAD_INPUT;
     }

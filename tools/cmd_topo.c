@@ -18,13 +18,17 @@
 static void topo_usage(FILE *f)
 {
     fprintf(f,
-            "usage: p2psim topo [FILE] [--dot OUT.dot] [--png OUT.png]\n\n"
+            "usage: p2psim topo [FILE] [--dot OUT.dot] [--png OUT.png] "
+            "[--set PATH=VALUE]...\n\n"
             "Print how every pair of GPUs is connected, in the layout of\n"
             "nvidia-smi topo -m, then which pairs can use P2P (as\n"
             "cudaDeviceCanAccessPeer answers). FILE is a machine file; "
             "without it,\nthe built-in default machine.\n\n"
             "  --dot OUT   write the machine as a Graphviz graph\n"
-            "  --png OUT   render that graph with dot (graphviz) to a PNG\n");
+            "  --png OUT   render that graph with dot (graphviz) to a PNG\n"
+            "  --set PATH=VALUE  override a value of the machine file "
+            "(repeatable;\n"
+            "              topologies/SCHEMA.md, \"Overrides\")\n");
 }
 
 static void print_cell(const struct path *pa)
@@ -70,25 +74,37 @@ int cmd_topo(int argc, char **argv)
     static const struct option opts[] = {
         { "dot", required_argument, NULL, 'd' },
         { "png", required_argument, NULL, 'p' },
+        { "set", required_argument, NULL, 's' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *dot = NULL, *png = NULL;
+    char *ov = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'd': dot = optarg; break;
         case 'p': png = optarg; break;
-        case 'h': topo_usage(stdout); return CLI_OK;
-        default: topo_usage(stderr); return CLI_BAD_INPUT;
+        case 's':
+            if (cli_add_override(&ov, optarg) < 0) {
+                free(ov);
+                return CLI_FAIL;
+            }
+            break;
+        case 'h': free(ov); topo_usage(stdout); return CLI_OK;
+        default: free(ov); topo_usage(stderr); return CLI_BAD_INPUT;
         }
     }
     if (argc - optind > 1) {
+        free(ov);
         topo_usage(stderr);
         return CLI_BAD_INPUT;
     }
-    struct p2psim *p = cli_open(optind < argc ? argv[optind] : NULL);
+    struct p2psim_options popt = { .overrides = ov };
+    struct p2psim *p = cli_open_opt(optind < argc ? argv[optind] : NULL,
+                                    &popt);
+    free(ov);
     if (!p) {
         return CLI_BAD_INPUT;
     }

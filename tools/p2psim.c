@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/p2psim.h"
@@ -69,6 +70,18 @@ struct p2psim *cli_open_opt(const char *file,
         return NULL;
     }
     return p;
+}
+
+int cli_add_override(char **ov, const char *arg)
+{
+    size_t old = *ov ? strlen(*ov) : 0;
+    char *n = realloc(*ov, old + strlen(arg) + 2);
+    if (!n) {
+        return -1;
+    }
+    sprintf(n + old, "%s%s", old ? "\n" : "", arg);
+    *ov = n;
+    return 0;
 }
 
 int cli_gpu(const struct p2psim *p, const char *arg)
