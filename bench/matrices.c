@@ -7,7 +7,10 @@
  * 100x faster than TLP; TLP under 60 s for the sample's default matrix
  * set (numElems 40,000,000, without --p2p_read).
  *
- *   bench/matrices [--numElems N] [--machine FILE] [--p2psim PATH]
+ *   bench/matrices [--numElems N] [--machine FILE] [--jobs N]
+ *                  [--p2psim PATH]
+ *
+ * --jobs N is passed to p2psim bench (N matrices simulated at once).
  *
  * It runs the p2psim command of the build tree (../tools/p2psim next to
  * this program, or --p2psim) with its output in a temporary folder.
@@ -66,7 +69,7 @@ static int find_p2psim(char *out, size_t size)
 /* Run p2psim bench at one fidelity, CSVs into dir; wall seconds or -1. */
 static double run_bench(const char *p2psim, const char *machine,
                         const char *fidelity, const char *n_elems,
-                        const char *dir)
+                        const char *jobs, const char *dir)
 {
     double t0 = wall_now();
     pid_t pid = fork();
@@ -74,7 +77,7 @@ static double run_bench(const char *p2psim, const char *machine,
         if (!freopen("/dev/null", "w", stdout)) {
             _exit(127);
         }
-        const char *argv[12];
+        const char *argv[14];
         int a = 0;
         argv[a++] = p2psim;
         argv[a++] = "bench";
@@ -85,6 +88,8 @@ static double run_bench(const char *p2psim, const char *machine,
         argv[a++] = fidelity;
         argv[a++] = "--numElems";
         argv[a++] = n_elems;
+        argv[a++] = "--jobs";
+        argv[a++] = jobs;
         argv[a++] = "--csv";
         argv[a++] = dir;
         argv[a] = NULL;
@@ -167,21 +172,24 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         { "numElems", required_argument, NULL, 'n' },
         { "machine", required_argument, NULL, 'm' },
+        { "jobs", required_argument, NULL, 'j' },
         { "p2psim", required_argument, NULL, 'p' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *n_elems = "40000000", *machine = NULL, *p2psim = NULL;
+    const char *jobs = "1";
     char found[PATH_MAX];
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'n': n_elems = optarg; break;
         case 'm': machine = optarg; break;
+        case 'j': jobs = optarg; break;
         case 'p': p2psim = optarg; break;
         default:
             printf("usage: bench/matrices [--numElems N] [--machine FILE] "
-                   "[--p2psim PATH]\n");
+                   "[--jobs N] [--p2psim PATH]\n");
             return c == 'h' ? 0 : 2;
         }
     }
@@ -199,14 +207,16 @@ int main(int argc, char **argv)
         perror("bench/matrices: mkdtemp");
         return 1;
     }
-    printf("p2psim bench on %s, numElems %s%s, the default matrix set\n",
+    printf("p2psim bench on %s, numElems %s%s, the default matrix set, "
+           "--jobs %s\n",
            machine ? machine : "the default machine (8 GPUs)", n_elems,
-           strcmp(n_elems, "40000000") == 0 ? " (the sample's)" : "");
+           strcmp(n_elems, "40000000") == 0 ? " (the sample's)" : "", jobs);
     fflush(stdout);
-    double flow = run_bench(p2psim, machine, "flow", n_elems, flow_dir);
+    double flow = run_bench(p2psim, machine, "flow", n_elems, jobs,
+                            flow_dir);
     printf("flow: %.2f s wall\n", flow);
     fflush(stdout);
-    double tlp = run_bench(p2psim, machine, "tlp", n_elems, tlp_dir);
+    double tlp = run_bench(p2psim, machine, "tlp", n_elems, jobs, tlp_dir);
     printf("tlp:  %.2f s wall (target: under 60 s)\n", tlp);
     int rc = 0;
     if (tlp < 0 || flow < 0) {

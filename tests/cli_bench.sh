@@ -4,7 +4,8 @@
 #   bench     the sample's headings in order, --p2p_read's extra tables,
 #             --csv (a well-formed N x N file per matrix), --json (parses,
 #             has the matrices), --png (a PNG; skipped without gnuplot),
-#             --sm_copy refused, --set errors at --set:N:C
+#             --sm_copy refused, --set errors at --set:N:C, --jobs 2
+#             gives the same output
 #   sweep     a 2-point CSV (header, rows, bandwidth growing with the copy
 #             size), --jobs 2 gives the same CSV, errors naming the bad key,
 #             measure or GPU
@@ -151,6 +152,19 @@ check "bench --set error at --set:1:10" 2 \
     "^--set:1:10: error: unknown key 'swtch' in defaults (did you mean 'switch'?)" \
     $p2psim bench "$M" --set defaults.swtch.latency=1ns
 check "bench bad --matrix" 2 "no matrix 'nope'" $p2psim bench "$M" --matrix nope
+# --jobs 2: the matrices (p2p_read's included) in two processes at once,
+# the same output as the one process above; no trace with it.
+$p2psim bench "$M" --numElems 16384 --p2p_read --jobs 2 \
+    > "$work/bench-j2.txt" 2> "$work/bench-j2.err"
+if cmp -s "$work/bench.txt" "$work/bench-j2.txt"; then
+    ok "bench --jobs 2: the same output as one process"
+else
+    bad "bench --jobs 2 output differs"
+    diff "$work/bench.txt" "$work/bench-j2.txt" | head -10
+fi
+check "bench --jobs with --trace refused" 2 "trace with --jobs 1" \
+    $p2psim bench "$M" --jobs 2 --trace "$work/x.csv"
+check "bench bad --jobs" 2 "--jobs takes 1 to 256" $p2psim bench "$M" --jobs 0
 check "bench bad --fidelity" 2 "tlp or flow" $p2psim bench "$M" --fidelity exact
 # An override reaches the runtime: a slower link gives less bandwidth.
 bw() {

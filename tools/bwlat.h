@@ -165,6 +165,19 @@ int bwlat_job_finish(struct bwlat_job *j, struct bwlat_result *out);
 /* Start, read and finish one request. Returns out->status. */
 int bwlat_run(const struct bwlat_request *rq, struct bwlat_result *out);
 
+/*
+ * bwlat_pool_run - n tasks in child processes, at most `jobs` at once:
+ * start(i, j, arg) starts task i's child in j (bwlat_job_start; 0, or -1
+ * to stop starting more), done(i, j, arg) is called once that child has
+ * sent everything (it calls bwlat_job_finish). Tasks start in order.
+ * Returns 0, or -1 if a start or poll failed (errno says why); the tasks
+ * already running are finished (done) either way.
+ */
+typedef int bwlat_start_fn(size_t i, struct bwlat_job *j, void *arg);
+typedef void bwlat_done_fn(size_t i, struct bwlat_job *j, void *arg);
+int bwlat_pool_run(size_t n, unsigned jobs, bwlat_start_fn *start,
+                   bwlat_done_fn *done, void *arg);
+
 /* ---- the measurements (bwlat.c, run in the child) ------------------------ */
 
 struct bwlat_cuda;

@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -431,4 +432,70 @@ int bwlat_run(const struct bwlat_request *rq, struct bwlat_result *out)
         return out->status;
     }
     return bwlat_job_finish(&j, out);
+}
+
+/* ---- several at once ------------------------------------------------------ */
+
+int bwlat_pool_run(size_t n, unsigned jobs, bwlat_start_fn *start,
+                   bwlat_done_fn *done, void *arg)
+{
+    jobs = jobs ? jobs : 1;
+    struct bwlat_job *job = calloc(jobs, sizeof(*job));
+    size_t *task = calloc(jobs, sizeof(*task));
+    struct pollfd *pfd = calloc(jobs, sizeof(*pfd));
+    if (!job || !task || !pfd) {
+        free(job);
+        free(task);
+        free(pfd);
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t next = 0;
+    unsigned running = 0;
+    int rc = 0;
+    while ((next < n && rc == 0) || running) {
+        /* Slots 0 .. running-1 are busy; fill the others. */
+        while (rc == 0 && next < n && running < jobs) {
+            if (start(next, &job[running], arg) < 0) {
+                rc = -1;
+                break;
+            }
+            task[running++] = next++;
+        }
+        if (running == 0) {
+            break;
+        }
+        for (unsigned k = 0; k < running; k++) {
+            pfd[k] = (struct pollfd){ .fd = job[k].fd, .events = POLLIN };
+        }
+        if (poll(pfd, running, -1) < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            rc = -1;
+            int e = errno;
+            for (unsigned k = 0; k < running; k++) {
+                done(task[k], &job[k], arg);
+            }
+            running = 0;
+            errno = e;
+            break;
+        }
+        /* Read only where poll saw something: a read elsewhere would block
+         * until that child ends. Backwards, so that moving the last busy
+         * slot into slot k leaves the slots still to visit in place. */
+        for (unsigned k = running; k-- > 0;) {
+            if (pfd[k].revents && bwlat_job_read(&job[k]) != 0) {
+                done(task[k], &job[k], arg);
+                running--;
+                job[k] = job[running];
+                task[k] = task[running];
+                pfd[k] = pfd[running];
+            }
+        }
+    }
+    free(job);
+    free(task);
+    free(pfd);
+    return rc;
 }

@@ -7,6 +7,7 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,9 @@ static void bench_usage(FILE *f)
         "                      engines, as the sample's --sm_copy\n"
         "  --numElems N        ints per bandwidth buffer (default %d: 160 MB;\n"
         "                      smaller runs faster)\n"
+        "  --jobs N            simulate N matrices at once, each in its own\n"
+        "                      process (default 1; the same results, sooner\n"
+        "                      on a machine with N cores)\n"
         "  --matrix NAME       only this matrix (repeatable), e.g.\n"
         "                      uni_p2p_enabled_GBps (names as in --csv)\n"
         "  --csv DIR           write DIR/NAME.csv for every matrix\n"
@@ -71,6 +75,7 @@ struct bench_opts {
     bool p2p_read;
     bool sm_copy;
     int n_elems;
+    unsigned jobs;              /* matrices simulated at once */
     unsigned only;              /* BWLAT_BIT()s of --matrix, 0: all */
     const char *csv, *json, *png;
     struct cli_trace tr;
@@ -86,6 +91,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
         { "sm_copy", no_argument, NULL, 'k' },
         { "numElems", required_argument, NULL, 'n' },
         { "matrix", required_argument, NULL, 'm' },
+        { "jobs", required_argument, NULL, 'J' },
         { "csv", required_argument, NULL, 'c' },
         { "json", required_argument, NULL, 'j' },
         { "png", required_argument, NULL, 'p' },
@@ -113,6 +119,14 @@ static int parse(int argc, char **argv, struct bench_opts *o)
             if (*end || o->n_elems < 4) {
                 fprintf(stderr, "p2psim bench: --numElems takes a count of "
                                 "ints, at least 4, not '%s'\n", optarg);
+                return CLI_BAD_INPUT;
+            }
+            break;
+        case 'J':
+            o->jobs = (unsigned)strtoul(optarg, &end, 10);
+            if (*end || o->jobs < 1 || o->jobs > 256) {
+                fprintf(stderr, "p2psim bench: --jobs takes 1 to 256, not "
+                                "'%s'\n", optarg);
                 return CLI_BAD_INPUT;
             }
             break;
@@ -155,7 +169,126 @@ static int parse(int argc, char **argv, struct bench_opts *o)
     if (cli_trace_check(&o->tr, "bench") < 0) {
         return CLI_BAD_INPUT;
     }
+    if (o->jobs > 1 && cli_trace_any(&o->tr)) {
+        fprintf(stderr, "p2psim bench: --jobs with a trace option: the "
+                        "processes would write the same files; trace with "
+                        "--jobs 1\n");
+        return CLI_BAD_INPUT;
+    }
     return CLI_OK;
+}
+
+/* ---- several matrices at once (--jobs) ------------------------------------ */
+
+/*
+ * The groups of matrices that one process measures: each matrix alone,
+ * except that a latency table's CPU half comes with its GPU half (the
+ * sample measures both in one loop). Costliest first, so that a pool of
+ * processes ends about together: bidirectional, then unidirectional,
+ * then latency. Returns the number of groups.
+ */
+static unsigned bench_groups(unsigned set, unsigned *group)
+{
+    static const int order[] = {
+        BWLAT_BIDIR_DISABLED, BWLAT_BIDIR_ENABLED, BWLAT_UNI_DISABLED,
+        BWLAT_UNI_ENABLED, BWLAT_UNI_ENABLED_READ, BWLAT_LAT_DISABLED_GPU,
+        BWLAT_LAT_ENABLED_GPU, BWLAT_LAT_ENABLED_READ_GPU,
+        BWLAT_LAT_DISABLED_CPU, BWLAT_LAT_ENABLED_CPU,
+        BWLAT_LAT_ENABLED_READ_CPU,
+    };
+    _Static_assert(sizeof(order) / sizeof(order[0]) == BWLAT_N_MATRICES,
+                   "every matrix has its place");
+    unsigned n = 0;
+    for (unsigned k = 0; k < BWLAT_N_MATRICES; k++) {
+        unsigned m = (unsigned)order[k];
+        if (!(set & BWLAT_BIT(m))) {
+            continue;
+        }
+        set &= ~BWLAT_BIT(m);
+        group[n] = BWLAT_BIT(m);
+        /* the CPU half follows its GPU half in enum order */
+        if ((m == BWLAT_LAT_DISABLED_GPU || m == BWLAT_LAT_ENABLED_GPU ||
+             m == BWLAT_LAT_ENABLED_READ_GPU) && (set & BWLAT_BIT(m + 1))) {
+            group[n] |= BWLAT_BIT(m + 1);
+            set &= ~BWLAT_BIT(m + 1);
+        }
+        n++;
+    }
+    return n;
+}
+
+struct bench_pool {
+    const struct bwlat_request *rq;
+    const unsigned *group;
+    unsigned n_groups, n_done;
+    bool progress;
+    struct bwlat_result *out;   /* the merged result */
+};
+
+static int bench_start(size_t i, struct bwlat_job *j, void *arg)
+{
+    struct bench_pool *bp = arg;
+    struct bwlat_request rq = *bp->rq;
+    rq.matrices = bp->group[i];
+    rq.progress = false;        /* the processes' lines would mix */
+    return bwlat_job_start(j, &rq);
+}
+
+/* Move r's matrices (and, the first time, its GPUs) into bp->out. */
+static void bench_done(size_t i, struct bwlat_job *j, void *arg)
+{
+    struct bench_pool *bp = arg;
+    struct bwlat_result r, *out = bp->out;
+    bwlat_job_finish(j, &r);
+    if (r.status != 0) {
+        if (out->status == 0) {
+            out->status = r.status;
+            memcpy(out->error, r.error, sizeof(out->error));
+        }
+    } else {
+        if (!out->gpu) {
+            out->n = r.n;
+            out->gpu = r.gpu;
+            out->can_access = r.can_access;
+            r.gpu = NULL;
+            r.can_access = NULL;
+        }
+        for (int m = 0; m < BWLAT_N_MATRICES; m++) {
+            if ((bp->group[i] & BWLAT_BIT(m)) && r.m[m] && !out->m[m]) {
+                out->m[m] = r.m[m];
+                r.m[m] = NULL;
+            }
+        }
+    }
+    bwlat_result_free(&r);
+    bp->n_done++;
+    if (bp->progress) {
+        int first = __builtin_ctz(bp->group[i]);
+        fprintf(stderr, "p2psim bench: %u of %u: %s\n", bp->n_done,
+                bp->n_groups, bwlat_matrices[first].name);
+    }
+}
+
+/* bwlat_run for rq's matrices, up to jobs processes at once. */
+static int bench_run(const struct bwlat_request *rq, unsigned jobs,
+                     struct bwlat_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    unsigned group[BWLAT_N_MATRICES];
+    struct bench_pool bp = {
+        .rq = rq,
+        .group = group,
+        .n_groups = bench_groups(rq->matrices, group),
+        .progress = rq->progress,
+        .out = out,
+    };
+    if (bwlat_pool_run(bp.n_groups, jobs, bench_start, bench_done,
+                       &bp) < 0 && out->status == 0) {
+        out->status = 1;
+        snprintf(out->error, sizeof(out->error),
+                 "cannot run the measuring processes: %s", strerror(errno));
+    }
+    return out->status;
 }
 
 static int write_outputs(const struct bench_opts *o,
@@ -186,7 +319,7 @@ static int write_outputs(const struct bench_opts *o,
 
 int cmd_bench(int argc, char **argv)
 {
-    struct bench_opts o = { .fidelity = "tlp",
+    struct bench_opts o = { .fidelity = "tlp", .jobs = 1,
                             .n_elems = BENCH_DEFAULT_ELEMS };
     int rc = parse(argc, argv, &o);
     if (rc != CLI_OK) {
@@ -225,7 +358,7 @@ int cmd_bench(int argc, char **argv)
         rq.trace = false;
     }
     struct bwlat_result r;
-    if (bwlat_run(&rq, &r) != 0) {
+    if ((o.jobs > 1 ? bench_run(&rq, o.jobs, &r) : bwlat_run(&rq, &r)) != 0) {
         fprintf(stderr, "p2psim bench: %s\n", r.error);
         rc = CLI_FAIL;
     } else {

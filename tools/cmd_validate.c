@@ -16,7 +16,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -563,6 +562,30 @@ static void finish_job(struct vjob *j)
     bwlat_result_free(&r);
 }
 
+/* What the pool's callbacks need. */
+struct vsim {
+    struct vjob *js;
+    const char *cudart, *fidelity;
+    int n_elems;
+};
+
+static int pool_start(size_t i, struct bwlat_job *job, void *arg)
+{
+    struct vsim *v = arg;
+    int rc = start_job(&v->js[i], v->cudart, v->fidelity, v->n_elems);
+    if (rc == 0) {
+        *job = v->js[i].job;    /* the pool runs it from its own slot */
+    }
+    return rc;
+}
+
+static void pool_done(size_t i, struct bwlat_job *job, void *arg)
+{
+    struct vsim *v = arg;
+    v->js[i].job = *job;
+    finish_job(&v->js[i]);
+}
+
 /*
  * Simulate every matrix of every case, a child process each (a matrix
  * that fails, say on a CUDA error, leaves the others measured), up to
@@ -571,48 +594,8 @@ static void finish_job(struct vjob *j)
 static int simulate(struct vjob *js, int n, unsigned jobs,
                     const char *cudart, const char *fidelity, int n_elems)
 {
-    int next = 0, running = 0;
-    int *run = calloc((size_t)jobs, sizeof(*run));
-    struct pollfd *pfd = calloc((size_t)jobs, sizeof(*pfd));
-    if (!run || !pfd) {
-        free(run);
-        free(pfd);
-        return -1;
-    }
-    int rc = 0;
-    while ((next < n || running) && rc == 0) {
-        while (next < n && running < (int)jobs) {
-            if (start_job(&js[next], cudart, fidelity, n_elems) < 0) {
-                rc = -1;
-                break;
-            }
-            run[running++] = next++;
-        }
-        for (int k = 0; k < running; k++) {
-            pfd[k].fd = js[run[k]].job.fd;
-            pfd[k].events = POLLIN;
-            pfd[k].revents = 0;
-        }
-        if (running && poll(pfd, (nfds_t)running, -1) < 0 && errno != EINTR) {
-            rc = -1;
-        }
-        /* Read only where poll saw something: a read elsewhere would
-         * block until that child ends. Backwards, so that removing entry
-         * k leaves the entries still to visit in place. */
-        for (int k = running; k-- > 0;) {
-            if (pfd[k].revents && bwlat_job_read(&js[run[k]].job) != 0) {
-                finish_job(&js[run[k]]);
-                run[k] = run[--running];
-                pfd[k] = pfd[running];
-            }
-        }
-    }
-    for (int k = 0; k < running; k++) {
-        finish_job(&js[run[k]]);
-    }
-    free(run);
-    free(pfd);
-    return rc;
+    struct vsim v = { js, cudart, fidelity, n_elems };
+    return bwlat_pool_run((size_t)n, jobs, pool_start, pool_done, &v);
 }
 
 /* A job per matrix of every case. */

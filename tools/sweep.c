@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,77 +415,58 @@ static void finish_point(struct sweep *s, struct slot *sl)
     bwlat_result_free(&r);
 }
 
+/* What the pool's callbacks need: this rank's points are rank + i x size. */
+struct sweep_pool {
+    struct sweep *s;
+    struct slot sl;             /* start_point's scratch */
+    size_t mine, done;
+    unsigned running;
+};
+
+static int pool_start(size_t i, struct bwlat_job *job, void *arg)
+{
+    struct sweep_pool *sp = arg;
+    struct sweep *s = sp->s;
+    if (start_point(s, &sp->sl, (size_t)s->rank + i * (size_t)s->size) < 0) {
+        return -1;
+    }
+    *job = sp->sl.job;
+    sp->running++;
+    return 0;
+}
+
+static void pool_done(size_t i, struct bwlat_job *job, void *arg)
+{
+    struct sweep_pool *sp = arg;
+    struct sweep *s = sp->s;
+    struct slot sl = { .job = *job, .busy = true,
+                       .point = (size_t)s->rank + i * (size_t)s->size };
+    finish_point(s, &sl);
+    sp->running--;
+    sp->done++;
+    progress_show(s, sp->done, sp->mine, sp->running);
+}
+
 /* Measure the points p = rank, rank + size, ... with up to s->jobs
  * children at once. */
 static int measure_mine(struct sweep *s)
 {
-    unsigned jobs = s->jobs ? s->jobs : 1;
-    struct slot *slot = calloc(jobs, sizeof(*slot));
-    struct pollfd *pfd = calloc(jobs, sizeof(*pfd));
-    if (!slot || !pfd) {
-        free(slot);
-        free(pfd);
-        return CLI_FAIL;
-    }
-    size_t mine = 0, started = 0, done = 0;
+    struct sweep_pool sp = { .s = s };
     for (size_t p = (size_t)s->rank; p < s->n_points; p += (size_t)s->size) {
-        mine++;
+        sp.mine++;
     }
-    size_t next = (size_t)s->rank;
-    int rc = CLI_OK;
-    unsigned running = 0;
-    progress_show(s, 0, mine, 0);
-    while (done < mine && rc == CLI_OK) {
-        for (unsigned i = 0; i < jobs && started < mine; i++) {
-            if (!slot[i].busy) {
-                if (start_point(s, &slot[i], next) < 0) {
-                    fprintf(stderr, "p2psim sweep: cannot start a "
-                                    "measuring process: %s\n",
-                            strerror(errno));
-                    rc = CLI_FAIL;
-                    break;
-                }
-                next += (size_t)s->size;
-                started++;
-                running++;
-            }
-        }
-        /* pfd[i] watches slot i (fd -1, ignored by poll, when idle). */
-        for (unsigned i = 0; i < jobs; i++) {
-            pfd[i].fd = slot[i].busy ? slot[i].job.fd : -1;
-            pfd[i].events = POLLIN;
-            pfd[i].revents = 0;
-        }
-        if (running == 0) {
-            break;
-        }
-        if (poll(pfd, jobs, -1) < 0 && errno != EINTR) {
-            rc = CLI_FAIL;
-            break;
-        }
-        /* Read only where poll saw something: a read elsewhere would
-         * block until that child ends. */
-        for (unsigned i = 0; i < jobs; i++) {
-            if (slot[i].busy && pfd[i].revents &&
-                bwlat_job_read(&slot[i].job) != 0) {
-                finish_point(s, &slot[i]);
-                running--;
-                done++;
-                progress_show(s, done, mine, running);
-            }
-        }
-    }
-    for (unsigned i = 0; i < jobs; i++) {
-        if (slot[i].busy) {
-            finish_point(s, &slot[i]);
-        }
-    }
+    progress_show(s, 0, sp.mine, 0);
+    int rc = bwlat_pool_run(sp.mine, s->jobs ? s->jobs : 1, pool_start,
+                            pool_done, &sp);
     if (s->progress) {
         fprintf(stderr, "\r\033[K");
     }
-    free(slot);
-    free(pfd);
-    return rc;
+    if (rc < 0) {
+        fprintf(stderr, "p2psim sweep: cannot run the measuring processes: "
+                        "%s\n", strerror(errno));
+        return CLI_FAIL;
+    }
+    return CLI_OK;
 }
 
 int sweep_run(struct sweep *s)

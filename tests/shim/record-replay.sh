@@ -5,7 +5,8 @@
 #     (pageable memory) and thread_per_gpu.c (a thread per GPU);
 #   - `p2psim replay` replays each on the machine it was recorded on: every
 #     call gives the result it gave, and the simulated times agree with the
-#     recorded ones within 5%, in total and end to end;
+#     recorded ones within 5%, in total and end to end (10% in total for
+#     the threaded program, see replay_ok);
 #   - `p2psim compare --real-from` compares a saved output with a simulated
 #     run (copy_sweep's table and bounds; any program line by line);
 #   - bad input is refused with exit status 2.
@@ -19,34 +20,39 @@ scratch
 shim=$(cd "$shim_dir" && pwd -P)
 small="--max=64k --bytes=256k --max-iters=8 --lat-iters=8"
 
-# within5 FILE ROW: the sim/rec column of the report's row ROW is 0.95..1.05
-within5() {
-    awk -v row="$2" '
+# within FILE ROW TOL: the sim/rec column of the report's row ROW is
+# 1 - TOL .. 1 + TOL
+within() { # report, row, tolerance (0.05 = 5%)
+    awk -v row="$2" -v tol="$3" '
         index($0, row) == 1 {
             n = split(substr($0, length(row) + 1), f, " ")
             r = f[4]
             found = 1
-            exit !(r >= 0.95 && r <= 1.05)
+            exit !(r >= 1 - tol && r <= 1 + tol)
         }
         END { if (!found) exit 1 }' "$1"
 }
 
 # replay_ok NAME TRACE MACHINE [threads]: the replay matches the
-# recording. With "threads", the end-to-end elapsed time is not compared:
-# how the recorded threads' calls interleave in a replay depends on wall
-# time (a call waits for the previous one at most 1 ms), so on a loaded
-# machine the end can shift; the sum over calls is still compared.
+# recording. With "threads", the end-to-end elapsed time is not compared
+# and the sum over calls is held to 10%: how a program's threads' calls
+# interleave depends on wall time (a call waits for the previous one at
+# most 1 ms), in the recorded run as in the replay, so on a loaded machine
+# both can shift (thread_per_gpu's recorded total varied by 0.967-1.061 of
+# its deterministic replay with two busy loops beside an ASan build).
 replay_ok() {
     check "$1: replay on $3" 0 \
         "^replayed calls whose result differs from the recording: 0$" \
         "$p2psim" replay --topology "$3" "$2"
     report=$out
     printf '%s\n' "$out" > "$work/report"
-    check "$1: simulated time of all calls within 5% of the recording" 0 "" \
-        within5 "$work/report" "all replayed calls"
+    tol=0.05
+    [ "${4:-}" = threads ] && tol=0.10
+    check "$1: simulated time of all calls within $tol of the recording" 0 "" \
+        within "$work/report" "all replayed calls" $tol
     if [ "${4:-}" != threads ]; then
         check "$1: elapsed time within 5% of the recording" 0 "" \
-            within5 "$work/report" "elapsed (first entry, last exit)"
+            within "$work/report" "elapsed (first entry, last exit)" 0.05
     fi
 }
 
