@@ -25,6 +25,13 @@ struct p2psim *cli_open_opt(const char *file,
  * of memory. The caller frees *ov.
  */
 int cli_add_override(char **ov, const char *arg);
+/*
+ * cli_parse_jobs - the value of --jobs: a count from 1 to max into *out;
+ * otherwise prints "p2psim CMD: --jobs takes 1 to MAX, not 'ARG'" and
+ * returns -1.
+ */
+int cli_parse_jobs(const char *cmd, const char *arg, unsigned max,
+                   unsigned *out);
 /* GPU index from "gpu3" or "3"; prints an error naming the choices. */
 int cli_gpu(const struct p2psim *p, const char *arg);
 

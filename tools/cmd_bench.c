@@ -123,10 +123,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
             }
             break;
         case 'J':
-            o->jobs = (unsigned)strtoul(optarg, &end, 10);
-            if (*end || o->jobs < 1 || o->jobs > 256) {
-                fprintf(stderr, "p2psim bench: --jobs takes 1 to 256, not "
-                                "'%s'\n", optarg);
+            if (cli_parse_jobs("bench", optarg, 256, &o->jobs) < 0) {
                 return CLI_BAD_INPUT;
             }
             break;

@@ -403,7 +403,6 @@ static int parse(int argc, char **argv, struct sweep *s, struct sweep_opts *o)
         { NULL, 0, NULL, 0 },
     };
     int c;
-    char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hj:", opts, NULL)) != -1) {
         switch (c) {
@@ -422,10 +421,7 @@ static int parse(int argc, char **argv, struct sweep *s, struct sweep_opts *o)
         case 'c': o->csv = optarg; break;
         case 'p': o->plot = optarg; break;
         case 'j':
-            s->jobs = (unsigned)strtoul(optarg, &end, 10);
-            if (*end || s->jobs < 1 || s->jobs > 1024) {
-                fprintf(stderr, "p2psim sweep: --jobs takes 1 to 1024, not "
-                                "'%s'\n", optarg);
+            if (cli_parse_jobs("sweep", optarg, 1024, &s->jobs) < 0) {
                 return CLI_BAD_INPUT;
             }
             break;

@@ -646,9 +646,7 @@ int cmd_validate(int argc, char **argv)
             }
             break;
         case 'j':
-            jobs = (unsigned)strtoul(optarg, &end, 10);
-            if (*end || jobs < 1 || jobs > 256) {
-                fprintf(stderr, "p2psim validate: --jobs takes 1 to 256\n");
+            if (cli_parse_jobs("validate", optarg, 256, &jobs) < 0) {
                 return CLI_BAD_INPUT;
             }
             break;

@@ -84,6 +84,20 @@ int cli_add_override(char **ov, const char *arg)
     return 0;
 }
 
+int cli_parse_jobs(const char *cmd, const char *arg, unsigned max,
+                   unsigned *out)
+{
+    char *end;
+    unsigned long v = strtoul(arg, &end, 10);
+    if (*arg < '0' || *arg > '9' || *end || v < 1 || v > max) {
+        fprintf(stderr, "p2psim %s: --jobs takes 1 to %u, not '%s'\n", cmd,
+                max, arg);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
 int cli_gpu(const struct p2psim *p, const char *arg)
 {
     int i = p2psim_gpu_find(p, arg);
