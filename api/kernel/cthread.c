@@ -328,18 +328,26 @@ static void check_bytes(unsigned bytes, const char *call)
     }
 }
 
+/* The fields every request of a lane sets; an atomic then adds its own. */
+static void lane_request(struct kx_lane *l, enum ptx_mem_op op,
+                         unsigned bytes, enum ptx_mem_sem sem,
+                         enum devapi_scope scope, const void *addr)
+{
+    l->op = op;
+    l->bytes = bytes;
+    l->sem = sem;
+    l->scope = map_scope(scope);
+    l->atom = PTX_ATOM_NONE;
+    l->atype = PTX_ATYPE_B32;
+    l->addr = (uint64_t)(uintptr_t)addr;
+}
+
 void devapi_load(void *dst, const void *addr, unsigned bytes,
                  enum devapi_sem sem, enum devapi_scope scope)
 {
     struct kx_lane *l = self("devapi_load");
     check_bytes(bytes, "devapi_load");
-    l->op = PTX_MEM_LD;
-    l->bytes = bytes;
-    l->sem = map_sem(sem);
-    l->scope = map_scope(scope);
-    l->atom = PTX_ATOM_NONE;
-    l->atype = PTX_ATYPE_B32;
-    l->addr = (uint64_t)(uintptr_t)addr;
+    lane_request(l, PTX_MEM_LD, bytes, map_sem(sem), scope, addr);
     post(l);
     memcpy(dst, l->result, bytes);
 }
@@ -349,13 +357,7 @@ void devapi_store(void *addr, const void *src, unsigned bytes,
 {
     struct kx_lane *l = self("devapi_store");
     check_bytes(bytes, "devapi_store");
-    l->op = PTX_MEM_ST;
-    l->bytes = bytes;
-    l->sem = map_sem(sem);
-    l->scope = map_scope(scope);
-    l->atom = PTX_ATOM_NONE;
-    l->atype = PTX_ATYPE_B32;
-    l->addr = (uint64_t)(uintptr_t)addr;
+    lane_request(l, PTX_MEM_ST, bytes, map_sem(sem), scope, addr);
     l->data[0] = l->data[1] = 0;
     memcpy(l->data, src, bytes);
     post(l);
@@ -383,14 +385,12 @@ uint64_t devapi_atomic(enum devapi_atom op, enum devapi_type type,
         fprintf(stderr, "p2psim: devapi_atomic: bad operation or type\n");
         abort();
     }
-    l->op = PTX_MEM_ATOM;
-    l->bytes = type == DEVAPI_U32 || type == DEVAPI_S32 || type == DEVAPI_F32
-                   ? 4 : 8;
-    l->sem = PTX_SEM_RELAXED;
-    l->scope = map_scope(scope);
+    lane_request(l, PTX_MEM_ATOM,
+                 type == DEVAPI_U32 || type == DEVAPI_S32 || type == DEVAPI_F32
+                     ? 4 : 8,
+                 PTX_SEM_RELAXED, scope, addr);
     l->atom = ops[op];
     l->atype = types[type];
-    l->addr = (uint64_t)(uintptr_t)addr;
     l->data[0] = operand;
     l->data[1] = 0;
     l->cmp = compare;
@@ -401,13 +401,7 @@ uint64_t devapi_atomic(enum devapi_atom op, enum devapi_type type,
 void devapi_fence(enum devapi_scope scope)
 {
     struct kx_lane *l = self("devapi_fence");
-    l->op = PTX_MEM_FENCE;
-    l->bytes = 0;
-    l->sem = PTX_SEM_SC;
-    l->scope = map_scope(scope);
-    l->atom = PTX_ATOM_NONE;
-    l->atype = PTX_ATYPE_B32;
-    l->addr = 0;
+    lane_request(l, PTX_MEM_FENCE, 0, PTX_SEM_SC, scope, NULL);
     post(l);
 }
 

@@ -247,25 +247,26 @@ sim_time_t gpu__hbm_reserve(struct gpu *g, uint64_t len_bytes)
     return g->hbm_busy_until;
 }
 
-sim_time_t gpu__local_copy_reserve(struct gpu *g, uint64_t dst, uint64_t src,
-                                   uint64_t len)
-{
-    if (g->l2_bytes_per_s == 0) {
-        return gpu__hbm_reserve(g, 2 * len);
-    }
-    sim_time_t now = sim_now(g->c->sim);
-    sim_time_t start = g->l2_busy_until > now ? g->l2_busy_until : now;
-    g->l2_busy_until = sim_time_add(start, sim_time_for_bytes(2 * len,
-                                                        g->l2_bytes_per_s));
-    sim_time_t hbm = gpu__hbm_reserve(g, gpu_l2_copy(&g->l2, dst, src, len));
-    return hbm > g->l2_busy_until ? hbm : g->l2_busy_until;
-}
-
 uint64_t gpu_local_copy_hbm(struct sim_component *c, uint64_t dst,
                             uint64_t src, uint64_t len)
 {
     struct gpu *g = gpu__from(c);
     return g->l2_bytes_per_s ? gpu_l2_copy(&g->l2, dst, src, len) : 2 * len;
+}
+
+sim_time_t gpu__local_copy_reserve(struct gpu *g, uint64_t dst, uint64_t src,
+                                   uint64_t len)
+{
+    sim_time_t hbm = gpu__hbm_reserve(g, gpu_local_copy_hbm(g->c, dst, src,
+                                                            len));
+    if (g->l2_bytes_per_s == 0) {
+        return hbm;
+    }
+    sim_time_t now = sim_now(g->c->sim);
+    sim_time_t start = g->l2_busy_until > now ? g->l2_busy_until : now;
+    g->l2_busy_until = sim_time_add(start, sim_time_for_bytes(2 * len,
+                                                        g->l2_bytes_per_s));
+    return hbm > g->l2_busy_until ? hbm : g->l2_busy_until;
 }
 
 /* Completions whose HBM access is over move to the egress queue. */
