@@ -92,18 +92,14 @@ void pcie_egress_fini(struct pcie_egress *q)
     q->last_p = NULL;
 }
 
-int pcie_egress_push(struct pcie_egress *q, struct tlp *t, unsigned stream)
+/* Number t in the queue's push order and give it its fence. */
+static void egress_stamp(struct pcie_egress *q, struct pcie_egress_entry *e,
+                         struct tlp *t, enum tlp_fc_class cls, unsigned stream)
 {
-    enum tlp_fc_class cls = tlp_kind_fc_class(t->kind);
-    struct pcie_egress_fifo *f = &q->fifo[cls];
     SIM_ASSERT(stream < q->n_streams, "egress: stream %u of %u", stream,
                q->n_streams);
-    if (f->tail - f->head == f->cap && fifo_grow(f) < 0) {
-        return -SIM_ENOMEM;
-    }
     uint64_t *last_p = &q->last_p[stream * PCIE_EGRESS_TCS +
                                   (t->tc & (PCIE_EGRESS_TCS - 1))];
-    struct pcie_egress_entry *e = fifo_at(f, f->tail++);
     e->t = t;
     e->seq = q->next_seq++;
     e->fence = 0;
@@ -112,6 +108,17 @@ int pcie_egress_push(struct pcie_egress *q, struct tlp *t, unsigned stream)
     } else if (cls == TLP_FC_NP || !(t->attr & TLP_ATTR_RO)) {
         e->fence = *last_p;
     }
+}
+
+int pcie_egress_push(struct pcie_egress *q, struct tlp *t, unsigned stream)
+{
+    enum tlp_fc_class cls = tlp_kind_fc_class(t->kind);
+    struct pcie_egress_fifo *f = &q->fifo[cls];
+    if (f->tail - f->head == f->cap && fifo_grow(f) < 0) {
+        return -SIM_ENOMEM;
+    }
+    struct pcie_egress_entry *e = fifo_at(f, f->tail++);
+    egress_stamp(q, e, t, cls, stream);
     /* All queued TLPs hold a buffer slot while there is room for one more:
      * the newest is then among the first buffer_tlps. */
     if (q->count++ < q->buffer_tlps) {
@@ -228,6 +235,63 @@ static unsigned drain_once(struct pcie_egress *q, struct sim_port *port)
         }
     }
     return n;
+}
+
+/*
+ * An empty queue whose link takes t at once: what push, next, send and pop
+ * would do, in their order (t's ingress credits go back before the send,
+ * as push gives them), without passing through the ring. Returns 1 if t
+ * left, 0 if the link refused it (t is then queued as push queues it), or
+ * The caller has checked that the queue is empty (with a ring to hold
+ * t), not draining, and t's class not refused.
+ */
+static unsigned egress_send_now(struct pcie_egress *q, struct tlp *t,
+                           enum tlp_fc_class cls, unsigned stream,
+                           struct sim_port *port)
+{
+    struct pcie_egress_fifo *f = &q->fifo[cls];
+    struct pcie_egress_entry e;
+    egress_stamp(q, &e, t, cls, stream);
+    if (q->buffer_tlps > 0) {
+        sim_tlp_release_hold(t);
+    }
+    uint32_t bytes = tlp_payload_bytes(t);
+    q->draining = true;
+    q->redrain = false;
+    int rc = sim_port_send(port, t);
+    q->draining = false;
+    if (rc == 0) {
+        q->tlps_out++;
+        q->bytes_out += bytes;
+        return 1;
+    }
+    SIM_ASSERT(rc == -SIM_EAGAIN, "%s.%s: send failed (%s): routing sent a "
+               "TLP to an unconnected port", port->owner->name, port->name,
+               sim_err_name(rc));
+    *fifo_at(f, f->tail++) = e;
+    q->count = 1;
+    if (q->buffer_tlps > 0) {
+        f->hold = f->tail;
+        q->buffered = 1;
+    }
+    pcie_egress_refuse(q, cls);
+    return 0;
+}
+
+int pcie_egress_send(struct pcie_egress *q, struct tlp *t, unsigned stream,
+                     struct sim_port *port)
+{
+    enum tlp_fc_class cls = tlp_kind_fc_class(t->kind);
+    if (q->count == 0 && q->fifo[cls].cap > 0 && !q->draining &&
+        !(q->refused & (1u << cls))) {
+        unsigned n = egress_send_now(q, t, cls, stream, port);
+        if (n != 0 || !q->redrain) {
+            return (int)n;
+        }
+        return (int)pcie_egress_drain(q, port);
+    }
+    int rc = pcie_egress_push(q, t, stream);
+    return rc < 0 ? rc : (int)pcie_egress_drain(q, port);
 }
 
 unsigned pcie_egress_drain(struct pcie_egress *q, struct sim_port *port)

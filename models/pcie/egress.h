@@ -126,6 +126,16 @@ static inline void pcie_egress_ready(struct pcie_egress *q)
  */
 unsigned pcie_egress_drain(struct pcie_egress *q, struct sim_port *port);
 
+/*
+ * pcie_egress_send - push t (from ingress stream `stream`) and drain the
+ * queue to port: the same as pcie_egress_push then pcie_egress_drain, but
+ * a TLP that finds the queue empty and its link willing goes straight to
+ * the link. Returns the number of TLPs that left, or -SIM_ENOMEM (t is
+ * not queued and still holds what it held).
+ */
+int pcie_egress_send(struct pcie_egress *q, struct tlp *t, unsigned stream,
+                     struct sim_port *port);
+
 static inline uint32_t pcie_egress_count(const struct pcie_egress *q)
 {
     return q->count;

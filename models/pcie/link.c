@@ -201,13 +201,15 @@ struct plink_dir {
                                            and remainder (< den) */
     /* flow control of TLPs from side s (class-indexed) */
     unsigned fc_head, fc_n;             /* the UpdateFC ring below */
-    bool stalled[TLP_FC_COUNT];         /* refused credits, none sent since */
+    uint8_t stalled;                    /* bit per class: refused credits,
+                                           none sent since */
     unsigned ack_left;                  /* deliveries until the next Ack */
     uint64_t rx_tlps;                   /* TLPs from s delivered at !s */
     uint64_t consumed_hdr[TLP_FC_COUNT], consumed_data[TLP_FC_COUNT];
     uint64_t limit_hdr[TLP_FC_COUNT], limit_data[TLP_FC_COUNT];
     uint64_t alloc_hdr[TLP_FC_COUNT], alloc_data[TLP_FC_COUNT];
-    uint64_t adv_hdr[TLP_FC_COUNT], adv_data[TLP_FC_COUNT]; /* last sent */
+    uint8_t fc_dirty;                   /* bit per class: alloc moved since
+                                           the last UpdateFC snapshot */
     uint64_t held_hdr[TLP_FC_COUNT], held_data[TLP_FC_COUNT]; /* at !s */
     sim_time_t stall_since[TLP_FC_COUNT];
     struct sim_event txq_ev;            /* the sender may queue again */
@@ -418,23 +420,24 @@ static void plink_trace_stall(struct sim_link *l, unsigned from,
  */
 static inline void plink_fc_apply(struct plink_dir *d, sim_time_t now)
 {
-    while (d->fc_n > 0 && d->fc[d->fc_head].arrive_ps <= now) {
-        struct plink_fc_update *u = &d->fc[d->fc_head];
-        memcpy(d->limit_hdr, u->hdr, sizeof(d->limit_hdr));
-        memcpy(d->limit_data, u->data, sizeof(d->limit_data));
+    if (d->fc_n == 0 || d->fc[d->fc_head].arrive_ps > now) {
+        return;
+    }
+    /* Each UpdateFC carries cumulative counters: the newest that has
+     * arrived holds the limits, the older ones are spent unread. */
+    struct plink_fc_update *u;
+    do {
+        u = &d->fc[d->fc_head];
         d->fc_head = (d->fc_head + 1) % PLINK_FC_INFLIGHT;
         d->fc_n--;
-    }
+    } while (d->fc_n > 0 && d->fc[d->fc_head].arrive_ps <= now);
+    memcpy(d->limit_hdr, u->hdr, sizeof(d->limit_hdr));
+    memcpy(d->limit_data, u->data, sizeof(d->limit_data));
 }
 
 static bool plink_fc_is_stalled(const struct plink_dir *d)
 {
-    for (int c = 0; c < TLP_FC_COUNT; c++) {
-        if (d->stalled[c]) {
-            return true;
-        }
-    }
-    return false;
+    return d->stalled != 0;
 }
 
 /* A sender stalled for credits: wake it when the next UpdateFC arrives. */
@@ -457,8 +460,8 @@ static int plink_fc_refuse(struct sim_link *l, unsigned from,
     struct plink_dir *d = &pl->dir[from];
     sim_time_t now = sim_now(l->sim);
     pl->cnt.credit_stalls[from]++;
-    if (!d->stalled[c]) {
-        d->stalled[c] = true;
+    if (!(d->stalled & (1u << c))) {
+        d->stalled |= (uint8_t)(1u << c);
         d->stall_since[c] = now;
     }
     plink_fc_wake_on_arrival(l, d);
@@ -496,21 +499,13 @@ static void plink_fc_snapshot(struct plink_dir *d, struct plink_fc_update *u)
 {
     memcpy(u->hdr, d->alloc_hdr, sizeof(u->hdr));
     memcpy(u->data, d->alloc_data, sizeof(u->data));
-    memcpy(d->adv_hdr, d->alloc_hdr, sizeof(d->adv_hdr));
-    memcpy(d->adv_data, d->alloc_data, sizeof(d->adv_data));
+    d->fc_dirty = 0;
 }
 
 /* FC types whose counters moved since the last UpdateFC: one DLLP each. */
 static unsigned plink_fc_changed(const struct plink_dir *d)
 {
-    unsigned n = 0;
-    for (int c = 0; c < TLP_FC_COUNT; c++) {
-        if (d->alloc_hdr[c] != d->adv_hdr[c] ||
-            d->alloc_data[c] != d->adv_data[c]) {
-            n++;
-        }
-    }
-    return n;
+    return (unsigned)__builtin_popcount(d->fc_dirty);
 }
 
 /*
@@ -904,7 +899,7 @@ static int plink_transmit(struct sim_link *l, unsigned from, struct tlp *t)
     if (!plink_fc_has_room(pl, from, c, data)) {
         return plink_fc_refuse(l, from, t, c);
     }
-    d->stalled[c] = false;
+    d->stalled &= (uint8_t)~(1u << c);
     d->consumed_hdr[c]++;
     d->consumed_data[c] += data;
     t->link_credits = data < UINT16_MAX ? (uint16_t)data : UINT16_MAX;
@@ -946,6 +941,7 @@ static void plink_release(struct sim_link *l, unsigned side, struct tlp *t)
     }
     d->alloc_hdr[c]++;
     d->alloc_data[c] += data;
+    d->fc_dirty |= (uint8_t)(1u << c);
     plink_fc_send(l, from);
 }
 
@@ -971,10 +967,11 @@ static void plink_dir_reset(struct plink *pl, unsigned s)
     struct plink_dir *d = &pl->dir[s];
     const struct pcie_end_caps *rx = &pl->caps[!s];
     for (int c = 0; c < TLP_FC_COUNT; c++) {
-        d->limit_hdr[c] = d->alloc_hdr[c] = d->adv_hdr[c] = rx->cred_hdr[c];
-        d->limit_data[c] = d->alloc_data[c] = d->adv_data[c] = rx->cred_data[c];
+        d->limit_hdr[c] = d->alloc_hdr[c] = rx->cred_hdr[c];
+        d->limit_data[c] = d->alloc_data[c] = rx->cred_data[c];
         d->consumed_hdr[c] = d->consumed_data[c] = 0;
     }
+    d->fc_dirty = 0;
     d->ack_left = pl->ack_every;
 }
 

@@ -546,14 +546,12 @@ static inline void rc_enqueue(struct rc *rc, unsigned e, struct tlp *t,
                               unsigned stream)
 {
     struct rc_port *p = &rc->port[e];
-    if (pcie_egress_push(&p->q, t, stream) < 0) {
+    if (pcie_egress_send(&p->q, t, stream, p->port) < 0) {
         sim_log(rc->comp->sim, SIM_LOG_ERROR, rc->comp->name,
                 "out of memory queueing a TLP for %s; dropped",
                 p->port->name);
         tlp_free(t);
-        return;
     }
-    rc_egress_pump(rc, p);
 }
 
 /* Replace request req, received on port in, with a completion back out of

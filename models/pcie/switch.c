@@ -279,7 +279,8 @@ static inline void psw_enqueue(struct psw *sw, unsigned e, struct tlp *t,
                                unsigned stream)
 {
     struct psw_port *p = &sw->port[e];
-    if (pcie_egress_push(&p->q, t, stream) < 0) {
+    int n = pcie_egress_send(&p->q, t, stream, p->port);
+    if (n < 0) {
         sim_log(sw->comp->sim, SIM_LOG_ERROR, sw->comp->name,
                 "out of memory queueing a TLP for %s; dropped",
                 p->port->name);
@@ -288,7 +289,7 @@ static inline void psw_enqueue(struct psw *sw, unsigned e, struct tlp *t,
         tlp_free(t);
         return;
     }
-    psw_egress_pump(sw, p);
+    sw->in_flight -= (unsigned)n;
 }
 
 /* When a TLP delivered now may start on its egress link. */
