@@ -95,6 +95,8 @@
 #include "models/gpu/gpu.h"
 #include "models/host/hostmem.h"
 #include "models/mem/sparse.h"
+#include "models/nvlink/nvlink.h"
+#include "models/nvlink/power.h"
 #include "models/pcie/pcie.h"
 #include "models/topology.h"
 #include "sim/component.h"
@@ -133,6 +135,7 @@ struct flow_op {
     sim_time_t end_ps;          /* when it will have streamed them all */
     bool frozen;                /* water-filling scratch */
     bool issued;                /* its engine has moved on (file header) */
+    bool nvl_stream;            /* holds the NVLinks awake (power.h) */
 };
 
 struct flow_res {
@@ -710,6 +713,38 @@ static bool op_may_begin(const struct flow_op *o)
     return true;
 }
 
+/* Whether o's data cross an NVLink (its plan uses one of its directions). */
+static bool op_uses_nvlink(const struct flow_op *o)
+{
+    for (unsigned i = 0; i < o->plan.n_use; i++) {
+        const struct flow_res *r = &o->f->res[o->plan.use[i].res];
+        if ((r->kind == FLOW_RES_LINK_FROM_0 ||
+             r->kind == FLOW_RES_LINK_FROM_1) &&
+            ((const struct sim_link *)r->owner)->ops == &nvl_link_ops) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * The wait for sleeping NVLinks before o's first byte (power.h): what the
+ * TLP fidelity's first packet waits at the GPU's NVLink port. o then
+ * holds them awake until it is done.
+ */
+static sim_time_t op_nvlink_wake(struct flow_op *o)
+{
+    struct nvl_power *pw = fab_nvlink_power(o->f->p->m->fab);
+    if (!pw || !op_uses_nvlink(o)) {
+        return 0;
+    }
+    sim_time_t now = sim_now(o->f->sim);
+    sim_time_t from = nvl_power_claim(pw, now);
+    nvl_power_stream(pw, +1, now);
+    o->nvl_stream = true;
+    return from - now;
+}
+
 /* o is set up: it starts moving data once what came before allows. */
 static void op_begin(struct flow_op *o)
 {
@@ -727,7 +762,7 @@ static void op_begin(struct flow_op *o)
         }
         return;
     }
-    op_schedule(o, OP_HEAD, o->plan.head_ps);
+    op_schedule(o, OP_HEAD, o->plan.head_ps + op_nvlink_wake(o));
 }
 
 /* The operations at the head of o's engine that have drained are done, in
@@ -767,6 +802,11 @@ static void op_complete(struct flow_ce *ce)
 static void op_finish(struct flow_op *o)
 {
     struct flow_ce *ce = op_engine(o);
+    if (o->nvl_stream) {
+        o->nvl_stream = false;
+        nvl_power_stream(fab_nvlink_power(o->f->p->m->fab), -1,
+                         sim_now(o->f->sim));
+    }
     op_issued(o);
     o->phase = OP_DRAINED;
     if (ce->cur && ce->cur->phase == OP_WAIT && op_may_begin(ce->cur)) {

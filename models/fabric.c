@@ -36,6 +36,7 @@
 #include "models/iommu/iommu.h"
 #include "models/models.h"
 #include "models/nvlink/nvlink.h"
+#include "models/nvlink/power.h"
 #include "models/pcie/link.h"
 #include "models/pcie/pcie.h"
 #include "models/pcie/rc.h"
@@ -70,6 +71,7 @@ struct fab {
     unsigned n_gpu;
     bool finalized;
     bool nvswitch_routes;       /* program NVSwitches (fabric manager) */
+    struct nvl_power nvl_power; /* the NVLinks' power saving (power.h) */
     /* enumeration state */
     unsigned next_bus;
     uint64_t next_mmio;
@@ -90,6 +92,17 @@ struct fab *fab_create(struct sim *sim, struct sim_error *err)
 void fab_set_fabric_manager(struct fab *f, bool running)
 {
     f->nvswitch_routes = running;
+}
+
+void fab_set_nvlink_power(struct fab *f, sim_time_t sleep_after_ps,
+                          sim_time_t wake_ps)
+{
+    nvl_power_init(&f->nvl_power, sleep_after_ps, wake_ps);
+}
+
+struct nvl_power *fab_nvlink_power(struct fab *f)
+{
+    return f->nvl_power.sleep_after_ps ? &f->nvl_power : NULL;
 }
 
 void fab_destroy(struct fab *f)
@@ -416,6 +429,7 @@ static int fab_finalize_nvlink(struct fab *f, struct sim_error *err)
     for (unsigned i = 0; i < f->n_gpu; i++) {
         gpu_set_nvlink_window(f->gpu[i], nvl_window(f, f->gpu[i]),
                               gpu_mem_size(f->gpu[i]));
+        gpu_set_nvlink_power(f->gpu[i], fab_nvlink_power(f));
     }
     for (unsigned i = 0; i < f->n_gpu; i++) {
         struct sim_component *g = f->gpu[i];

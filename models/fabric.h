@@ -26,6 +26,7 @@
 
 #include "sim/time.h"
 
+struct nvl_power;
 struct sim;
 struct sim_component;
 struct sim_error;
@@ -73,6 +74,16 @@ struct sim_link *fab_connect(struct fab *f, const char *a, const char *b,
  * reach each other over NVLink only where a link joins them directly.
  */
 void fab_set_fabric_manager(struct fab *f, bool running);
+/*
+ * fab_set_nvlink_power - the machine's NVLinks sleep after sleep_after_ps
+ * without traffic and wake in wake_ps (models/nvlink/power.h); default
+ * (and sleep_after_ps 0): they never sleep. Before finalize.
+ */
+void fab_set_nvlink_power(struct fab *f, sim_time_t sleep_after_ps,
+                          sim_time_t wake_ps);
+/* The NVLinks' power domain, for the flow fidelity; NULL if they never
+ * sleep. */
+struct nvl_power *fab_nvlink_power(struct fab *f);
 
 /* Enumerate, place, route, negotiate. Once; then the machine can run. */
 int fab_finalize(struct fab *f, struct sim_error *err);

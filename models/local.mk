@@ -30,6 +30,8 @@ models_libmodels_la_SOURCES = \
 	%reldir%/nvlink/nvlink.c \
 	%reldir%/nvlink/nvlink.h \
 	%reldir%/nvlink/nvswitch.c \
+	%reldir%/nvlink/power.c \
+	%reldir%/nvlink/power.h \
 	%reldir%/mem/sparse.c \
 	%reldir%/mem/sparse.h \
 	%reldir%/pcie/acs.c \

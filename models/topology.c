@@ -92,7 +92,7 @@ static int find_ent(struct loader *L, const char *id)
 static const char *const top_keys[] = {
     "p2psim-machine", "name", "description", "sources", "defaults", "sockets",
     "socket-links", "switches", "gpus", "nvswitches", "nvlinks",
-    "fabric-manager", "api-costs", "virtual-machine", NULL,
+    "fabric-manager", "api-costs", "virtual-machine", "nvlink-power", NULL,
 };
 
 const char *const topo_api_cost_names[TOPO_API_COST_N + 1] = {
@@ -1287,6 +1287,63 @@ static int parse_api_costs(struct loader *L, struct topo_machine *m)
     return 0;
 }
 
+/* ---- NVLink power saving ---------------------------------------------------------------- */
+
+/* An NVLink power time beyond this is taken for a mistyped unit. */
+#define TOPO_NVL_POWER_MAX_PS (10 * SIM_PS_PER_S)
+
+static const char *const nvl_power_keys[] = { "sleep-after", "wake", NULL };
+
+/* One time of nvlink-power, into *ps. */
+static int nvl_power_time(struct loader *L, yaml_node_t *n, const char *key,
+                          sim_time_t *ps)
+{
+    struct ydoc *d = &L->doc;
+    yaml_node_t *v = ydoc_get(d, n, key);
+    if (!v) {
+        return ydoc_err_at(d, n, L->err, SIM_ENOENT,
+                           "nvlink-power needs '%s' (a time, e.g. %s)", key,
+                           strcmp(key, "wake") ? "45ms" : "110us");
+    }
+    const char *s = ydoc_scalar(v);
+    char why[200];
+    if (!s) {
+        return ydoc_err_at(d, v, L->err, SIM_EINVAL,
+                           "nvlink-power: %s must be a time, not %s", key,
+                           ydoc_kind_name(v));
+    }
+    if (sim_parse_time(s, ps, why, sizeof(why)) < 0) {
+        return ydoc_err_at(d, v, L->err, SIM_EINVAL, "nvlink-power: %s: %s",
+                           key, why);
+    }
+    if (*ps > TOPO_NVL_POWER_MAX_PS) {
+        return ydoc_err_at(d, v, L->err, SIM_ERANGE,
+                           "nvlink-power: %s: %s is more than 10s", key, s);
+    }
+    return 0;
+}
+
+/* nvlink-power: { sleep-after: 45ms, wake: 110us } into m. */
+static int parse_nvlink_power(struct loader *L, struct topo_machine *m)
+{
+    struct ydoc *d = &L->doc;
+    yaml_node_t *n = ydoc_get(d, L->root, "nvlink-power");
+    if (!n) {
+        return 0;
+    }
+    int rc = ydoc_expect(d, n, YAML_MAPPING_NODE, "nvlink-power", L->err);
+    if (rc == 0) {
+        rc = ydoc_check_keys(d, n, nvl_power_keys, "nvlink-power", L->err);
+    }
+    if (rc == 0) {
+        rc = nvl_power_time(L, n, "sleep-after", &m->nvl_sleep_after_ps);
+    }
+    if (rc == 0) {
+        rc = nvl_power_time(L, n, "wake", &m->nvl_wake_ps);
+    }
+    return rc;
+}
+
 /* ---- a virtual machine's guest view ---------------------------------------------------- */
 
 static const char *const vm_keys[] = { "hypervisor", NULL };
@@ -1431,7 +1488,8 @@ static int pass_shape(struct loader *L, struct topo_machine *m)
         }
         m->fabric_manager = strcmp(s, "running") == 0;
     }
-    if ((rc = parse_api_costs(L, m)) < 0) {
+    if ((rc = parse_api_costs(L, m)) < 0 ||
+        (rc = parse_nvlink_power(L, m)) < 0) {
         return rc;
     }
     if (!ydoc_get(d, L->root, "sockets")) {
@@ -1539,6 +1597,7 @@ static int pass_build(struct loader *L, struct topo_machine *m)
     }
     if (rc == 0) {
         fab_set_fabric_manager(m->fab, m->fabric_manager == 1);
+        fab_set_nvlink_power(m->fab, m->nvl_sleep_after_ps, m->nvl_wake_ps);
         rc = fab_finalize(m->fab, L->err);
     }
     return rc;

@@ -118,6 +118,9 @@ struct topo_machine {
     /* api-costs: which the file sets, and their values, ps */
     bool api_cost_set[TOPO_API_COST_N];
     sim_time_t api_cost_ps[TOPO_API_COST_N];
+    /* nvlink-power: the NVLinks sleep after this idle time (0: never)
+     * and wake in nvl_wake_ps (models/nvlink/power.h) */
+    sim_time_t nvl_sleep_after_ps, nvl_wake_ps;
     /* virtual-machine: the guest's view; the GPUs given a clique */
     bool vm;
     char vm_hypervisor[64];     /* "" when not named */

@@ -50,6 +50,7 @@
 
 #include "models/gpu/gpu_int.h"
 #include "models/mem/sparse.h"
+#include "models/nvlink/power.h"
 #include "models/pcie/pcie.h"
 #include "sim/component.h"
 #include "sim/error.h"
@@ -145,10 +146,18 @@ void gpu__trace(struct gpu *g, const struct tlp *t, uint64_t a, uint64_t b,
 
 /* ---- egress: one FIFO for everything the GPU sends ----------------------- */
 
-/* Queue t on out o; t is the queue's from now on. */
+/*
+ * Queue t on out o; t is the queue's from now on. Out 0 is "pcie"; on the
+ * others (NVLink) t may not start before the links are awake (power.h).
+ */
 static void out_push(struct gpu *g, unsigned o, struct gpu_slot s)
 {
     struct gpu_out *out = &g->out[o];
+    if (o != 0 && g->nvl_power) {
+        sim_time_t now = sim_now(g->c->sim);
+        sim_time_t at = s.t->not_before > now ? s.t->not_before : now;
+        s.t->not_before = nvl_power_claim(g->nvl_power, at);
+    }
     int rc = ring_push(&out->q, s);
     SIM_ASSERT(rc == 0, "gpu %s: out of memory queueing a TLP", g->c->name);
     out->sent_bytes += s.t->len_bytes + 16;
@@ -580,6 +589,9 @@ static void gpu_receive(struct sim_component *c, struct sim_port *in,
     /* Answers leave the way the request came in (out_of). */
     t->route_hint = in->user ? (uint32_t)((struct gpu_out *)in->user - g->out)
                              : 0;
+    if (t->route_hint != 0) {
+        nvl_power_touch(g->nvl_power, sim_now(c->sim)); /* over NVLink */
+    }
     switch (t->kind) {
     case TLP_MWR:
         gpu_write(g, t);

@@ -41,6 +41,7 @@ struct sim_error;
 struct sim_port;
 struct sim_props;
 struct mem_sparse;
+struct nvl_power;
 struct tlp;
 
 extern const struct sim_component_ops gpu_ops;
@@ -209,6 +210,13 @@ int gpu_dma_submit(struct sim_component *g, struct gpu_dma *op);
 void gpu_set_nvlink_window(struct sim_component *g, uint64_t base,
                            uint64_t size);
 uint64_t gpu_nvlink_base(const struct sim_component *g);
+/*
+ * Set by the builder: the machine's NVLink power domain (models/nvlink/
+ * power.h; NULL: the links never sleep). A packet the GPU sends over
+ * NVLink does not start before the domain is awake; one it receives
+ * keeps the domain awake.
+ */
+void gpu_set_nvlink_power(struct sim_component *g, struct nvl_power *p);
 int gpu_nvlink_set_port_links(struct sim_component *g, unsigned nvl,
                               unsigned links);
 /*

@@ -253,6 +253,8 @@ struct gpu {
     struct gpu_out out[GPU_MAX_OUT]; /* n_out ways out, see above */
     unsigned n_out;
     uint64_t nvl_base, nvl_size;/* this GPU's NVLink window (0 size: none) */
+    struct nvl_power *nvl_power;/* the machine's NVLink power domain, or
+                                   NULL (models/nvlink/power.h) */
     struct gpu_nvl_route *nvl_route; /* n_nvl_route, from the builder */
     unsigned n_nvl_route, cap_nvl_route;
     struct gpu_ring hbm_pipe;   /* completions waiting for HBM, by when */

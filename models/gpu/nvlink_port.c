@@ -140,6 +140,11 @@ void gpu_set_nvlink_window(struct sim_component *c, uint64_t base,
     g->nvl_size = size;
 }
 
+void gpu_set_nvlink_power(struct sim_component *c, struct nvl_power *p)
+{
+    gpu__from(c)->nvl_power = p;
+}
+
 uint64_t gpu_nvlink_base(const struct sim_component *c)
 {
     return gpu__from(c)->nvl_base;

@@ -12,7 +12,9 @@
  *  - the traffic spreads over every port that reaches the peer, by links;
  *  - an NVSwitch machine without the fabric manager routes nothing
  *    through its switches (refused: the copy fails, as the driver would
- *    never have sent it).
+ *    never have sent it);
+ *  - power saving: the links sleep after an idle time and the next copy
+ *    waits for them to wake (nvlink-power of hgx-h200-x2).
  */
 #include <config.h>
 
@@ -28,6 +30,7 @@
 #include "models/topology.h"
 #include "sim/component.h"
 #include "sim/error.h"
+#include "sim/event.h"
 #include "sim/port.h"
 #include "sim/sim.h"
 #include "sim/tlp.h"
@@ -263,6 +266,99 @@ START_TEST(test_nvl_mismatched_generation_is_an_error)
 }
 END_TEST
 
+/* ---- power saving (models/nvlink/power.h) ---------------------------------- */
+
+/* Let the machine idle for idle_ps: an event that does nothing, then. */
+static void nop_event(struct sim *sim, struct sim_event *ev)
+{
+    (void)sim;
+    (void)ev;
+}
+
+static void idle_for(struct topo_machine *m, sim_time_t idle_ps)
+{
+    struct sim_event ev;
+    sim_event_init(&ev, nop_event);
+    sim_event_schedule(m->sim, &ev, idle_ps);
+    sim_run(m->sim);
+}
+
+/* A 64 KiB push gpu0 -> gpu1 over NVLink from now; its duration, ps. */
+static sim_time_t small_copy_ps(struct topo_machine *m)
+{
+    struct sim_component *a = fab_gpu(m->fab, 0), *b = fab_gpu(m->fab, 1);
+    struct done_box box = { 0 };
+    struct gpu_dma op = {
+        .dir = GPU_DMA_PUSH, .local_addr = 0,
+        .remote_addr = gpu_nvlink_base(b), .len_bytes = 64 * 1024,
+        .done = on_done, .user = &box,
+    };
+    sim_time_t t0 = sim_now(m->sim);
+    ck_assert_int_eq(gpu_dma_submit(a, &op), 0);
+    sim_run(m->sim);
+    ck_assert_int_eq(box.calls, 1);
+    ck_assert_int_eq(op.status, 0);
+    return op.t_done - t0;
+}
+
+/*
+ * hgx-h200-x2's NVLinks sleep after 45 ms without traffic and wake in 110
+ * us (data/hgx-h200-x2/link_idle_probe.txt): the first copy (asleep since
+ * time 0) and one after 50 ms idle take 110 us more than one right after
+ * another copy or after 40 ms idle; without nvlink-power, none does.
+ */
+START_TEST(test_nvl_power_sleep_and_wake)
+{
+    const sim_time_t wake = SIM_US(110);
+    struct topo_machine *m = load("hgx-h200-x2.yaml", NULL);
+    sim_time_t first = small_copy_ps(m);
+    sim_time_t warm = small_copy_ps(m);
+    idle_for(m, sim_ms(40));
+    sim_time_t after40 = small_copy_ps(m);
+    idle_for(m, sim_ms(50));
+    sim_time_t after50 = small_copy_ps(m);
+    printf("nvlink power: 64 KiB copy %.2f us asleep, %.2f us awake, "
+           "%.2f us after 40 ms idle, %.2f us after 50 ms\n",
+           (double)first / 1e6, (double)warm / 1e6, (double)after40 / 1e6,
+           (double)after50 / 1e6);
+    /* the wake delays the first packet; the rest follows as usual */
+    ck_assert_msg(first >= warm + wake && first <= warm + wake + SIM_US(1),
+                  "asleep %llu ps, awake %llu", (unsigned long long)first,
+                  (unsigned long long)warm);
+    ck_assert_uint_eq(after40, warm);
+    ck_assert_uint_eq(after50, first);
+    topo_machine_destroy(m);
+
+    m = load("hgx-h200-x2.yaml", "nvlink-power.sleep-after=0s");
+    ck_assert_uint_eq(small_copy_ps(m), warm);
+    topo_machine_destroy(m);
+}
+END_TEST
+
+/* nvlink-power's errors name the place and what is wrong. */
+START_TEST(test_nvl_power_errors)
+{
+    static const struct {
+        const char *override, *says;
+    } bad[] = {
+        { "nvlink-power.wake=fast", "nvlink-power: wake" },
+        { "nvlink-power.sleep-after=20s", "more than 10s" },
+    };
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/topologies/hgx-h200-x2.yaml",
+                 P2PSIM_SRCDIR);
+        struct topo_options opt = { .overrides = bad[i].override };
+        struct sim_error err;
+        sim_error_clear(&err);
+        struct topo_machine *m = topo_load_file(path, &opt, &err);
+        ck_assert_ptr_null(m);
+        ck_assert_msg(strstr(err.msg, bad[i].says), "%s: %s",
+                      bad[i].override, err.msg);
+    }
+}
+END_TEST
+
 Suite *make_nvlink_suite(void)
 {
     Suite *s = suite_create("nvlink");
@@ -280,6 +376,11 @@ Suite *make_nvlink_suite(void)
     tcase_add_test(tc, test_nvl_copy_spreads_over_switches_by_links);
     tcase_add_test(tc, test_nvl_no_fabric_manager_no_switch_routes);
     tcase_add_test(tc, test_nvl_mismatched_generation_is_an_error);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Power");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_nvl_power_sleep_and_wake);
+    tcase_add_test(tc, test_nvl_power_errors);
     suite_add_tcase(s, tc);
     return s;
 }
