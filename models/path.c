@@ -328,6 +328,27 @@ static void vm_clique_rule(const struct topo_machine *m,
              "gpudirect-clique: %d on %s and %s", n, n, a->name, b->name);
 }
 
+/* The machine's NVLinks sleep when idle (nvlink-power): the first copy
+ * after a pause is slower. */
+static void nvlink_power_rule(const struct topo_machine *m,
+                              struct p2p_verdict *v)
+{
+    if (m->nvl_sleep_after_ps == 0) {
+        return;
+    }
+    struct path_rule *r = rule(v, RULE_NVLINK_POWER, false, true,
+                               "the NVLinks sleep after %.0f ms without "
+                               "traffic, and the first copy after that "
+                               "waits %.0f us for them to wake (so does a "
+                               "program's first P2P copy)",
+                               sim_time_to_us(m->nvl_sleep_after_ps) / 1e3,
+                               sim_time_to_us(m->nvl_wake_ps));
+    snprintf(r->fix, sizeof(r->fix),
+             "when timing, send a small copy first (a warm-up) and keep "
+             "the pauses between copies under %.0f ms",
+             sim_time_to_us(m->nvl_sleep_after_ps) / 1e3);
+}
+
 static void iommu_rule(struct p2p_verdict *v, const struct sim_component *rc)
 {
     struct iommu *mmu = rc_iommu((struct sim_component *)rc);
@@ -474,6 +495,7 @@ int path_p2p_verdict(const struct topo_machine *m,
         if (v->allowed) {
             v->transport = TRANSPORT_NVLINK;
         }
+        nvlink_power_rule(m, v);
         return 0;
     }
     pcie_rules(v, &v->path);

@@ -66,6 +66,7 @@ enum path_rule_id {
     RULE_BAR1,                  /* BAR1 room for the peer mapping */
     RULE_PATH,                  /* the PCIe route itself */
     RULE_VM_CLIQUE,             /* VM guest: GPUDirect P2P clique */
+    RULE_NVLINK_POWER,          /* the NVLinks sleep when idle */
 };
 
 struct path_rule {

@@ -40,6 +40,7 @@ static const char *const rule_names[] = {
     [RULE_BAR1] = "BAR1",
     [RULE_PATH] = "path",
     [RULE_VM_CLIQUE] = "virtual machine",
+    [RULE_NVLINK_POWER] = "NVLink power",
 };
 
 int cmd_explain(int argc, char **argv)

@@ -14,7 +14,8 @@
  *    through its switches (refused: the copy fails, as the driver would
  *    never have sent it);
  *  - power saving: the links sleep after an idle time and the next copy
- *    waits for them to wake (nvlink-power of hgx-h200-x2).
+ *    waits for them to wake (nvlink-power of hgx-h200-x2), and explain
+ *    says so.
  */
 #include <config.h>
 
@@ -26,6 +27,7 @@
 #include "models/gpu/gpu.h"
 #include "models/mem/sparse.h"
 #include "models/nvlink/nvlink.h"
+#include "models/path.h"
 #include "models/route.h"
 #include "models/topology.h"
 #include "sim/component.h"
@@ -335,6 +337,33 @@ START_TEST(test_nvl_power_sleep_and_wake)
 }
 END_TEST
 
+/* explain says it for NVLink pairs of a machine whose links sleep, only. */
+static bool has_power_rule(const char *file)
+{
+    struct topo_machine *m = load(file, NULL);
+    struct p2p_verdict v;
+    ck_assert_int_eq(path_p2p_verdict(m, fab_gpu(m->fab, 0),
+                                      fab_gpu(m->fab, 1), &v), 0);
+    bool found = false;
+    for (unsigned i = 0; i < v.n_rules; i++) {
+        if (v.rule[i].id == RULE_NVLINK_POWER) {
+            found = true;
+            ck_assert(v.rule[i].slows && !v.rule[i].blocks);
+            ck_assert_ptr_nonnull(strstr(v.rule[i].says, "110 us"));
+        }
+    }
+    ck_assert(v.allowed);
+    topo_machine_destroy(m);
+    return found;
+}
+
+START_TEST(test_nvl_power_explained)
+{
+    ck_assert(has_power_rule("hgx-h200-x2.yaml"));
+    ck_assert(!has_power_rule("hgx-h100.yaml"));
+}
+END_TEST
+
 /* nvlink-power's errors name the place and what is wrong. */
 START_TEST(test_nvl_power_errors)
 {
@@ -381,6 +410,7 @@ Suite *make_nvlink_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_nvl_power_sleep_and_wake);
     tcase_add_test(tc, test_nvl_power_errors);
+    tcase_add_test(tc, test_nvl_power_explained);
     suite_add_tcase(s, tc);
     return s;
 }
