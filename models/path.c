@@ -22,7 +22,9 @@
 #include "models/path.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/gpu/gpu.h"
@@ -87,50 +89,81 @@ static const struct topo_socket *socket_of(const struct topo_machine *m,
     return NULL;
 }
 
-static unsigned nvlinks_between(const struct topo_machine *m, const char *a,
-                                const char *b)
+static unsigned nvlinks_between(const struct topo_machine *m,
+                                const struct sim_component *a,
+                                const struct sim_component *b)
 {
     unsigned n = 0;
     for (unsigned i = 0; i < m->n_nvlinks; i++) {
         const struct topo_nvlink *l = &m->nvlink[i];
-        if ((!strcmp(l->a, a) && !strcmp(l->b, b)) ||
-            (!strcmp(l->a, b) && !strcmp(l->b, a))) {
+        if ((l->comp_a == a && l->comp_b == b) ||
+            (l->comp_a == b && l->comp_b == a)) {
             n += l->links;
         }
     }
     return n;
 }
 
-/* NVLinks between a and b: direct, plus through each NVSwitch both reach. */
-static unsigned nv_links(const struct topo_machine *m, const char *a,
-                         const char *b)
+/* A GPU's bonded links into one NVSwitch (nv_links). */
+struct nv_tally {
+    const struct sim_component *sw;
+    unsigned links;
+};
+
+/* Add links into switch sw to the tally t[*n] (one entry per switch). */
+static void tally_add(struct nv_tally *t, unsigned *n,
+                      const struct sim_component *sw, unsigned links)
 {
-    unsigned n = nvlinks_between(m, a, b);
+    for (unsigned i = 0; i < *n; i++) {
+        if (t[i].sw == sw) {
+            t[i].links += links;
+            return;
+        }
+    }
+    t[(*n)++] = (struct nv_tally){ sw, links };
+}
+
+/*
+ * NVLinks between a and b: direct, plus through each NVSwitch both reach
+ * (the fewer of a's and b's links into it). One pass over the NVLinks,
+ * comparing components, not names: a machine's path queries ask this for
+ * every pair (bench/nvl72: 5112 copies over 1296 NVLinks).
+ */
+static unsigned nv_links(const struct topo_machine *m,
+                         const struct sim_component *a,
+                         const struct sim_component *b)
+{
+    unsigned n = 0, na = 0, nb = 0;
+    struct nv_tally *ta = calloc(2 * (size_t)m->n_nvlinks + 1, sizeof(*ta));
+    if (!ta) {
+        return nvlinks_between(m, a, b);    /* direct links at least */
+    }
+    struct nv_tally *tb = ta + m->n_nvlinks;
     for (unsigned i = 0; i < m->n_nvlinks; i++) {
-        const char *sw = NULL;
-        if (!strcmp(m->nvlink[i].a, a) && m->nvlink[i].b_nvswitch) {
-            sw = m->nvlink[i].b;
-        } else if (!strcmp(m->nvlink[i].b, a) && m->nvlink[i].a_nvswitch) {
-            sw = m->nvlink[i].a;
-        }
-        if (!sw || !strcmp(sw, b)) {
-            continue;
-        }
-        /* count each switch once: only at its first link from a */
-        bool first = true;
-        for (unsigned j = 0; j < i; j++) {
-            if ((!strcmp(m->nvlink[j].a, a) && !strcmp(m->nvlink[j].b, sw)) ||
-                (!strcmp(m->nvlink[j].b, a) && !strcmp(m->nvlink[j].a, sw))) {
-                first = false;
+        const struct topo_nvlink *l = &m->nvlink[i];
+        for (int end = 0; end < 2; end++) {
+            const struct sim_component *self = end ? l->comp_b : l->comp_a;
+            const struct sim_component *far = end ? l->comp_a : l->comp_b;
+            bool far_sw = end ? l->a_nvswitch : l->b_nvswitch;
+            if (self == a) {
+                if (far == b) {
+                    n += l->links;              /* direct */
+                } else if (far_sw) {
+                    tally_add(ta, &na, far, l->links);
+                }
+            } else if (self == b && far_sw && far != a) {
+                tally_add(tb, &nb, far, l->links);
             }
         }
-        unsigned to_b = nvlinks_between(m, sw, b);
-        if (!first || to_b == 0) {
-            continue;
-        }
-        unsigned from_a = nvlinks_between(m, sw, a);
-        n += from_a < to_b ? from_a : to_b;
     }
+    for (unsigned i = 0; i < na; i++) {
+        for (unsigned j = 0; j < nb; j++) {
+            if (ta[i].sw == tb[j].sw) {
+                n += ta[i].links < tb[j].links ? ta[i].links : tb[j].links;
+            }
+        }
+    }
+    free(ta);
     return n;
 }
 
@@ -219,7 +252,7 @@ int path_compute(const struct topo_machine *m, const struct sim_component *a,
         add_hop(out, cb[j].comp, "up", cb[j].port->name, false);
     }
     add_hop(out, b, "pcie", NULL, false);
-    unsigned nv = nv_links(m, a->name, b->name);
+    unsigned nv = nv_links(m, a, b);
     if (nv) {
         out->cls = PATH_NV;
         out->nv_links = nv;
@@ -469,7 +502,7 @@ int path_p2p_verdict(const struct topo_machine *m,
     }
     if (v->path.nv_links) {
         if (m->n_nvswitches && m->fabric_manager != 1 &&
-            nvlinks_between(m, a->name, b->name) == 0) {
+            nvlinks_between(m, a, b) == 0) {
             struct path_rule *r = rule(v, RULE_FABRIC_MANAGER, true, false,
                                        "%s and %s reach each other through "
                                        "NVSwitches, which carry no traffic "
@@ -484,7 +517,7 @@ int path_p2p_verdict(const struct topo_machine *m,
                      "start the fabric manager (fabric-manager: running)");
             return 0;
         }
-        bool direct = nvlinks_between(m, a->name, b->name) != 0;
+        bool direct = nvlinks_between(m, a, b) != 0;
         rule(v, RULE_NVLINK, false, false,
              "NVLink connects %s and %s (NV%u%s): P2P uses it, as CUDA does "
              "when both PCIe and NVLink join a pair; peer memory is reached "

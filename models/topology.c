@@ -1600,6 +1600,10 @@ static int pass_build(struct loader *L, struct topo_machine *m)
         fab_set_nvlink_power(m->fab, m->nvl_sleep_after_ps, m->nvl_wake_ps);
         rc = fab_finalize(m->fab, L->err);
     }
+    for (unsigned i = 0; rc == 0 && i < m->n_nvlinks; i++) {
+        m->nvlink[i].comp_a = fab_find(m->fab, m->nvlink[i].a);
+        m->nvlink[i].comp_b = fab_find(m->fab, m->nvlink[i].b);
+    }
     return rc;
 }
 

@@ -43,6 +43,9 @@ struct topo_nvlink {
     char a[64], b[64];          /* GPU or NVSwitch ids */
     bool a_nvswitch, b_nvswitch;/* which ends are NVSwitches */
     unsigned links;             /* bonded links */
+    /* the ends as built (components named a and b), for queries that
+     * compare them many times (models/path.c) */
+    const struct sim_component *comp_a, *comp_b;
 };
 
 /*

@@ -257,6 +257,8 @@ struct gpu {
                                    NULL (models/nvlink/power.h) */
     struct gpu_nvl_route *nvl_route; /* n_nvl_route, from the builder */
     unsigned n_nvl_route, cap_nvl_route;
+    unsigned *nvl_by_base;      /* nvl_route indices by base, or NULL
+                                   when two ranges overlap (then: scan) */
     struct gpu_ring hbm_pipe;   /* completions waiting for HBM, by when */
     struct sim_event hbm_ev;    /* fires when hbm_pipe's head is due */
     sim_time_t hbm_busy_until;  /* the HBM serialiser is busy until, ps */

@@ -68,6 +68,8 @@ void gpu__out_fini(struct gpu *g)
 {
     free(g->nvl_route);
     g->nvl_route = NULL;
+    free(g->nvl_by_base);
+    g->nvl_by_base = NULL;
     g->n_nvl_route = g->cap_nvl_route = 0;
 }
 
@@ -80,6 +82,21 @@ bool gpu__out_is_free(const struct gpu *g, unsigned i)
 /* The ports routed to addr (bit i: out[i]); 0 if none. */
 static uint32_t nvl_mask(const struct gpu *g, uint64_t addr)
 {
+    if (g->nvl_by_base) {
+        /* disjoint ranges: the last one starting at or below addr */
+        unsigned lo = 0, hi = g->n_nvl_route;
+        while (lo < hi) {
+            unsigned mid = lo + (hi - lo) / 2;
+            if (g->nvl_route[g->nvl_by_base[mid]].base <= addr) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        const struct gpu_nvl_route *r =
+            lo ? &g->nvl_route[g->nvl_by_base[lo - 1]] : NULL;
+        return r && addr <= r->limit ? r->mask : 0;
+    }
     for (unsigned i = 0; i < g->n_nvl_route; i++) {
         const struct gpu_nvl_route *r = &g->nvl_route[i];
         if (addr >= r->base && addr <= r->limit) {
@@ -161,6 +178,36 @@ int gpu_nvlink_set_port_links(struct sim_component *c, unsigned nvl,
     return 0;
 }
 
+/*
+ * Index the routes by base for nvl_mask's binary search (a GPU of an NVL72
+ * rack has 71, and every packet asks); none if two ranges overlap, where
+ * the first added wins and nvl_mask scans them in order.
+ */
+static void nvl_index(struct gpu *g)
+{
+    free(g->nvl_by_base);
+    g->nvl_by_base = malloc(g->n_nvl_route * sizeof(*g->nvl_by_base));
+    if (!g->nvl_by_base) {
+        return;
+    }
+    unsigned *ix = g->nvl_by_base;
+    for (unsigned i = 0; i < g->n_nvl_route; i++) {
+        unsigned k = i;
+        while (k > 0 && g->nvl_route[ix[k - 1]].base > g->nvl_route[i].base) {
+            ix[k] = ix[k - 1];
+            k--;
+        }
+        ix[k] = i;
+    }
+    for (unsigned k = 1; k < g->n_nvl_route; k++) {
+        if (g->nvl_route[ix[k]].base <= g->nvl_route[ix[k - 1]].limit) {
+            free(g->nvl_by_base);
+            g->nvl_by_base = NULL;
+            return;
+        }
+    }
+}
+
 int gpu_nvlink_add_route(struct sim_component *c, uint64_t base,
                          uint64_t limit, unsigned nvl)
 {
@@ -188,6 +235,7 @@ int gpu_nvlink_add_route(struct sim_component *c, uint64_t base,
     }
     g->nvl_route[g->n_nvl_route++] = (struct gpu_nvl_route){ base, limit,
                                                              bit };
+    nvl_index(g);
     return 0;
 }
 

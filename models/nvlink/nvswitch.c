@@ -77,6 +77,10 @@ struct nvsw {
     uint64_t bw;                /* crossbar, bytes/s */
     /* modelling state */
     struct nvsw_port *port;
+    /* routing index (nvsw_set_target): the ports with a target, by
+     * (base, index) and by (id, index); NULL when the windows overlap
+     * other than exactly, and every route scans all ports */
+    unsigned *by_addr, *by_id, n_index;
     sim_time_t xbar_busy_until;
     /* statistics */
     uint64_t unroutable;
@@ -101,10 +105,70 @@ static bool port_matches(const struct nvsw_port *p, const struct tlp *t)
     return t->requester_id == p->id;
 }
 
+/*
+ * The index's first entry whose key is at least key (binary search);
+ * key_of gives an entry's key.
+ */
+static unsigned index_lower(const struct nvsw *sw, const unsigned *ix,
+                            uint64_t key, bool by_addr)
+{
+    unsigned lo = 0, hi = sw->n_index;
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        const struct nvsw_port *p = &sw->port[ix[mid]];
+        if ((by_addr ? p->base : p->id) < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/*
+ * nvsw_route through the index: the ports that match t are adjacent in
+ * it, in port order, so the choice is the one the scan below makes (the
+ * fewest packets waiting, the lowest port on a tie). A request's window
+ * is the last one starting at or below its address.
+ */
+static int route_indexed(const struct nvsw *sw, unsigned in,
+                         const struct tlp *t)
+{
+    bool req = tlp_is_request(t);
+    const unsigned *ix = req ? sw->by_addr : sw->by_id;
+    unsigned k;
+    if (req) {
+        k = index_lower(sw, ix, t->addr, true);
+        if (k == sw->n_index || sw->port[ix[k]].base != t->addr) {
+            if (k == 0) {
+                return -1;
+            }
+            uint64_t base = sw->port[ix[k - 1]].base;
+            k = index_lower(sw, ix, base, true);
+        }
+    } else {
+        k = index_lower(sw, ix, t->requester_id, false);
+    }
+    int best = -1;
+    for (; k < sw->n_index; k++) {
+        unsigned i = ix[k];
+        if (!port_matches(&sw->port[i], t)) {
+            break;
+        }
+        if (i != in && (best < 0 || sw->port[i].count < sw->port[best].count)) {
+            best = (int)i;
+        }
+    }
+    return best;
+}
+
 int nvsw_route(const struct sim_component *c, unsigned in,
                const struct tlp *t)
 {
     const struct nvsw *sw = nvsw_from(c);
+    if (sw->by_addr) {
+        return route_indexed(sw, in, t);
+    }
     int best = -1;
     for (unsigned i = 0; i < sw->n_ports; i++) {
         if (i == in || !port_matches(&sw->port[i], t)) {
@@ -271,6 +335,8 @@ static void nvsw_destroy(struct sim_component *c)
     }
     free(sw->port);
     sw->port = NULL;
+    free(sw->by_addr);
+    sw->by_addr = sw->by_id = NULL;
 }
 
 static void nvsw_report(const struct sim_component *c, struct sim_stats *out)
@@ -291,6 +357,60 @@ static void nvsw_report(const struct sim_component *c, struct sim_stats *out)
 
 /* ---- builder interface (nvlink.h) ---------------------------------------- */
 
+/* Insert port i into ix (n entries) in order of key, then port. */
+static void index_insert(const struct nvsw *sw, unsigned *ix, unsigned n,
+                         unsigned i, bool by_addr)
+{
+    uint64_t key = by_addr ? sw->port[i].base : sw->port[i].id;
+    unsigned k = n;
+    while (k > 0) {
+        const struct nvsw_port *q = &sw->port[ix[k - 1]];
+        uint64_t qk = by_addr ? q->base : q->id;
+        if (qk < key || (qk == key && ix[k - 1] < i)) {
+            break;
+        }
+        ix[k] = ix[k - 1];
+        k--;
+    }
+    ix[k] = i;
+}
+
+/*
+ * Rebuild the routing index from the targets. Windows that overlap other
+ * than exactly (never, as the builder sets them) leave no index: routes
+ * then scan every port.
+ */
+static void index_build(struct nvsw *sw)
+{
+    free(sw->by_addr);
+    sw->by_addr = sw->by_id = NULL;
+    sw->n_index = 0;
+    unsigned *ix = malloc(2 * (size_t)sw->n_ports * sizeof(*ix));
+    if (!ix) {
+        return;
+    }
+    unsigned n = 0;
+    for (unsigned i = 0; i < sw->n_ports; i++) {
+        if (sw->port[i].has_target) {
+            index_insert(sw, ix, n, i, true);
+            index_insert(sw, ix + sw->n_ports, n, i, false);
+            n++;
+        }
+    }
+    for (unsigned k = 1; k < n; k++) {
+        const struct nvsw_port *a = &sw->port[ix[k - 1]];
+        const struct nvsw_port *b = &sw->port[ix[k]];
+        bool same = a->base == b->base && a->limit == b->limit;
+        if (!same && b->base <= a->limit) {
+            free(ix);
+            return;
+        }
+    }
+    sw->by_addr = ix;
+    sw->by_id = ix + sw->n_ports;
+    sw->n_index = n;
+}
+
 int nvsw_set_target(struct sim_component *c, unsigned port, uint64_t base,
                     uint64_t limit, uint16_t id)
 {
@@ -303,6 +423,7 @@ int nvsw_set_target(struct sim_component *c, unsigned port, uint64_t base,
     p->base = base;
     p->limit = limit;
     p->id = id;
+    index_build(sw);
     return 0;
 }
 
