@@ -268,6 +268,65 @@ START_TEST(test_nvl_mismatched_generation_is_an_error)
 }
 END_TEST
 
+/* ---- NVSwitch routing --------------------------------------------------- */
+
+/* The port a request to addr (or a completion for requester id) entering
+ * on port in leaves sw by. */
+static int route_of(struct sim_component *sw, unsigned in, bool request,
+                    uint64_t addr, uint16_t id)
+{
+    struct tlp t;
+    route_tlp_init(&t, request ? TLP_MWR : TLP_CPL);
+    t.addr = addr;
+    t.requester_id = id;
+    return nvsw_route(sw, in, &t);
+}
+
+/*
+ * The switch's routing index gives what a scan of every port gives: the
+ * port whose window holds the address (whose ID is the requester's),
+ * the lowest of several with the same target, never the way in; and when
+ * two windows overlap other than exactly, the scan itself.
+ */
+START_TEST(test_nvsw_route_index)
+{
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct sim *sim = sim_create(NULL, &err);
+    struct fab *f = fab_create(sim, &err);
+    struct sim_props *p = fab_props_parse("sw", "generation=3 ports=5");
+    struct sim_component *sw = fab_add(f, "nvswitch", "sw", p, &err);
+    fab_props_free(p);
+    ck_assert_msg(sw != NULL, "%s", err.msg);
+    /* set out of order: the index sorts them */
+    ck_assert_int_eq(nvsw_set_target(sw, 3, 0x3000, 0x3fff, 3), 0);
+    ck_assert_int_eq(nvsw_set_target(sw, 1, 0x1000, 0x1fff, 1), 0);
+    ck_assert_int_eq(nvsw_set_target(sw, 0, 0x1000, 0x1fff, 1), 0);
+    ck_assert_int_eq(nvsw_set_target(sw, 2, 0x2000, 0x2fff, 2), 0);
+    for (int pass = 0; pass < 2; pass++) {
+        ck_assert_int_eq(route_of(sw, 4, true, 0x1800, 0), 0);
+        ck_assert_int_eq(route_of(sw, 0, true, 0x1000, 0), 1);
+        ck_assert_int_eq(route_of(sw, 4, true, 0x1fff, 0), 0);
+        ck_assert_int_eq(route_of(sw, 4, true, 0x2000, 0), 2);
+        ck_assert_int_eq(route_of(sw, 4, true, 0x3fff, 0), 3);
+        ck_assert_int_eq(route_of(sw, 4, true, 0x0fff, 0), -1);
+        ck_assert_int_eq(route_of(sw, 4, true, 0x4000, 0), -1);
+        ck_assert_int_eq(route_of(sw, 2, true, 0x2800, 0), -1);
+        ck_assert_int_eq(route_of(sw, 4, false, 0, 2), 2);
+        ck_assert_int_eq(route_of(sw, 4, false, 0, 1), 0);
+        ck_assert_int_eq(route_of(sw, 0, false, 0, 1), 1);
+        ck_assert_int_eq(route_of(sw, 4, false, 0, 7), -1);
+        /* the second pass with port 4's window overlapping two others:
+         * no index, the same answers (port 4 is the way in) */
+        ck_assert_int_eq(nvsw_set_target(sw, 4, 0x1800, 0x27ff, 4), 0);
+    }
+    ck_assert_int_eq(route_of(sw, 3, true, 0x2400, 0), 2);
+    ck_assert_int_eq(route_of(sw, 2, true, 0x2400, 0), 4);
+    fab_destroy(f);
+    sim_destroy(sim);
+}
+END_TEST
+
 /* ---- power saving (models/nvlink/power.h) ---------------------------------- */
 
 /* Let the machine idle for idle_ps: an event that does nothing, then. */
@@ -405,6 +464,7 @@ Suite *make_nvlink_suite(void)
     tcase_add_test(tc, test_nvl_copy_spreads_over_switches_by_links);
     tcase_add_test(tc, test_nvl_no_fabric_manager_no_switch_routes);
     tcase_add_test(tc, test_nvl_mismatched_generation_is_an_error);
+    tcase_add_test(tc, test_nvsw_route_index);
     suite_add_tcase(s, tc);
     tc = tcase_create("Power");
     tcase_set_timeout(tc, 60);
