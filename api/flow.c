@@ -713,36 +713,40 @@ static bool op_may_begin(const struct flow_op *o)
     return true;
 }
 
-/* Whether o's data cross an NVLink (its plan uses one of its directions). */
-static bool op_uses_nvlink(const struct flow_op *o)
+/* The first NVLink o's data cross (its plan uses one of its directions),
+ * or NULL. */
+static const struct sim_link *op_nvlink(const struct flow_op *o)
 {
     for (unsigned i = 0; i < o->plan.n_use; i++) {
         const struct flow_res *r = &o->f->res[o->plan.use[i].res];
         if ((r->kind == FLOW_RES_LINK_FROM_0 ||
              r->kind == FLOW_RES_LINK_FROM_1) &&
             ((const struct sim_link *)r->owner)->ops == &nvl_link_ops) {
-            return true;
+            return r->owner;
         }
     }
-    return false;
+    return NULL;
 }
 
 /*
- * The wait for sleeping NVLinks before o's first byte (power.h): what the
- * TLP fidelity's first packet waits at the GPU's NVLink port. o then
- * holds them awake until it is done.
+ * The wait for sleeping NVLinks before o's first byte, and what o loses
+ * while they settle (power.h): what the TLP fidelity's packets wait at
+ * the GPU's NVLink port. o then holds them awake until it is done.
  */
 static sim_time_t op_nvlink_wake(struct flow_op *o)
 {
     struct nvl_power *pw = fab_nvlink_power(o->f->p->m->fab);
-    if (!pw || !op_uses_nvlink(o)) {
+    const struct sim_link *l = pw ? op_nvlink(o) : NULL;
+    if (!l) {
         return 0;
     }
     sim_time_t now = sim_now(o->f->sim);
-    sim_time_t from = nvl_power_claim(pw, now);
+    sim_time_t from = nvl_power_claim(pw, now, o->op->len_bytes);
+    sim_time_t loss = nvl_power_settle_loss(pw, from, o->op->len_bytes,
+                                            nvl_link_rate(l));
     nvl_power_stream(pw, +1, now);
     o->nvl_stream = true;
-    return from - now;
+    return from - now + loss;
 }
 
 /* o is set up: it starts moving data once what came before allows. */

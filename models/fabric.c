@@ -95,9 +95,11 @@ void fab_set_fabric_manager(struct fab *f, bool running)
 }
 
 void fab_set_nvlink_power(struct fab *f, sim_time_t sleep_after_ps,
-                          sim_time_t wake_ps)
+                          sim_time_t wake_ps, sim_time_t settle_ps,
+                          uint64_t settle_rate)
 {
-    nvl_power_init(&f->nvl_power, sleep_after_ps, wake_ps);
+    nvl_power_init(&f->nvl_power, sleep_after_ps, wake_ps, settle_ps,
+                   settle_rate);
 }
 
 struct nvl_power *fab_nvlink_power(struct fab *f)

@@ -76,11 +76,13 @@ struct sim_link *fab_connect(struct fab *f, const char *a, const char *b,
 void fab_set_fabric_manager(struct fab *f, bool running);
 /*
  * fab_set_nvlink_power - the machine's NVLinks sleep after sleep_after_ps
- * without traffic and wake in wake_ps (models/nvlink/power.h); default
- * (and sleep_after_ps 0): they never sleep. Before finalize.
+ * without traffic, wake in wake_ps, then carry settle_rate bytes/s for
+ * settle_ps before full rate (models/nvlink/power.h); default (and
+ * sleep_after_ps 0): they never sleep. Before finalize.
  */
 void fab_set_nvlink_power(struct fab *f, sim_time_t sleep_after_ps,
-                          sim_time_t wake_ps);
+                          sim_time_t wake_ps, sim_time_t settle_ps,
+                          uint64_t settle_rate);
 /* The NVLinks' power domain, for the flow fidelity; NULL if they never
  * sleep. */
 struct nvl_power *fab_nvlink_power(struct fab *f);

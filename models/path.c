@@ -369,13 +369,20 @@ static void nvlink_power_rule(const struct topo_machine *m,
     if (m->nvl_sleep_after_ps == 0) {
         return;
     }
+    char settle[96] = "";
+    if (m->nvl_settle_ps) {
+        snprintf(settle, sizeof(settle), ", then %.0f us at a low rate "
+                 "(a large copy loses about %.0f us)",
+                 sim_time_to_us(m->nvl_settle_ps),
+                 sim_time_to_us(m->nvl_wake_ps + m->nvl_settle_ps));
+    }
     struct path_rule *r = rule(v, RULE_NVLINK_POWER, false, true,
                                "the NVLinks sleep after %.0f ms without "
                                "traffic, and the first copy after that "
-                               "waits %.0f us for them to wake (so does a "
-                               "program's first P2P copy)",
+                               "waits %.0f us for them to wake%s (so does "
+                               "a program's first P2P copy)",
                                sim_time_to_us(m->nvl_sleep_after_ps) / 1e3,
-                               sim_time_to_us(m->nvl_wake_ps));
+                               sim_time_to_us(m->nvl_wake_ps), settle);
     snprintf(r->fix, sizeof(r->fix),
              "when timing, send a small copy first (a warm-up) and keep "
              "the pauses between copies under %.0f ms",

@@ -1292,7 +1292,8 @@ static int parse_api_costs(struct loader *L, struct topo_machine *m)
 /* An NVLink power time beyond this is taken for a mistyped unit. */
 #define TOPO_NVL_POWER_MAX_PS (10 * SIM_PS_PER_S)
 
-static const char *const nvl_power_keys[] = { "sleep-after", "wake", NULL };
+static const char *const nvl_power_keys[] = { "sleep-after", "wake", "settle",
+                                               "settle-rate", NULL };
 
 /* One time of nvlink-power, into *ps. */
 static int nvl_power_time(struct loader *L, yaml_node_t *n, const char *key,
@@ -1340,6 +1341,32 @@ static int parse_nvlink_power(struct loader *L, struct topo_machine *m)
     }
     if (rc == 0) {
         rc = nvl_power_time(L, n, "wake", &m->nvl_wake_ps);
+    }
+    /* settle and settle-rate: both or neither */
+    yaml_node_t *st = ydoc_get(d, n, "settle");
+    yaml_node_t *sr = ydoc_get(d, n, "settle-rate");
+    if (rc == 0 && (st || sr) && !(st && sr)) {
+        return ydoc_err_at(d, st ? st : sr, L->err, SIM_ENOENT,
+                           "nvlink-power: settle and settle-rate go "
+                           "together (e.g. settle: 65us, settle-rate: "
+                           "1GB/s)");
+    }
+    if (rc == 0 && st) {
+        rc = nvl_power_time(L, n, "settle", &m->nvl_settle_ps);
+    }
+    if (rc == 0 && sr) {
+        const char *s = ydoc_scalar(sr);
+        char why[200];
+        if (!s || sim_parse_rate(s, &m->nvl_settle_rate, why,
+                                 sizeof(why)) < 0) {
+            return ydoc_err_at(d, sr, L->err, SIM_EINVAL,
+                               "nvlink-power: settle-rate: %s",
+                               s ? why : "must be a rate (e.g. 1GB/s)");
+        }
+        if (m->nvl_settle_rate == 0) {
+            return ydoc_err_at(d, sr, L->err, SIM_ERANGE,
+                               "nvlink-power: settle-rate must be above 0");
+        }
     }
     return rc;
 }
@@ -1597,7 +1624,8 @@ static int pass_build(struct loader *L, struct topo_machine *m)
     }
     if (rc == 0) {
         fab_set_fabric_manager(m->fab, m->fabric_manager == 1);
-        fab_set_nvlink_power(m->fab, m->nvl_sleep_after_ps, m->nvl_wake_ps);
+        fab_set_nvlink_power(m->fab, m->nvl_sleep_after_ps, m->nvl_wake_ps,
+                             m->nvl_settle_ps, m->nvl_settle_rate);
         rc = fab_finalize(m->fab, L->err);
     }
     for (unsigned i = 0; rc == 0 && i < m->n_nvlinks; i++) {

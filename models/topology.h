@@ -123,7 +123,8 @@ struct topo_machine {
     sim_time_t api_cost_ps[TOPO_API_COST_N];
     /* nvlink-power: the NVLinks sleep after this idle time (0: never)
      * and wake in nvl_wake_ps (models/nvlink/power.h) */
-    sim_time_t nvl_sleep_after_ps, nvl_wake_ps;
+    sim_time_t nvl_sleep_after_ps, nvl_wake_ps, nvl_settle_ps;
+    uint64_t nvl_settle_rate;   /* bytes/s */
     /* virtual-machine: the guest's view; the GPUs given a clique */
     bool vm;
     char vm_hypervisor[64];     /* "" when not named */

@@ -156,7 +156,9 @@ static void out_push(struct gpu *g, unsigned o, struct gpu_slot s)
     if (o != 0 && g->nvl_power) {
         sim_time_t now = sim_now(g->c->sim);
         sim_time_t at = s.t->not_before > now ? s.t->not_before : now;
-        s.t->not_before = nvl_power_claim(g->nvl_power, at);
+        /* its bytes on the wire, near enough for the settling rate */
+        s.t->not_before = nvl_power_claim(g->nvl_power, at,
+                                          (uint64_t)s.t->len_bytes + 16);
     }
     int rc = ring_push(&out->q, s);
     SIM_ASSERT(rc == 0, "gpu %s: out of memory queueing a TLP", g->c->name);

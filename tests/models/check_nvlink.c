@@ -344,14 +344,14 @@ static void idle_for(struct topo_machine *m, sim_time_t idle_ps)
     sim_run(m->sim);
 }
 
-/* A 64 KiB push gpu0 -> gpu1 over NVLink from now; its duration, ps. */
-static sim_time_t small_copy_ps(struct topo_machine *m)
+/* A push of len bytes gpu0 -> gpu1 over NVLink from now; its duration. */
+static sim_time_t push_ps(struct topo_machine *m, uint64_t len)
 {
     struct sim_component *a = fab_gpu(m->fab, 0), *b = fab_gpu(m->fab, 1);
     struct done_box box = { 0 };
     struct gpu_dma op = {
         .dir = GPU_DMA_PUSH, .local_addr = 0,
-        .remote_addr = gpu_nvlink_base(b), .len_bytes = 64 * 1024,
+        .remote_addr = gpu_nvlink_base(b), .len_bytes = len,
         .done = on_done, .user = &box,
     };
     sim_time_t t0 = sim_now(m->sim);
@@ -362,37 +362,94 @@ static sim_time_t small_copy_ps(struct topo_machine *m)
     return op.t_done - t0;
 }
 
+/* a's extra over b is within [lo, lo + tol] */
+static void check_extra(const char *what, sim_time_t a, sim_time_t b,
+                        sim_time_t lo, sim_time_t tol)
+{
+    printf("nvlink power: %s: %.2f us, awake %.2f us\n", what,
+           (double)a / 1e6, (double)b / 1e6);
+    ck_assert_msg(a >= b + lo && a <= b + lo + tol,
+                  "%s: %llu ps, awake %llu ps, expected %llu ps more", what,
+                  (unsigned long long)a, (unsigned long long)b,
+                  (unsigned long long)lo);
+}
+
 /*
- * hgx-h200-x2's NVLinks sleep after 45 ms without traffic and wake in 110
- * us (data/hgx-h200-x2/link_idle_probe.txt): the first copy (asleep since
- * time 0) and one after 50 ms idle take 110 us more than one right after
- * another copy or after 40 ms idle; without nvlink-power, none does.
+ * hgx-h200-x2's NVLinks sleep after 45 ms without traffic, wake in 110 us
+ * and settle for 65 us at 1 GB/s (data/hgx-h200-x2/link_idle_probe.txt,
+ * link_wake_ramp_probe.txt): a 16-byte copy asleep (as at time 0) takes
+ * 110 us more than awake, a 1 MiB one 175 us more (less the settling's
+ * 65 KB at full rate); none more after 40 ms idle, again after 50 ms;
+ * and nothing with sleep-after 0.
  */
 START_TEST(test_nvl_power_sleep_and_wake)
 {
-    const sim_time_t wake = SIM_US(110);
+    const sim_time_t wake = SIM_US(110), settle = SIM_US(65);
     struct topo_machine *m = load("hgx-h200-x2.yaml", NULL);
-    sim_time_t first = small_copy_ps(m);
-    sim_time_t warm = small_copy_ps(m);
+    /* "awake": a millisecond after the last copy (settled, not asleep) */
+    sim_time_t first = push_ps(m, 16);
+    idle_for(m, sim_ms(1));
+    sim_time_t warm = push_ps(m, 16);
+    check_extra("16 B asleep", first, warm, wake, SIM_US(1));
     idle_for(m, sim_ms(40));
-    sim_time_t after40 = small_copy_ps(m);
+    sim_time_t after40 = push_ps(m, 16);
+    /* awake: as warm, but for the sub-ns phase of the links' clocks */
+    ck_assert_msg(after40 + SIM_NS(1) >= warm && after40 <= warm + SIM_NS(1),
+                  "after 40 ms idle %llu ps, awake %llu ps",
+                  (unsigned long long)after40, (unsigned long long)warm);
     idle_for(m, sim_ms(50));
-    sim_time_t after50 = small_copy_ps(m);
-    printf("nvlink power: 64 KiB copy %.2f us asleep, %.2f us awake, "
-           "%.2f us after 40 ms idle, %.2f us after 50 ms\n",
-           (double)first / 1e6, (double)warm / 1e6, (double)after40 / 1e6,
-           (double)after50 / 1e6);
-    /* the wake delays the first packet; the rest follows as usual */
-    ck_assert_msg(first >= warm + wake && first <= warm + wake + SIM_US(1),
-                  "asleep %llu ps, awake %llu", (unsigned long long)first,
-                  (unsigned long long)warm);
-    ck_assert_uint_eq(after40, warm);
-    ck_assert_uint_eq(after50, first);
+    sim_time_t bulk = push_ps(m, MIB);
+    idle_for(m, sim_ms(1));
+    sim_time_t bulk_warm = push_ps(m, MIB);
+    check_extra("1 MiB after 50 ms idle", bulk, bulk_warm,
+                wake + settle - SIM_US(1), SIM_US(2));
     topo_machine_destroy(m);
 
     m = load("hgx-h200-x2.yaml", "nvlink-power.sleep-after=0s");
-    ck_assert_uint_eq(small_copy_ps(m), warm);
+    sim_time_t never = push_ps(m, 16);
+    ck_assert_msg(never + SIM_NS(1) >= warm && never <= warm + SIM_NS(1),
+                  "never asleep %llu ps, awake %llu ps",
+                  (unsigned long long)never, (unsigned long long)warm);
     topo_machine_destroy(m);
+}
+END_TEST
+
+/* nvlink-power's errors name the place and what is wrong. */
+START_TEST(test_nvl_power_errors)
+{
+    static const struct {
+        const char *override, *says;
+    } bad[] = {
+        { "nvlink-power.wake=fast", "nvlink-power: wake" },
+        { "nvlink-power.sleep-after=20s", "more than 10s" },
+        { "nvlink-power.settle-rate=0GB/s", "settle-rate must be above 0" },
+        { "nvlink-power.settle-rate=quick", "nvlink-power: settle-rate" },
+    };
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/topologies/hgx-h200-x2.yaml",
+                 P2PSIM_SRCDIR);
+        struct topo_options opt = { .overrides = bad[i].override };
+        struct sim_error err;
+        sim_error_clear(&err);
+        struct topo_machine *m = topo_load_file(path, &opt, &err);
+        ck_assert_ptr_null(m);
+        ck_assert_msg(strstr(err.msg, bad[i].says), "%s: %s",
+                      bad[i].override, err.msg);
+    }
+    /* settle without settle-rate, at its line and column */
+    static const char text[] =
+        "p2psim-machine: 1\nname: x\n"
+        "nvlink-power: { sleep-after: 1ms, wake: 1us, settle: 5us }\n";
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct topo_machine *m = topo_load_string("x.yaml", text,
+                                              strlen(text), NULL, &err);
+    ck_assert_ptr_null(m);
+    ck_assert_msg(strstr(err.msg, "go together"), "%s", err.msg);
+    char where[64];
+    sim_error_format(&err, where, sizeof(where));
+    ck_assert_msg(strstr(where, "x.yaml:3:"), "%s", where);
 }
 END_TEST
 
@@ -423,29 +480,6 @@ START_TEST(test_nvl_power_explained)
 }
 END_TEST
 
-/* nvlink-power's errors name the place and what is wrong. */
-START_TEST(test_nvl_power_errors)
-{
-    static const struct {
-        const char *override, *says;
-    } bad[] = {
-        { "nvlink-power.wake=fast", "nvlink-power: wake" },
-        { "nvlink-power.sleep-after=20s", "more than 10s" },
-    };
-    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        char path[512];
-        snprintf(path, sizeof(path), "%s/topologies/hgx-h200-x2.yaml",
-                 P2PSIM_SRCDIR);
-        struct topo_options opt = { .overrides = bad[i].override };
-        struct sim_error err;
-        sim_error_clear(&err);
-        struct topo_machine *m = topo_load_file(path, &opt, &err);
-        ck_assert_ptr_null(m);
-        ck_assert_msg(strstr(err.msg, bad[i].says), "%s: %s",
-                      bad[i].override, err.msg);
-    }
-}
-END_TEST
 
 Suite *make_nvlink_suite(void)
 {
