@@ -1304,7 +1304,7 @@ static int nvl_power_time(struct loader *L, yaml_node_t *n, const char *key,
     if (!v) {
         return ydoc_err_at(d, n, L->err, SIM_ENOENT,
                            "nvlink-power needs '%s' (a time, e.g. %s)", key,
-                           strcmp(key, "wake") ? "45ms" : "110us");
+                           strcmp(key, "wake") ? "48ms" : "110us");
     }
     const char *s = ydoc_scalar(v);
     char why[200];
@@ -1324,7 +1324,7 @@ static int nvl_power_time(struct loader *L, yaml_node_t *n, const char *key,
     return 0;
 }
 
-/* nvlink-power: { sleep-after: 45ms, wake: 110us } into m. */
+/* nvlink-power: { sleep-after: 48ms, wake: 110us, ... } into m. */
 static int parse_nvlink_power(struct loader *L, struct topo_machine *m)
 {
     struct ydoc *d = &L->doc;

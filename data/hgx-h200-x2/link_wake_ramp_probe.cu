@@ -5,7 +5,8 @@
  * us). After the links have slept (100 ms idle) or not (no idle), 24
  * copies of the same size queue behind a spin kernel with an event after
  * each: the copies' times, in order, show how the rate comes back after
- * the wake. Sizes 1 MiB and 8 MiB, three rounds each.
+ * the wake. Sizes 1 MiB and 8 MiB, three rounds each. With arguments,
+ * the idle times (ms) are those instead of 0 and 100.
  *
  *   nvcc -O2 -arch=sm_90 -o link_wake_ramp_probe link_wake_ramp_probe.cu
  */
@@ -37,7 +38,7 @@ static void sleep_ms(long ms)
     nanosleep(&t, NULL);
 }
 
-int main()
+int main(int argc, char **argv)
 {
     int n_dev = 0;
     CK(cudaGetDeviceCount(&n_dev));
@@ -73,10 +74,19 @@ int main()
     }
     CK(cudaStreamSynchronize(st));
     const size_t sizes[] = { (size_t)1 << 20, (size_t)8 << 20 };
+    long idles[16] = { 0, 100 };
+    int n_idle = 2;
+    if (argc > 1) {
+        n_idle = 0;
+        for (int a = 1; a < argc && n_idle < 16; a++) {
+            idles[n_idle++] = atol(argv[a]);
+        }
+    }
     printf("# size idle_ms round: us per copy, in order\n");
     for (size_t sz : sizes) {
         for (int round = 1; round <= 3; round++) {
-            for (long idle : { 0L, 100L }) {
+            for (int k = 0; k < n_idle; k++) {
+                long idle = idles[k];
                 sleep_ms(idle);
                 *flag = 0;
                 spin<<<1, 1, 0, st>>>(flag);

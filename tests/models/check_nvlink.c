@@ -375,7 +375,7 @@ static void check_extra(const char *what, sim_time_t a, sim_time_t b,
 }
 
 /*
- * hgx-h200-x2's NVLinks sleep after 45 ms without traffic, wake in 110 us
+ * hgx-h200-x2's NVLinks sleep after 48 ms without traffic, wake in 110 us
  * and settle for 65 us at 1 GB/s (data/hgx-h200-x2/link_idle_probe.txt,
  * link_wake_ramp_probe.txt): a 16-byte copy asleep (as at time 0) takes
  * 110 us more than awake, a 1 MiB one 175 us more (less the settling's
