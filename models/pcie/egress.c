@@ -92,14 +92,18 @@ void pcie_egress_fini(struct pcie_egress *q)
     q->last_p = NULL;
 }
 
-/* Number t in the queue's push order and give it its fence. */
-static void egress_stamp(struct pcie_egress *q, struct pcie_egress_entry *e,
-                         struct tlp *t, enum tlp_fc_class cls, unsigned stream)
+int pcie_egress_push(struct pcie_egress *q, struct tlp *t, unsigned stream)
 {
+    enum tlp_fc_class cls = tlp_kind_fc_class(t->kind);
+    struct pcie_egress_fifo *f = &q->fifo[cls];
     SIM_ASSERT(stream < q->n_streams, "egress: stream %u of %u", stream,
                q->n_streams);
+    if (f->tail - f->head == f->cap && fifo_grow(f) < 0) {
+        return -SIM_ENOMEM;
+    }
     uint64_t *last_p = &q->last_p[stream * PCIE_EGRESS_TCS +
                                   (t->tc & (PCIE_EGRESS_TCS - 1))];
+    struct pcie_egress_entry *e = fifo_at(f, f->tail++);
     e->t = t;
     e->seq = q->next_seq++;
     e->fence = 0;
@@ -108,17 +112,6 @@ static void egress_stamp(struct pcie_egress *q, struct pcie_egress_entry *e,
     } else if (cls == TLP_FC_NP || !(t->attr & TLP_ATTR_RO)) {
         e->fence = *last_p;
     }
-}
-
-int pcie_egress_push(struct pcie_egress *q, struct tlp *t, unsigned stream)
-{
-    enum tlp_fc_class cls = tlp_kind_fc_class(t->kind);
-    struct pcie_egress_fifo *f = &q->fifo[cls];
-    if (f->tail - f->head == f->cap && fifo_grow(f) < 0) {
-        return -SIM_ENOMEM;
-    }
-    struct pcie_egress_entry *e = fifo_at(f, f->tail++);
-    egress_stamp(q, e, t, cls, stream);
     /* All queued TLPs hold a buffer slot while there is room for one more:
      * the newest is then among the first buffer_tlps. */
     if (q->count++ < q->buffer_tlps) {
@@ -211,6 +204,24 @@ void pcie_egress_pop(struct pcie_egress *q, enum tlp_fc_class cls)
     }
 }
 
+/*
+ * After sim_port_send of a TLP of `bytes` payload: whether it left (it is
+ * counted) or the link refused it (-SIM_EAGAIN).
+ */
+static bool egress_sent(struct pcie_egress *q, struct sim_port *port, int rc,
+                        uint32_t bytes)
+{
+    if (rc == -SIM_EAGAIN) {
+        return false;
+    }
+    SIM_ASSERT(rc == 0, "%s.%s: send failed (%s): routing sent a TLP to "
+               "an unconnected port", port->owner->name, port->name,
+               sim_err_name(rc));
+    q->tlps_out++;
+    q->bytes_out += bytes;
+    return true;
+}
+
 static unsigned drain_once(struct pcie_egress *q, struct sim_port *port)
 {
     enum tlp_fc_class cls;
@@ -218,17 +229,11 @@ static unsigned drain_once(struct pcie_egress *q, struct sim_port *port)
     unsigned n = 0;
     while ((t = pcie_egress_next(q, &cls)) != NULL) {
         uint32_t bytes = tlp_payload_bytes(t);
-        int rc = sim_port_send(port, t);
-        if (rc == -SIM_EAGAIN) {
+        if (!egress_sent(q, port, sim_port_send(port, t), bytes)) {
             pcie_egress_refuse(q, cls);
             continue;
         }
-        SIM_ASSERT(rc == 0, "%s.%s: send failed (%s): routing sent a TLP to "
-                   "an unconnected port", port->owner->name, port->name,
-                   sim_err_name(rc));
         pcie_egress_pop(q, cls);
-        q->tlps_out++;
-        q->bytes_out += bytes;
         n++;
         if (q->count == 0) {
             break;              /* next() would find nothing */
@@ -238,20 +243,16 @@ static unsigned drain_once(struct pcie_egress *q, struct sim_port *port)
 }
 
 /*
- * An empty queue whose link takes t at once: what push, next, send and pop
- * would do, in their order (t's ingress credits go back before the send,
- * as push gives them), without passing through the ring. Returns 1 if t
- * left, 0 if the link refused it (t is then queued as push queues it), or
- * The caller has checked that the queue is empty (with a ring to hold
- * t), not draining, and t's class not refused.
+ * An empty queue whose class is not refused: t goes to the link at once,
+ * its ingress credits given back first, as push would; if the link
+ * refuses it, it is queued as push queues it (the numbers push gives are
+ * only compared with each other, so one not given to a TLP that left
+ * changes no order). Returns 1 if t left, else 0.
  */
 static unsigned egress_send_now(struct pcie_egress *q, struct tlp *t,
-                           enum tlp_fc_class cls, unsigned stream,
-                           struct sim_port *port)
+                                enum tlp_fc_class cls, unsigned stream,
+                                struct sim_port *port)
 {
-    struct pcie_egress_fifo *f = &q->fifo[cls];
-    struct pcie_egress_entry e;
-    egress_stamp(q, &e, t, cls, stream);
     if (q->buffer_tlps > 0) {
         sim_tlp_release_hold(t);
     }
@@ -260,20 +261,11 @@ static unsigned egress_send_now(struct pcie_egress *q, struct tlp *t,
     q->redrain = false;
     int rc = sim_port_send(port, t);
     q->draining = false;
-    if (rc == 0) {
-        q->tlps_out++;
-        q->bytes_out += bytes;
+    if (egress_sent(q, port, rc, bytes)) {
         return 1;
     }
-    SIM_ASSERT(rc == -SIM_EAGAIN, "%s.%s: send failed (%s): routing sent a "
-               "TLP to an unconnected port", port->owner->name, port->name,
-               sim_err_name(rc));
-    *fifo_at(f, f->tail++) = e;
-    q->count = 1;
-    if (q->buffer_tlps > 0) {
-        f->hold = f->tail;
-        q->buffered = 1;
-    }
+    int pushed = pcie_egress_push(q, t, stream);
+    SIM_ASSERT(pushed == 0, "egress: push into a ring with room failed");
     pcie_egress_refuse(q, cls);
     return 0;
 }
