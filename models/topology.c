@@ -1239,6 +1239,38 @@ static int build_nvlinks(struct loader *L, struct fab *f)
     return 0;
 }
 
+/* ---- times in a mapping (api-costs, nvlink-power) --------------------------------------- */
+
+/*
+ * The time at v, key `key` of mapping `section`, into *ps: a scalar such
+ * as `example`, at most max_ps (above it, "is more than <max_text>" and
+ * the hint too_big_hint, e.g. a mistyped unit).
+ */
+static int map_time(struct loader *L, yaml_node_t *v, const char *section,
+                    const char *key, const char *example, sim_time_t max_ps,
+                    const char *max_text, const char *too_big_hint,
+                    sim_time_t *ps)
+{
+    struct ydoc *d = &L->doc;
+    const char *s = ydoc_scalar(v);
+    char why[200];
+    if (!s) {
+        return ydoc_err_at(d, v, L->err, SIM_EINVAL,
+                           "%s: %s must be a time (e.g. %s), not %s", section,
+                           key, example, ydoc_kind_name(v));
+    }
+    if (sim_parse_time(s, ps, why, sizeof(why)) < 0) {
+        return ydoc_err_at(d, v, L->err, SIM_EINVAL, "%s: %s: %s", section,
+                           key, why);
+    }
+    if (*ps > max_ps) {
+        return ydoc_err_at(d, v, L->err, SIM_ERANGE, "%s: %s: %s is more "
+                           "than %s%s", section, key, s, max_text,
+                           too_big_hint);
+    }
+    return 0;
+}
+
 /* ---- host-side API costs ----------------------------------------------------------------- */
 
 /* A host cost beyond this is taken for a mistyped unit ("5s" for "5us"). */
@@ -1260,26 +1292,15 @@ static int parse_api_costs(struct loader *L, struct topo_machine *m)
     for (unsigned c = 0; c < TOPO_API_COST_N; c++) {
         const char *key = topo_api_cost_names[c];
         yaml_node_t *v = ydoc_get(d, ac, key);
+        sim_time_t ps;
         if (!v) {
             continue;
         }
-        const char *s = ydoc_scalar(v);
-        char why[200];
-        sim_time_t ps;
-        if (!s) {
-            return ydoc_err_at(d, v, L->err, SIM_EINVAL,
-                               "api-costs: %s must be a time (e.g. 5.7us), "
-                               "not %s", key, ydoc_kind_name(v));
-        }
-        if (sim_parse_time(s, &ps, why, sizeof(why)) < 0) {
-            return ydoc_err_at(d, v, L->err, SIM_EINVAL, "api-costs: %s: %s",
-                               key, why);
-        }
-        if (ps > TOPO_API_COST_MAX_PS) {
-            return ydoc_err_at(d, v, L->err, SIM_ERANGE,
-                               "api-costs: %s: %s is more than 1s; a call's "
-                               "host cost is of microseconds (e.g. 5.7us)",
-                               key, s);
+        rc = map_time(L, v, "api-costs", key, "5.7us", TOPO_API_COST_MAX_PS,
+                      "1s", "; a call's host cost is of microseconds (e.g. "
+                      "5.7us)", &ps);
+        if (rc < 0) {
+            return rc;
         }
         m->api_cost_set[c] = true;
         m->api_cost_ps[c] = ps;
@@ -1300,28 +1321,15 @@ static int nvl_power_time(struct loader *L, yaml_node_t *n, const char *key,
                           sim_time_t *ps)
 {
     struct ydoc *d = &L->doc;
+    const char *example = strcmp(key, "sleep-after") ? "110us" : "48ms";
     yaml_node_t *v = ydoc_get(d, n, key);
     if (!v) {
         return ydoc_err_at(d, n, L->err, SIM_ENOENT,
                            "nvlink-power needs '%s' (a time, e.g. %s)", key,
-                           strcmp(key, "wake") ? "48ms" : "110us");
+                           example);
     }
-    const char *s = ydoc_scalar(v);
-    char why[200];
-    if (!s) {
-        return ydoc_err_at(d, v, L->err, SIM_EINVAL,
-                           "nvlink-power: %s must be a time, not %s", key,
-                           ydoc_kind_name(v));
-    }
-    if (sim_parse_time(s, ps, why, sizeof(why)) < 0) {
-        return ydoc_err_at(d, v, L->err, SIM_EINVAL, "nvlink-power: %s: %s",
-                           key, why);
-    }
-    if (*ps > TOPO_NVL_POWER_MAX_PS) {
-        return ydoc_err_at(d, v, L->err, SIM_ERANGE,
-                           "nvlink-power: %s: %s is more than 10s", key, s);
-    }
-    return 0;
+    return map_time(L, v, "nvlink-power", key, example,
+                    TOPO_NVL_POWER_MAX_PS, "10s", "", ps);
 }
 
 /* nvlink-power: { sleep-after: 48ms, wake: 110us, ... } into m. */
