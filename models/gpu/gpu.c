@@ -153,16 +153,15 @@ void gpu__trace(struct gpu *g, const struct tlp *t, uint64_t a, uint64_t b,
 static void out_push(struct gpu *g, unsigned o, struct gpu_slot s)
 {
     struct gpu_out *out = &g->out[o];
+    uint64_t wire = (uint64_t)s.t->len_bytes + 16; /* near enough */
     if (o != 0 && g->nvl_power) {
         sim_time_t now = sim_now(g->c->sim);
         sim_time_t at = s.t->not_before > now ? s.t->not_before : now;
-        /* its bytes on the wire, near enough for the settling rate */
-        s.t->not_before = nvl_power_claim(g->nvl_power, at,
-                                          (uint64_t)s.t->len_bytes + 16);
+        s.t->not_before = nvl_power_claim(g->nvl_power, at, wire);
     }
     int rc = ring_push(&out->q, s);
     SIM_ASSERT(rc == 0, "gpu %s: out of memory queueing a TLP", g->c->name);
-    out->sent_bytes += s.t->len_bytes + 16;
+    out->sent_bytes += wire;
     if (out->q.count > g->egress_max) {
         g->egress_max = out->q.count;
     }

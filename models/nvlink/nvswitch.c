@@ -106,8 +106,8 @@ static bool port_matches(const struct nvsw_port *p, const struct tlp *t)
 }
 
 /*
- * The index's first entry whose key is at least key (binary search);
- * key_of gives an entry's key.
+ * The index's first entry whose key (the port's base, or its ID) is at
+ * least key: a binary search.
  */
 static unsigned index_lower(const struct nvsw *sw, const unsigned *ix,
                             uint64_t key, bool by_addr)
