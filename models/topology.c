@@ -52,7 +52,9 @@ struct ent {
     /* sockets and switches: downstream ports */
     unsigned n_ports;
     const char *port_name[TOPO_MAX_PORTS];
-    char port_buf[TOPO_MAX_PORTS][8];   /* default names "rp3", "dp0" */
+    /* default names "rp3", "dp0": room for any unsigned index, so that no
+     * name can be cut short whatever the port limits become */
+    char port_buf[TOPO_MAX_PORTS][sizeof "dp4294967295"];
     int child[TOPO_MAX_PORTS];  /* entity index below each port, or -1 */
     uint16_t acs[TOPO_MAX_PORTS];
     /* switches and GPUs: where they hang */

@@ -116,7 +116,10 @@ static bool find_in_build_tree(char *out, size_t size)
     *slash = '\0';
     for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
         char dir[PATH_MAX], real[PATH_MAX];
-        snprintf(dir, sizeof(dir), "%s%s", exe, rel[i]);
+        int len = snprintf(dir, sizeof(dir), "%s%s", exe, rel[i]);
+        if (len < 0 || (size_t)len >= sizeof(dir)) {
+            continue;           /* too long a path to be the build tree */
+        }
         if (realpath(dir, real) && file_in(real, out, size)) {
             return true;
         }

@@ -89,6 +89,32 @@ START_TEST(test_topology_overrides_and_acs)
 }
 END_TEST
 
+/* The default port names at the limits (32 root ports, 64 switch ports):
+ * the last ones, rp31 and dp63, are whole names a parent can point at. */
+START_TEST(test_topology_port_names_at_limits)
+{
+    static const char text[] =
+        "p2psim-machine: 1\n"
+        "name: t\n"
+        "sockets:\n"
+        "  - { id: s, root-ports: 32 }\n"
+        "switches:\n"
+        "  - { id: sw, parent: s.rp31, ports: 64 }\n"
+        "gpus:\n"
+        "  - { id: g0, model: TEST-GPU, parent: sw.dp63 }\n";
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct topo_machine *m = topo_load_string("t.yaml", text, sizeof(text) - 1,
+                                              &test_opt, &err);
+    ck_assert_msg(m != NULL, "%u:%u: %s", err.line, err.column, err.msg);
+    struct sim_port *p = sim_port_find(fab_find(m->fab, "s"), "rp31");
+    ck_assert_str_eq(sim_port_peer(p)->owner->name, "sw");
+    p = sim_port_find(fab_find(m->fab, "sw"), "dp63");
+    ck_assert_str_eq(sim_port_peer(p)->owner->name, "g0");
+    topo_machine_destroy(m);
+}
+END_TEST
+
 /*
  * api-costs: the host-side costs of CUDA calls a machine sets. Those set
  * are read in ps; the others stay unset (the runtime keeps its defaults).
@@ -396,6 +422,7 @@ Suite *make_topology_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_topology_loads_base);
     tcase_add_test(tc, test_topology_overrides_and_acs);
+    tcase_add_test(tc, test_topology_port_names_at_limits);
     tcase_add_test(tc, test_topology_broken_corpus);
     tcase_add_test(tc, test_topology_library_loads);
     tcase_add_test(tc, test_topology_published_matrices);
