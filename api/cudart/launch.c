@@ -705,7 +705,7 @@ static cudaError_t module_vars(struct cudart_module *m,
         uint8_t *init = calloc(1, size);
         if (init) {
             if (v->init) {
-                memcpy(init, v->init, v->size_bytes);
+                memcpy(init, v->init, v->init_bytes);
             }
             rt_machine->hbm_write(dev, off, init, size);
             free(init);
@@ -756,7 +756,9 @@ static cudaError_t prepare_ptx(struct kernel_op *ko, struct CUkern_st *k,
     struct ptx_module *mod = module_ptx(k->module);
     if (!mod) {
         kernel_warn(k, k->module->ptx_err.msg);
-        return cudaErrorInvalidPtx;
+        return k->module->ptx_err.code == PTX_ENOMEM
+                   ? cudaErrorMemoryAllocation
+                   : cudaErrorInvalidPtx;
     }
     const struct ptx_kernel *pk = ptx_module_find(mod, k->name);
     struct ptx_error err;

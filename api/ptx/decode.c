@@ -201,21 +201,22 @@ static int parse_mem(struct ptx_parse *p, const char *s, struct ptx_opd *o,
     o->var = PTX_NOVAR;
     o->imm = 0;
     *sym_space = PS_GENERIC;
-    char *plus = strchr(buf + 1, '+');
+    /* the offset's sign is past the first character (a base "-1" is a
+     * malformed address below, not an offset) */
+    char *plus = buf[0] ? strchr(buf + 1, '+') : NULL;
     char *minus = NULL;
-    if (!plus) {
+    if (!plus && buf[0]) {
         minus = strchr(buf + 1, '-');
     }
     char *off = NULL;
+    char neg_off[256];
     if (plus) {
         *plus = '\0';
         off = plus + 1;
     } else if (minus) {
-        off = minus; /* keeps the sign */
-        char tmp[64];
-        snprintf(tmp, sizeof(tmp), "%s", minus);
+        snprintf(neg_off, sizeof(neg_off), "%s", minus); /* keeps the sign */
         *minus = '\0';
-        off = strdup(tmp);
+        off = neg_off;
     }
     char *base = buf;
     while (isspace((unsigned char)*base)) {
@@ -255,11 +256,9 @@ static int parse_mem(struct ptx_parse *p, const char *s, struct ptx_opd *o,
             snprintf(why, wl, "malformed offset in '%s'", s);
             rc = -1;
         } else {
-            o->imm += v;
+            /* wraps as the address arithmetic does, without overflow */
+            o->imm = (int64_t)((uint64_t)o->imm + (uint64_t)v);
         }
-    }
-    if (minus) {
-        free(off);
     }
     return rc;
 }
@@ -737,6 +736,10 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         }
         in->o[0].kind = OPD_LABEL;
         in->o[0].imm = ptx_parse_label(p, opds[0]);
+        if (in->o[0].imm < 0) {
+            snprintf(why, wl, "out of memory");
+            return -1; /* the parse has failed */
+        }
         in->n_opds = 1;
         return 0;
     case OP_RET:

@@ -95,9 +95,17 @@ static int entry_text(const uint8_t *payload, uint64_t payload_bytes,
         }
         if (cap == ZSTD_CONTENTSIZE_UNKNOWN) {
             cap = plain_bytes;
+        } else if (plain_bytes && cap > plain_bytes) {
+            /* The frame may not claim more than the entry says it holds;
+             * the output buffer is sized from the smaller of the two. */
+            fb_err(err, PTX_EINVAL, "fat binary: the zstd PTX entry claims "
+                   "%llu bytes, its header %llu", cap,
+                   (unsigned long long)plain_bytes);
+            return PTX_EINVAL;
         }
-        if (cap == 0 || cap > (1ull << 32)) {
-            fb_err(err, PTX_EINVAL, "fat binary: bad PTX size %llu", cap);
+        if (cap == 0 || cap > PTX_TEXT_MAX_BYTES) {
+            fb_err(err, PTX_EINVAL, "fat binary: bad PTX size %llu (at most "
+                   "%u bytes)", cap, PTX_TEXT_MAX_BYTES);
             return PTX_EINVAL;
         }
         char *out = malloc((size_t)cap + 1);
@@ -126,6 +134,11 @@ static int entry_text(const uint8_t *payload, uint64_t payload_bytes,
 #endif
     }
     size_t n = strnlen((const char *)payload, (size_t)payload_bytes);
+    if (n > PTX_TEXT_MAX_BYTES) {
+        fb_err(err, PTX_EINVAL, "fat binary: PTX text of %zu bytes (at most "
+               "%u)", n, PTX_TEXT_MAX_BYTES);
+        return PTX_EINVAL;
+    }
     char *out = malloc(n + 1);
     if (!out) {
         fb_err(err, PTX_ENOMEM, "out of memory");
@@ -154,9 +167,12 @@ int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
     }
     uint16_t hdr = rd16(p + 6);
     uint64_t total = rd64(p + 8);
-    if (hdr < 16 || total > size - hdr) {
+    if (hdr < 16 || hdr > size || total > size - hdr ||
+        total > PTX_FATBIN_MAX_BYTES) {
         fb_err(err, PTX_EINVAL, "fat binary: bad container sizes (header "
-               "%u, entries %llu)", hdr, (unsigned long long)total);
+               "%u, entries %llu, %zu bytes readable, at most %llu of "
+               "entries)", hdr, (unsigned long long)total, size,
+               (unsigned long long)PTX_FATBIN_MAX_BYTES);
         return PTX_EINVAL;
     }
     const uint8_t *e = p + hdr, *end = p + hdr + total;
@@ -205,9 +221,20 @@ int ptx_fatbin_extract(const void *wrapper, char **text, size_t *len,
                "expected 0x%x)", w ? rd32(w) : 0, FATBIN_WRAPPER_MAGIC);
         return PTX_EINVAL;
     }
-    const void *data;
+    const uint8_t *data;
     memcpy(&data, w + 8, sizeof(data));
-    int rc = ptx_fatbin_extract_data(data, SIZE_MAX, text, len, err);
+    /* The registration gives no size: the container header's own sizes
+     * bound the walk (its 16 bytes are read once the magic matched). */
+    size_t bound = data ? 4 : 0;
+    if (data && rd32(data) == FATBIN_CONTAINER_MAGIC) {
+        uint16_t hdr = rd16(data + 6);
+        uint64_t total = rd64(data + 8);
+        bound = 16;
+        if (hdr >= 16 && total <= PTX_FATBIN_MAX_BYTES) {
+            bound = (size_t)hdr + (size_t)total;
+        }
+    }
+    int rc = ptx_fatbin_extract_data(data, bound, text, len, err);
     if (rc == PTX_ENOPTX && rd32(w + 4) == 2 && err) {
         /* -rdc=true: the PTX is in __nv_relfatbin, not registered */
         size_t n = strlen(err->msg);

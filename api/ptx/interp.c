@@ -1109,7 +1109,8 @@ static uint8_t *lane_ptr(struct ptx_warp *w, const struct ptx_insn *in,
     switch (space) {
     case PS_SHARED:
         addr &= 0xffffffffu;
-        if (!w->ctx.shared || addr + n > w->ctx.shared_bytes) {
+        if (!w->ctx.shared || addr > w->ctx.shared_bytes ||
+            n > w->ctx.shared_bytes - addr) {
             fail(w, in, "shared memory access out of bounds (offset 0x%llx, "
                  "%u bytes, %u bytes of shared memory)",
                  (unsigned long long)addr, n, w->ctx.shared_bytes);
@@ -1118,7 +1119,7 @@ static uint8_t *lane_ptr(struct ptx_warp *w, const struct ptx_insn *in,
         return w->ctx.shared + addr;
     case PS_LOCAL:
         addr &= 0xffffffffu;
-        if (addr + n > w->k->local_bytes) {
+        if (addr > w->k->local_bytes || n > w->k->local_bytes - addr) {
             fail(w, in, "local memory access out of bounds (offset 0x%llx, "
                  "%u bytes, %u bytes per thread)",
                  (unsigned long long)addr, n, w->k->local_bytes);
@@ -1126,7 +1127,7 @@ static uint8_t *lane_ptr(struct ptx_warp *w, const struct ptx_insn *in,
         }
         return w->local + (size_t)l * w->k->local_bytes + addr;
     case PS_PARAM:
-        if (addr + n > w->param_bytes) {
+        if (addr > w->param_bytes || n > w->param_bytes - addr) {
             fail(w, in, "parameter access out of bounds (offset 0x%llx, %u "
                  "bytes, %u bytes of parameters)",
                  (unsigned long long)addr, n, w->param_bytes);

@@ -24,6 +24,8 @@
 #include "api/ptx/ptx.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,15 +55,24 @@ struct label {
     unsigned line_used;
 };
 
+/* A place in the text, for messages: its line and where it is. */
+struct loc {
+    unsigned line;
+    const char *at;
+};
+
 struct ptx_parse {
-    const char *s, *end;
+    const char *text, *s, *end;
     unsigned line;
     struct ptx_module *m;
     struct ptx_error *err;
+    int rc; /* the first module error (0: none); once set, parsing stops */
 
     /* module scope */
     struct sym *msyms;
     unsigned n_msyms, cap_msyms;
+    unsigned cap_kernels, cap_vars;
+    uint64_t const_bytes;
 
     /* the kernel being parsed */
     struct ptx_kernel *k;
@@ -75,18 +86,31 @@ struct ptx_parse {
     bool dyn_shared_used;
 };
 
+/* Make room for one more element in *arrp (n used of *cap); false when
+ * out of memory or the count would overflow (the array is unchanged). */
+static bool grow_array(void *arrp, unsigned *cap, size_t elem)
+{
+    void *arr;
+    memcpy(&arr, arrp, sizeof(arr));
+    if (*cap > UINT_MAX / 2) {
+        return false;
+    }
+    unsigned nc = *cap ? *cap * 2 : 16;
+    if (nc > SIZE_MAX / elem) {
+        return false;
+    }
+    void *np = realloc(arr, (size_t)nc * elem);
+    if (!np) {
+        return false;
+    }
+    memcpy(arrp, &np, sizeof(np));
+    *cap = nc;
+    return true;
+}
+
+/* True when arr has room for element n (growing it if needed). */
 #define GROW(arr, n, cap)                                                   \
-    do {                                                                    \
-        if ((n) == (cap)) {                                                 \
-            unsigned nc_ = (cap) ? (cap) * 2 : 16;                          \
-            void *np_ = realloc((arr), nc_ * sizeof(*(arr)));               \
-            if (!np_) {                                                     \
-                abort();                                                    \
-            }                                                               \
-            (arr) = np_;                                                    \
-            (cap) = nc_;                                                    \
-        }                                                                   \
-    } while (0)
+    ((n) < (cap) || grow_array((void *)&(arr), &(cap), sizeof(*(arr))))
 
 static void set_err(struct ptx_error *err, int code, unsigned line,
                     const char *fmt, ...)
@@ -102,19 +126,76 @@ static void set_err(struct ptx_error *err, int code, unsigned line,
     va_start(ap, fmt);
     err->code = code;
     err->line = line;
+    err->column = 0;
     vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
     va_end(ap);
 }
 
-static char *mod_strdup(struct ptx_module *m, const char *s, size_t n)
+static struct loc here(struct ptx_parse *p)
 {
+    struct loc l = {p->line, p->s};
+    return l;
+}
+
+/* Column (from 1) of at on its line. */
+static unsigned column_of(const struct ptx_parse *p, const char *at)
+{
+    const char *b = at;
+    while (b > p->text && b[-1] != '\n') {
+        b--;
+    }
+    return (unsigned)(at - b) + 1;
+}
+
+/* A module error at l: "PTX line L:C: ..."; the first one wins and stops
+ * the parse. Returns code. */
+static int fail_at(struct ptx_parse *p, struct loc l, int code,
+                   const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail_at(struct ptx_parse *p, struct loc l, int code,
+                   const char *fmt, ...)
+{
+    if (p->rc) {
+        return p->rc;
+    }
+    p->rc = code;
+    if (p->err) {
+        char what[PTX_ERROR_MSG_BYTES];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof(what), fmt, ap);
+        va_end(ap);
+        unsigned col = column_of(p, l.at);
+        set_err(p->err, code, l.line, "PTX line %u:%u: %s", l.line, col,
+                what);
+        p->err->column = col;
+    }
+    return code;
+}
+
+/* Out of memory while parsing what is at the current position. */
+static int nomem(struct ptx_parse *p)
+{
+    return fail_at(p, here(p), PTX_ENOMEM, "out of memory");
+}
+
+/* An owned copy of s[0..n) that lives as long as the module; NULL (and
+ * the parse failed) when out of memory. */
+static char *mod_strdup(struct ptx_parse *p, const char *s, size_t n)
+{
+    struct ptx_module *m = p->m;
+    if (n == SIZE_MAX || !GROW(m->strings, m->n_strings, m->cap_strings)) {
+        nomem(p);
+        return NULL;
+    }
     char *c = malloc(n + 1);
     if (!c) {
-        abort();
+        nomem(p);
+        return NULL;
     }
     memcpy(c, s, n);
     c[n] = '\0';
-    GROW(m->strings, m->n_strings, m->cap_strings);
     m->strings[m->n_strings++] = c;
     return c;
 }
@@ -137,12 +218,15 @@ static void kernel_unsupported(struct ptx_parse *p, unsigned line,
     va_end(ap);
     snprintf(msg, sizeof(msg), "kernel %s: PTX line %u: %s",
              p->k->info.name, line, what);
-    p->k->err_line = line;
-    p->k->err_msg = mod_strdup(p->m, msg, strlen(msg));
+    char *c = mod_strdup(p, msg, strlen(msg));
+    if (c) {
+        p->k->err_line = line;
+        p->k->err_msg = c;
+    }
 }
 
 /* ---------------------------------------------------------------------- */
-/* Lexing                                                                  */
+/* Lexing: nothing here reads at or beyond p->end                          */
 /* ---------------------------------------------------------------------- */
 
 static void skip_ws(struct ptx_parse *p)
@@ -155,19 +239,19 @@ static void skip_ws(struct ptx_parse *p)
         } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' ||
                    c == '\v' || c == '\0') {
             p->s++;
-        } else if (c == '/' && p->s + 1 < p->end && p->s[1] == '/') {
+        } else if (c == '/' && p->end - p->s > 1 && p->s[1] == '/') {
             while (p->s < p->end && *p->s != '\n') {
                 p->s++;
             }
-        } else if (c == '/' && p->s + 1 < p->end && p->s[1] == '*') {
+        } else if (c == '/' && p->end - p->s > 1 && p->s[1] == '*') {
             p->s += 2;
-            while (p->s + 1 < p->end && !(p->s[0] == '*' && p->s[1] == '/')) {
+            while (p->end - p->s > 1 && !(p->s[0] == '*' && p->s[1] == '/')) {
                 if (*p->s == '\n') {
                     p->line++;
                 }
                 p->s++;
             }
-            p->s = p->s + 2 < p->end ? p->s + 2 : p->end;
+            p->s = p->end - p->s > 1 ? p->s + 2 : p->end;
         } else {
             break;
         }
@@ -180,32 +264,49 @@ static bool is_word_char(char c)
            c == '%';
 }
 
-/* Read a word ("ld.global.u32", "%r1", "$L__BB0_2", "9.0", "sm_90",
- * "L1::no_allocate") into buf; returns its length (0: none). */
-static size_t read_word(struct ptx_parse *p, char *buf, size_t cap)
+/* The next word ("ld.global.u32", "%r1", "$L__BB0_2", "9.0", "sm_90",
+ * "L1::no_allocate") in place: its start and length (0: none). */
+static size_t scan_word(struct ptx_parse *p, const char **start)
 {
     skip_ws(p);
-    size_t n = 0;
+    *start = p->s;
     while (p->s < p->end) {
         char c = *p->s;
-        if (c == ':' && p->s + 1 < p->end && p->s[1] == ':') {
-            if (n + 2 < cap) {
-                buf[n++] = ':';
-                buf[n++] = ':';
-            }
+        if (c == ':' && p->end - p->s > 1 && p->s[1] == ':') {
             p->s += 2;
-            continue;
-        }
-        if (!is_word_char(c)) {
+        } else if (is_word_char(c)) {
+            p->s++;
+        } else {
             break;
         }
-        if (n + 1 < cap) {
-            buf[n++] = c;
-        }
-        p->s++;
     }
-    buf[n] = '\0';
+    return (size_t)(p->s - *start);
+}
+
+/* The next word into buf (cut to cap - 1 characters); returns its full
+ * length (0: none). */
+static size_t read_word(struct ptx_parse *p, char *buf, size_t cap)
+{
+    const char *w;
+    size_t n = scan_word(p, &w);
+    size_t c = n < cap ? n : cap - 1;
+    memcpy(buf, w, c);
+    buf[c] = '\0';
     return n;
+}
+
+/* The character at the current position for a message ('\0' at the
+ * end), and the same as printable text. */
+static const char *char_text(struct ptx_parse *p, char *buf, size_t cap)
+{
+    if (p->s >= p->end) {
+        snprintf(buf, cap, "end of text");
+    } else if (isprint((unsigned char)*p->s)) {
+        snprintf(buf, cap, "character '%c'", *p->s);
+    } else {
+        snprintf(buf, cap, "byte 0x%02x", (unsigned char)*p->s);
+    }
+    return buf;
 }
 
 static bool peek(struct ptx_parse *p, char c)
@@ -226,7 +327,7 @@ static bool accept(struct ptx_parse *p, char c)
 /* Skip to just past the next ';' (at brace depth 0). */
 static void skip_statement(struct ptx_parse *p)
 {
-    int depth = 0;
+    long depth = 0;
     while (p->s < p->end) {
         char c = *p->s++;
         if (c == '\n') {
@@ -258,7 +359,7 @@ static void skip_line(struct ptx_parse *p)
 /* Skip a balanced { ... } block; the '{' is next. */
 static void skip_block(struct ptx_parse *p)
 {
-    int depth = 0;
+    long depth = 0;
     while (p->s < p->end) {
         char c = *p->s++;
         if (c == '\n') {
@@ -271,15 +372,35 @@ static void skip_block(struct ptx_parse *p)
     }
 }
 
-static bool read_uint(struct ptx_parse *p, unsigned long long *v)
+/* An unsigned integer word (decimal, 0x hex, 0 octal, optional U):
+ * 1, or 0 when the next word is not one, or -1 when it does not fit 64
+ * bits (the parse failed, with what in the message). */
+static int read_uint(struct ptx_parse *p, unsigned long long *v,
+                     const char *what)
 {
     char w[64];
-    if (!read_word(p, w, sizeof(w))) {
-        return false;
+    struct loc l;
+    skip_ws(p);
+    l = here(p);
+    size_t n = read_word(p, w, sizeof(w));
+    if (!n || !isdigit((unsigned char)w[0])) {
+        return 0;
     }
     char *e;
+    errno = 0;
     *v = strtoull(w, &e, 0);
-    return *e == '\0';
+    if (*e == 'U' || *e == 'u') {
+        e++;
+    }
+    if (*e != '\0') {
+        return 0;
+    }
+    if (errno == ERANGE || n >= sizeof(w)) {
+        fail_at(p, l, PTX_EPARSE, "%s %.40s%s does not fit 64 bits", what,
+                w, n >= sizeof(w) ? "..." : "");
+        return -1;
+    }
+    return 1;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -315,8 +436,9 @@ int ptx_parse_reg(struct ptx_parse *p, const char *name)
         }
     }
     if (strncmp(name, "%envreg", 7) == 0 && isdigit((unsigned char)name[7])) {
-        int n = atoi(name + 7);
-        return n < 32 ? SR_ENVREG0 + n : -1;
+        char *e;
+        unsigned long n = strtoul(name + 7, &e, 10);
+        return *e == '\0' && n < 32 ? SR_ENVREG0 + (int)n : -1;
     }
     for (unsigned i = 0; i < p->n_regs; i++) {
         if (p->regs[i].count == 0 && strcmp(p->regs[i].name, name) == 0) {
@@ -351,7 +473,9 @@ static struct sym *find_sym(struct sym *v, unsigned n, const char *name)
     return NULL;
 }
 
-static uint32_t align_up(uint32_t v, uint32_t a)
+/* v rounded up to a multiple of a (a power of two <= PTX_ALIGN_MAX, so
+ * with v below 2^40 nothing overflows). */
+static uint64_t align_up(uint64_t v, uint32_t a)
 {
     return a ? (v + a - 1) / a * a : v;
 }
@@ -371,7 +495,7 @@ int ptx_parse_sym(struct ptx_parse *p, const char *name,
     *offset = s->offset;
     if (s->dyn_shared) {
         p->dyn_shared_used = true;
-        *offset = align_up(p->shared_bytes, 16);
+        *offset = (int64_t)align_up(p->shared_bytes, 16);
     }
     return 0;
 }
@@ -383,31 +507,40 @@ int ptx_parse_label(struct ptx_parse *p, const char *name)
             return (int)i;
         }
     }
-    GROW(p->labels, p->n_labels, p->cap_labels);
+    if (p->n_labels >= INT_MAX || !GROW(p->labels, p->n_labels,
+                                        p->cap_labels)) {
+        nomem(p);
+        return -1;
+    }
     struct label *l = &p->labels[p->n_labels];
     l->name = strdup(name);
     if (!l->name) {
-        abort();
+        nomem(p);
+        return -1;
     }
     l->insn = -1;
     l->line_used = p->line;
     return (int)p->n_labels++;
 }
 
-static void add_sym(struct sym **v, unsigned *n, unsigned *cap,
-                    const char *name, enum ptx_space space, int64_t offset,
-                    int var)
+static int add_sym(struct ptx_parse *p, struct sym **v, unsigned *n,
+                   unsigned *cap, const char *name, enum ptx_space space,
+                   int64_t offset, int var)
 {
-    GROW(*v, *n, *cap);
-    struct sym *s = &(*v)[(*n)++];
+    if (!GROW(*v, *n, *cap)) {
+        return nomem(p);
+    }
+    struct sym *s = &(*v)[*n];
     s->name = strdup(name);
     if (!s->name) {
-        abort();
+        return nomem(p);
     }
+    (*n)++;
     s->space = space;
     s->offset = offset;
     s->var = var;
     s->dyn_shared = false;
+    return 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -419,21 +552,28 @@ struct decl {
     enum ptx_type type;
     uint32_t align;
     uint64_t count;   /* elements; 0 for name[] */
+    uint64_t bytes;   /* count elements of the type */
     bool unsized;     /* name[] */
     bool other;       /* a modifier we do not understand */
     char other_word[64];
+    struct loc at;    /* the first word */
 };
 
 /* Reads modifiers and the name and array size; stops before '=' or ';'
- * (or ',' / ')' in parameter lists). */
-static bool read_decl(struct ptx_parse *p, struct decl *d)
+ * (or ',' / ')' in parameter lists). Return: 1, 0 when malformed (the
+ * caller says so), or -1 when a number broke a limit (the parse failed,
+ * with the reason). */
+static int read_decl(struct ptx_parse *p, struct decl *d)
 {
     char w[256];
     memset(d, 0, sizeof(*d));
     d->count = 1;
+    skip_ws(p);
+    d->at = here(p);
     for (;;) {
+        struct loc l = here(p);
         if (!read_word(p, w, sizeof(w))) {
-            return false;
+            return 0;
         }
         if (w[0] != '.') {
             break;
@@ -443,8 +583,14 @@ static bool read_decl(struct ptx_parse *p, struct decl *d)
         if (t != PT_NONE) {
             d->type = t;
         } else if (strcmp(w, ".align") == 0) {
-            if (!read_uint(p, &v)) {
-                return false;
+            int rc = read_uint(p, &v, ".align");
+            if (rc <= 0) {
+                return rc;
+            }
+            if (v == 0 || v > PTX_ALIGN_MAX || (v & (v - 1))) {
+                fail_at(p, l, PTX_EPARSE, ".align %llu: a power of two "
+                        "up to %u expected", v, PTX_ALIGN_MAX);
+                return -1;
             }
             d->align = (uint32_t)v;
         } else if (strcmp(w, ".ptr") == 0 || strcmp(w, ".global") == 0 ||
@@ -459,17 +605,31 @@ static bool read_decl(struct ptx_parse *p, struct decl *d)
     snprintf(d->name, sizeof(d->name), "%s", w);
     while (accept(p, '[')) {
         unsigned long long v;
+        struct loc l = here(p);
         if (peek(p, ']')) {
             d->unsized = true;
             d->count = 0;
-        } else if (read_uint(p, &v)) {
-            d->count *= v;
         } else {
-            return false;
+            int rc = read_uint(p, &v, "array size");
+            if (rc <= 0) {
+                return rc;
+            }
+            if (__builtin_mul_overflow(d->count, (uint64_t)v, &d->count)) {
+                fail_at(p, l, PTX_EPARSE, "%s: the array's element count "
+                        "does not fit 64 bits", d->name);
+                return -1;
+            }
         }
         if (!accept(p, ']')) {
-            return false;
+            return 0;
         }
+    }
+    if (__builtin_mul_overflow(d->count, (uint64_t)ptx_type_bytes(d->type),
+                               &d->bytes)) {
+        fail_at(p, d->at, PTX_EPARSE, "%s: %llu elements of %u bytes do "
+                "not fit 64 bits", d->name, (unsigned long long)d->count,
+                ptx_type_bytes(d->type));
+        return -1;
     }
     if (!d->align) {
         d->align = ptx_type_bytes(d->type) ? ptx_type_bytes(d->type) : 1;
@@ -477,101 +637,208 @@ static bool read_decl(struct ptx_parse *p, struct decl *d)
     return d->name[0] != '\0' && d->type != PT_NONE;
 }
 
-/* Parse "= {1, 2, 3}" or "= 5" into init bytes of the element type. */
-static uint8_t *read_init(struct ptx_parse *p, const struct decl *d,
-                          uint64_t size, bool *bad)
+/* Place a variable of d in a space of *total bytes (aligned), failing
+ * the parse when the space would pass max. Returns 0 with its offset. */
+static int place_var(struct ptx_parse *p, const struct decl *d,
+                     uint32_t *total, uint32_t max, const char *space,
+                     uint32_t *offset)
 {
-    unsigned eb = ptx_type_bytes(d->type);
-    uint8_t *buf = calloc(1, size ? size : 1);
-    if (!buf) {
-        abort();
+    uint64_t off = align_up(*total, d->align);
+    if (d->bytes > max || off > max - d->bytes) {
+        return fail_at(p, d->at, PTX_EPARSE, "%s %s: %llu bytes at offset "
+                       "%llu pass the limit of %u bytes of %s", space,
+                       d->name, (unsigned long long)d->bytes,
+                       (unsigned long long)off, max, space);
     }
-    bool braces = accept(p, '{');
-    uint64_t i = 0;
-    do {
-        char w[128];
-        bool neg = accept(p, '-');
-        if (!read_word(p, w, sizeof(w))) {
-            *bad = true;
-            break;
-        }
-        uint64_t v;
-        if ((w[0] == '0') && (w[1] == 'f' || w[1] == 'F')) {
-            v = strtoull(w + 2, NULL, 16);
-        } else if ((w[0] == '0') && (w[1] == 'd' || w[1] == 'D')) {
-            v = strtoull(w + 2, NULL, 16);
-        } else if (isdigit((unsigned char)w[0])) {
-            v = strtoull(w, NULL, 0);
-        } else {
-            *bad = true; /* generic(sym) and other address initializers */
-            v = 0;
-        }
-        if (neg) {
-            v = -v;
-        }
-        if ((i + 1) * eb <= size) {
-            memcpy(buf + i * eb, &v, eb);
-        }
-        i++;
-    } while (braces && accept(p, ','));
-    if (braces && !accept(p, '}')) {
-        *bad = true;
-    }
-    return buf;
+    *offset = (uint32_t)off;
+    *total = (uint32_t)(off + d->bytes);
+    return 0;
 }
 
-/* Module-scope .global/.const/.shared variable; the space word is read. */
+/* One initial value: an integer or 0f/0d float bits, optionally
+ * negated. Return: 1, 0 for an initializer we do not evaluate (an
+ * address), -1 when the parse failed. */
+static int read_init_value(struct ptx_parse *p, uint64_t *v)
+{
+    char w[128];
+    bool neg = accept(p, '-');
+    skip_ws(p);
+    struct loc l = here(p);
+    size_t n = read_word(p, w, sizeof(w));
+    if (!n) {
+        return 0;
+    }
+    const char *digits = w;
+    int base = 0;
+    if (w[0] == '0' && (w[1] == 'f' || w[1] == 'F' || w[1] == 'd' ||
+                        w[1] == 'D')) {
+        digits = w + 2;
+        base = 16;
+    } else if (!isdigit((unsigned char)w[0])) {
+        return 0; /* generic(sym) and other address initializers */
+    }
+    char *e;
+    errno = 0;
+    *v = strtoull(digits, &e, base);
+    if (*e == 'U' || *e == 'u') {
+        e++;
+    }
+    if (errno == ERANGE || n >= sizeof(w) || *e != '\0' || e == digits) {
+        fail_at(p, l, PTX_EPARSE, "malformed initial value '%.40s'", w);
+        return -1;
+    }
+    if (neg) {
+        *v = -*v;
+    }
+    return 1;
+}
+
+/* Parse "= {1, 2, 3}" or "= 5" into init bytes of the element type (the
+ * '=' is read). *init gets at most d->bytes bytes, as many as there are
+ * values; NULL for an initializer we cannot evaluate. */
+static int read_init(struct ptx_parse *p, const struct decl *d,
+                     uint8_t **init, uint64_t *init_bytes)
+{
+    unsigned eb = ptx_type_bytes(d->type);
+    uint8_t *buf = NULL;
+    uint64_t have = 0, cap = 0;
+    bool bad = false;
+    bool braces = accept(p, '{');
+    *init = NULL;
+    *init_bytes = 0;
+    do {
+        skip_ws(p);
+        struct loc l = here(p);
+        uint64_t v;
+        int rc = read_init_value(p, &v);
+        if (rc < 0) {
+            free(buf);
+            return p->rc;
+        }
+        if (rc == 0) {
+            bad = true;
+            break;
+        }
+        if (eb > d->bytes - have) {
+            free(buf);
+            return fail_at(p, l, PTX_EPARSE, "%s: more initial values "
+                           "than its %llu elements", d->name,
+                           (unsigned long long)d->count);
+        }
+        if (have + eb > cap) {
+            uint64_t nc = cap ? cap * 2 : 64;
+            nc = nc < d->bytes ? nc : d->bytes;
+            uint8_t *nb = realloc(buf, (size_t)nc);
+            if (!nb) {
+                free(buf);
+                return nomem(p);
+            }
+            buf = nb;
+            cap = nc;
+        }
+        memcpy(buf + have, &v, eb);
+        have += eb;
+    } while (braces && accept(p, ','));
+    if (braces && !accept(p, '}')) {
+        bad = true;
+    }
+    if (bad) {
+        free(buf);
+        return 0;
+    }
+    *init = buf;
+    *init_bytes = have;
+    return 0;
+}
+
+/* Module-scope .global/.const/.shared variable; the space word is read
+ * (at l). */
 static int parse_module_var(struct ptx_parse *p, enum ptx_space space,
-                            bool is_extern)
+                            bool is_extern, struct loc l)
 {
     struct decl d;
-    unsigned line = p->line;
-    if (!read_decl(p, &d)) {
-        set_err(p->err, PTX_EPARSE, line,
-                "PTX line %u: malformed variable declaration", line);
-        return PTX_EPARSE;
+    int rc = read_decl(p, &d);
+    if (rc <= 0) {
+        return rc < 0 ? p->rc
+                      : fail_at(p, l, PTX_EPARSE,
+                                "malformed variable declaration");
     }
-    uint64_t size = (uint64_t)ptx_type_bytes(d.type) * d.count;
     if (space == PS_SHARED) {
         if (d.unsized || is_extern) {
-            add_sym(&p->msyms, &p->n_msyms, &p->cap_msyms, d.name,
-                    PS_SHARED, 0, PTX_NOVAR);
+            rc = add_sym(p, &p->msyms, &p->n_msyms, &p->cap_msyms, d.name,
+                         PS_SHARED, 0, PTX_NOVAR);
+            if (rc) {
+                return rc;
+            }
             p->msyms[p->n_msyms - 1].dyn_shared = true;
         } else {
-            uint32_t off = align_up(p->m->shared_bytes, d.align);
-            add_sym(&p->msyms, &p->n_msyms, &p->cap_msyms, d.name,
-                    PS_SHARED, off, PTX_NOVAR);
-            p->m->shared_bytes = off + (uint32_t)size;
+            uint32_t off;
+            rc = place_var(p, &d, &p->m->shared_bytes, PTX_SHARED_MAX_BYTES,
+                           ".shared", &off);
+            if (!rc) {
+                rc = add_sym(p, &p->msyms, &p->n_msyms, &p->cap_msyms,
+                             d.name, PS_SHARED, off, PTX_NOVAR);
+            }
+            if (rc) {
+                return rc;
+            }
         }
         skip_statement(p);
         return 0;
     }
+    if (space == PS_CONST) {
+        if (d.bytes > PTX_CONST_MAX_BYTES ||
+            p->const_bytes > PTX_CONST_MAX_BYTES - d.bytes) {
+            return fail_at(p, d.at, PTX_EPARSE, ".const %s: %llu bytes "
+                           "pass the limit of %u bytes of .const in a "
+                           "module", d.name, (unsigned long long)d.bytes,
+                           PTX_CONST_MAX_BYTES);
+        }
+        p->const_bytes += d.bytes;
+    } else if (d.bytes > PTX_GLOBAL_MAX_BYTES) {
+        return fail_at(p, d.at, PTX_EPARSE, ".global %s: %llu bytes pass "
+                       "the limit of %llu bytes of a .global variable",
+                       d.name, (unsigned long long)d.bytes,
+                       (unsigned long long)PTX_GLOBAL_MAX_BYTES);
+    }
     struct ptx_var_info v = {0};
-    v.name = mod_strdup(p->m, d.name, strlen(d.name));
+    v.name = mod_strdup(p, d.name, strlen(d.name));
+    if (!v.name) {
+        return p->rc;
+    }
     v.space = space == PS_CONST ? PTX_VAR_CONST : PTX_VAR_GLOBAL;
-    v.size_bytes = size;
+    v.size_bytes = d.bytes;
     v.align_bytes = d.align;
     if (accept(p, '=')) {
-        bool bad = false;
-        uint8_t *init = read_init(p, &d, size, &bad);
-        GROW(p->m->strings, p->m->n_strings, p->m->cap_strings);
-        p->m->strings[p->m->n_strings++] = (char *)init;
-        v.init = bad ? NULL : init;
+        uint8_t *init;
+        rc = read_init(p, &d, &init, &v.init_bytes);
+        if (rc) {
+            return rc;
+        }
+        if (init && !GROW(p->m->strings, p->m->n_strings,
+                          p->m->cap_strings)) {
+            free(init);
+            return nomem(p);
+        }
+        if (init) {
+            p->m->strings[p->m->n_strings++] = (char *)init;
+        }
+        v.init = init;
         /* Model: an initializer we cannot evaluate (an address) leaves
          * the variable zeroed; a kernel using it would misbehave, so it
          * is flagged at use below through the symbol's var index. */
     }
     skip_statement(p);
-    unsigned cap = p->m->n_vars;
-    struct ptx_var_info *nv = realloc(p->m->vars, (cap + 1) * sizeof(*nv));
-    if (!nv) {
-        abort();
+    if (p->m->n_vars >= INT_MAX ||
+        !GROW(p->m->vars, p->m->n_vars, p->cap_vars)) {
+        return nomem(p);
     }
-    p->m->vars = nv;
-    p->m->vars[p->m->n_vars] = v;
-    add_sym(&p->msyms, &p->n_msyms, &p->cap_msyms, d.name, space, 0,
-            (int)p->m->n_vars);
-    p->m->n_vars++;
+    rc = add_sym(p, &p->msyms, &p->n_msyms, &p->cap_msyms, d.name, space, 0,
+                 (int)p->m->n_vars);
+    if (rc) {
+        return rc;
+    }
+    p->m->vars[p->m->n_vars++] = v;
     return 0;
 }
 
@@ -605,49 +872,53 @@ static int parse_params(struct ptx_parse *p, struct ptx_kernel *k)
     }
     do {
         char w[64];
-        unsigned line = p->line;
+        skip_ws(p);
+        struct loc l = here(p);
         struct decl d;
+        int rc = 0;
         if (!read_word(p, w, sizeof(w)) || strcmp(w, ".param") != 0 ||
-            !read_decl(p, &d)) {
-            set_err(p->err, PTX_EPARSE, line,
-                    "PTX line %u: malformed parameter of kernel %s", line,
-                    k->info.name);
-            return PTX_EPARSE;
+            (rc = read_decl(p, &d)) <= 0) {
+            return rc < 0 ? p->rc
+                          : fail_at(p, l, PTX_EPARSE, "malformed parameter "
+                                    "of kernel %s", k->info.name);
         }
         if (d.other) {
-            kernel_unsupported(p, line, "unsupported parameter attribute "
+            kernel_unsupported(p, l.line, "unsupported parameter attribute "
                                "'%s'", d.other_word);
         }
-        if (k->info.n_params == cap) {
-            cap = cap ? cap * 2 : 8;
-            void *np = realloc(k->params, cap * sizeof(*k->params));
-            if (!np) {
-                abort();
-            }
-            k->params = np;
+        if (!GROW(k->params, k->info.n_params, cap)) {
+            return nomem(p);
         }
-        struct ptx_param_info *pi = &k->params[k->info.n_params++];
-        pi->name = mod_strdup(p->m, d.name, strlen(d.name));
-        pi->size_bytes = ptx_type_bytes(d.type) * (uint32_t)d.count;
+        uint32_t at;
+        rc = place_var(p, &d, &off, PTX_PARAM_MAX_BYTES, ".param", &at);
+        if (rc) {
+            return rc;
+        }
+        struct ptx_param_info *pi = &k->params[k->info.n_params];
+        pi->name = mod_strdup(p, d.name, strlen(d.name));
+        if (!pi->name) {
+            return p->rc;
+        }
+        k->info.n_params++;
+        pi->size_bytes = (uint32_t)d.bytes;
         pi->align_bytes = d.align;
-        off = align_up(off, d.align);
-        pi->offset_bytes = off;
-        off += pi->size_bytes;
-        add_sym(&p->ksyms, &p->n_ksyms, &p->cap_ksyms, d.name, PS_PARAM,
-                pi->offset_bytes, PTX_NOVAR);
+        pi->offset_bytes = at;
+        rc = add_sym(p, &p->ksyms, &p->n_ksyms, &p->cap_ksyms, d.name,
+                     PS_PARAM, pi->offset_bytes, PTX_NOVAR);
+        if (rc) {
+            return rc;
+        }
     } while (accept(p, ','));
+    k->info.params = k->params;
     if (!accept(p, ')')) {
-        set_err(p->err, PTX_EPARSE, p->line,
-                "PTX line %u: ')' expected after the parameters of %s",
-                p->line, k->info.name);
-        return PTX_EPARSE;
+        return fail_at(p, here(p), PTX_EPARSE, "')' expected after the "
+                       "parameters of %s", k->info.name);
     }
     k->info.param_bytes = off;
-    k->info.params = k->params;
     return 0;
 }
 
-static void parse_ntid(struct ptx_parse *p, uint32_t v[3])
+static int parse_ntid(struct ptx_parse *p, uint32_t v[3], const char *what)
 {
     for (int i = 0; i < 3; i++) {
         unsigned long long x;
@@ -655,78 +926,131 @@ static void parse_ntid(struct ptx_parse *p, uint32_t v[3])
         if (i > 0 && !accept(p, ',')) {
             break;
         }
-        if (read_uint(p, &x)) {
+        skip_ws(p);
+        struct loc l = here(p);
+        int rc = read_uint(p, &x, what);
+        if (rc < 0) {
+            return p->rc;
+        }
+        if (rc > 0 && (x == 0 || x > PTX_NTID_MAX)) {
+            return fail_at(p, l, PTX_EPARSE, "%s %llu: 1 to %u expected",
+                           what, x, PTX_NTID_MAX);
+        }
+        if (rc > 0) {
             v[i] = (uint32_t)x;
         }
     }
+    return 0;
 }
 
-static void declare_regs(struct ptx_parse *p, struct ptx_kernel *k)
+static int declare_regs(struct ptx_parse *p, struct ptx_kernel *k)
 {
     char w[256];
     unsigned line = p->line;
+    struct loc l; /* of the register name in w */
     /* types and modifiers */
-    while (read_word(p, w, sizeof(w)) && w[0] == '.') {
+    for (;;) {
+        skip_ws(p);
+        l = here(p);
+        if (!read_word(p, w, sizeof(w)) || w[0] != '.') {
+            break;
+        }
         if (ptx_type_from_name(w + 1) == PT_NONE) {
             kernel_unsupported(p, line, "unsupported register type '%s'", w);
         }
     }
     for (;;) {
-        unsigned count = 0;
+        unsigned long long n = 1;
+        bool ranged = false;
+        if (w[0] == '\0') {
+            kernel_unsupported(p, line, "malformed .reg declaration");
+            break;
+        }
         if (accept(p, '<')) {
-            unsigned long long n;
-            if (!read_uint(p, &n) || !accept(p, '>')) {
+            int rc = read_uint(p, &n, "register count");
+            if (rc < 0) {
+                return p->rc;
+            }
+            if (rc == 0 || !accept(p, '>')) {
                 kernel_unsupported(p, line, "malformed .reg declaration");
                 break;
             }
-            count = (unsigned)n;
+            ranged = true;
         }
-        GROW(p->regs, p->n_regs, p->cap_regs);
-        struct reg_decl *r = &p->regs[p->n_regs++];
-        r->name = strdup(w);
-        if (!r->name) {
-            abort();
+        if (n > PTX_REG_MAX || k->n_regs - SR_COUNT > PTX_REG_MAX - n) {
+            return fail_at(p, l, PTX_EPARSE, "kernel %s: %s: more than %u "
+                           "registers", k->info.name, w, PTX_REG_MAX);
         }
-        r->base = k->n_regs;
-        r->count = count;
-        k->n_regs += count ? count : 1;
-        if (!accept(p, ',') || !read_word(p, w, sizeof(w))) {
+        if (n > 0) {
+            if (!GROW(p->regs, p->n_regs, p->cap_regs)) {
+                return nomem(p);
+            }
+            struct reg_decl *r = &p->regs[p->n_regs];
+            r->name = strdup(w);
+            if (!r->name) {
+                return nomem(p);
+            }
+            p->n_regs++;
+            r->base = k->n_regs;
+            r->count = ranged ? (unsigned)n : 0;
+            k->n_regs += (unsigned)n;
+        }
+        if (!accept(p, ',')) {
+            break;
+        }
+        skip_ws(p);
+        l = here(p);
+        if (!read_word(p, w, sizeof(w))) {
             break;
         }
     }
     skip_statement(p);
+    return 0;
 }
 
 /* .shared or .local inside a kernel. */
-static void declare_kernel_var(struct ptx_parse *p, struct ptx_kernel *k,
-                               enum ptx_space space)
+static int declare_kernel_var(struct ptx_parse *p, struct ptx_kernel *k,
+                              enum ptx_space space)
 {
     struct decl d;
     unsigned line = p->line;
-    if (!read_decl(p, &d) || d.other) {
+    int rc = read_decl(p, &d);
+    if (rc < 0) {
+        return p->rc;
+    }
+    if (rc == 0 || d.other) {
         kernel_unsupported(p, line, "unsupported %s declaration",
                            space == PS_SHARED ? ".shared" : ".local");
         skip_statement(p);
-        return;
+        return 0;
     }
-    uint32_t size = ptx_type_bytes(d.type) * (uint32_t)d.count;
-    uint32_t *total = space == PS_SHARED ? &p->shared_bytes : &k->local_bytes;
-    uint32_t off = align_up(*total, d.align);
-    *total = off + size;
+    uint32_t off;
+    rc = space == PS_SHARED
+             ? place_var(p, &d, &p->shared_bytes, PTX_SHARED_MAX_BYTES,
+                         ".shared", &off)
+             : place_var(p, &d, &k->local_bytes, PTX_LOCAL_MAX_BYTES,
+                         ".local", &off);
+    if (rc) {
+        return rc;
+    }
     if (space == PS_SHARED && p->dyn_shared_used) {
         kernel_unsupported(p, line, ".shared declared after a use of "
                            "dynamic shared memory");
     }
-    add_sym(&p->ksyms, &p->n_ksyms, &p->cap_ksyms, d.name, space, off,
-            PTX_NOVAR);
+    rc = add_sym(p, &p->ksyms, &p->n_ksyms, &p->cap_ksyms, d.name, space,
+                 off, PTX_NOVAR);
+    if (rc) {
+        return rc;
+    }
     skip_statement(p);
+    return 0;
 }
 
 /* Split "a, {b, c}, [d+4]" at top-level commas (in place). */
 static unsigned split_operands(char *s, char **out, unsigned max)
 {
     unsigned n = 0;
-    int depth = 0;
+    long depth = 0;
     char *start = s;
     for (char *c = s;; c++) {
         if (*c == '{' || *c == '[' || *c == '(') {
@@ -760,23 +1084,36 @@ static unsigned split_operands(char *s, char **out, unsigned max)
     return n;
 }
 
-static void add_insn(struct ptx_kernel *k, const struct ptx_insn *in)
+static int add_insn(struct ptx_parse *p, struct ptx_kernel *k,
+                    const struct ptx_insn *in, struct loc l)
 {
-    GROW(k->insns, k->n_insns, k->cap_insns);
+    if (k->n_insns >= PTX_INSN_MAX) {
+        return fail_at(p, l, PTX_EPARSE, "kernel %s: more than %u "
+                       "instructions", k->info.name, PTX_INSN_MAX);
+    }
+    if (!GROW(k->insns, k->n_insns, k->cap_insns)) {
+        return nomem(p);
+    }
     k->insns[k->n_insns++] = *in;
+    return 0;
 }
 
-/* One instruction statement; the guard (if any) has been read. */
-static void parse_insn(struct ptx_parse *p, struct ptx_kernel *k,
-                       const char *opcode, int guard, bool guard_neg,
-                       unsigned line)
+/* One instruction statement; the guard (if any) has been read, and the
+ * statement began at l. */
+static int parse_insn(struct ptx_parse *p, struct ptx_kernel *k,
+                      const char *opcode, int guard, bool guard_neg,
+                      struct loc l)
 {
     const char *start = p->s;
     skip_statement(p);
     size_t len = (size_t)(p->s - start);
+    if (len > PTX_STATEMENT_MAX_BYTES) {
+        return fail_at(p, l, PTX_EPARSE, "an instruction of %zu bytes "
+                       "(at most %u)", len, PTX_STATEMENT_MAX_BYTES);
+    }
     char *text = malloc(len + 1);
     if (!text) {
-        abort();
+        return nomem(p);
     }
     memcpy(text, start, len);
     text[len] = '\0';
@@ -790,43 +1127,45 @@ static void parse_insn(struct ptx_parse *p, struct ptx_kernel *k,
     memset(&in, 0, sizeof(in));
     in.guard = guard < 0 ? PTX_NOREG : (uint16_t)guard;
     in.guard_neg = guard_neg;
-    in.line = line;
+    in.line = l.line;
     char why[200] = "";
     unsigned saved = p->line;
-    p->line = line;
+    p->line = l.line;
     if (n > PTX_MAX_OPDS) {
         snprintf(why, sizeof(why), "too many operands");
     }
     if (why[0] || ptx_decode(p, opcode, opds, n, &in, why, sizeof(why))) {
-        kernel_unsupported(p, line, "unsupported instruction '%s' (%s)",
+        kernel_unsupported(p, l.line, "unsupported instruction '%s' (%s)",
                            opcode, why);
         in.op = OP_TRAP;
     }
     p->line = saved;
-    add_insn(k, &in);
     free(text);
+    if (p->rc) {
+        return p->rc; /* out of memory in decode */
+    }
+    return add_insn(p, k, &in, l);
 }
 
 static int parse_body(struct ptx_parse *p, struct ptx_kernel *k)
 {
-    int depth = 0;
-    char w[256];
+    long depth = 0;
+    char w[256], c[32];
     if (!accept(p, '{')) {
-        set_err(p->err, PTX_EPARSE, p->line,
-                "PTX line %u: '{' expected for kernel %s", p->line,
-                k->info.name);
-        return PTX_EPARSE;
+        return fail_at(p, here(p), PTX_EPARSE, "'{' expected for kernel %s",
+                       k->info.name);
     }
     depth = 1;
     for (;;) {
         skip_ws(p);
-        if (p->s >= p->end) {
-            set_err(p->err, PTX_EPARSE, p->line,
-                    "PTX line %u: end of text inside kernel %s", p->line,
-                    k->info.name);
-            return PTX_EPARSE;
+        if (p->rc) {
+            return p->rc;
         }
-        unsigned line = p->line;
+        struct loc l = here(p);
+        if (p->s >= p->end) {
+            return fail_at(p, l, PTX_EPARSE, "end of text inside kernel %s",
+                           k->info.name);
+        }
         if (accept(p, '{')) {
             depth++;
             continue;
@@ -844,35 +1183,44 @@ static int parse_body(struct ptx_parse *p, struct ptx_kernel *k)
             read_word(p, w, sizeof(w));
             guard = ptx_parse_reg(p, w);
             if (guard < 0) {
-                kernel_unsupported(p, line, "unknown guard predicate '%s'", w);
+                kernel_unsupported(p, l.line, "unknown guard predicate '%s'",
+                                   w);
             }
         }
         if (!read_word(p, w, sizeof(w))) {
-            kernel_unsupported(p, line, "unexpected character '%c'", *p->s);
+            kernel_unsupported(p, l.line, "unexpected %s",
+                               char_text(p, c, sizeof(c)));
             skip_statement(p);
             continue;
         }
+        int rc = 0;
         if (guard < 0 && !neg && peek(p, ':') && w[0] != '.') {
             p->s++;
-            int l = ptx_parse_label(p, w);
-            p->labels[l].insn = (int)k->n_insns;
+            int li = ptx_parse_label(p, w);
+            if (li < 0) {
+                return p->rc;
+            }
+            p->labels[li].insn = (int)k->n_insns;
             continue;
         }
         if (strcmp(w, ".reg") == 0) {
-            declare_regs(p, k);
+            rc = declare_regs(p, k);
         } else if (strcmp(w, ".shared") == 0) {
-            declare_kernel_var(p, k, PS_SHARED);
+            rc = declare_kernel_var(p, k, PS_SHARED);
         } else if (strcmp(w, ".local") == 0) {
-            declare_kernel_var(p, k, PS_LOCAL);
+            rc = declare_kernel_var(p, k, PS_LOCAL);
         } else if (strcmp(w, ".pragma") == 0) {
             skip_statement(p);
         } else if (strcmp(w, ".loc") == 0) {
             skip_line(p); /* .loc ends at the newline, without ';' */
         } else if (w[0] == '.') {
-            kernel_unsupported(p, line, "unsupported directive '%s'", w);
+            kernel_unsupported(p, l.line, "unsupported directive '%s'", w);
             skip_statement(p);
         } else {
-            parse_insn(p, k, w, guard, neg, line);
+            rc = parse_insn(p, k, w, guard, neg, l);
+        }
+        if (rc) {
+            return rc;
         }
     }
 }
@@ -897,24 +1245,24 @@ static void resolve_labels(struct ptx_parse *p, struct ptx_kernel *k)
 static int parse_entry(struct ptx_parse *p)
 {
     char w[256];
-    unsigned line = p->line;
-    if (!read_word(p, w, sizeof(w))) {
-        set_err(p->err, PTX_EPARSE, line, "PTX line %u: .entry without "
-                "a name", line);
-        return PTX_EPARSE;
-    }
-    struct ptx_kernel *k = calloc(1, sizeof(*k));
-    if (!k) {
-        abort();
+    const char *name;
+    skip_ws(p);
+    struct loc l = here(p);
+    size_t n = scan_word(p, &name);
+    if (!n) {
+        return fail_at(p, l, PTX_EPARSE, ".entry without a name");
     }
     struct ptx_module *m = p->m;
-    void *nk = realloc(m->kernels, (m->n_kernels + 1) * sizeof(*m->kernels));
-    if (!nk) {
-        abort();
+    struct ptx_kernel *k = calloc(1, sizeof(*k));
+    if (!k || !GROW(m->kernels, m->n_kernels, p->cap_kernels)) {
+        free(k);
+        return nomem(p);
     }
-    m->kernels = nk;
     m->kernels[m->n_kernels++] = k;
-    k->info.name = mod_strdup(m, w, strlen(w));
+    k->info.name = mod_strdup(p, name, n);
+    if (!k->info.name) {
+        return p->rc;
+    }
     k->n_regs = SR_COUNT;
     p->k = k;
     p->shared_bytes = m->shared_bytes;
@@ -925,28 +1273,30 @@ static int parse_entry(struct ptx_parse *p)
         return rc;
     }
     while (!peek(p, '{')) {
-        line = p->line;
+        l = here(p);
         if (!read_word(p, w, sizeof(w))) {
-            set_err(p->err, PTX_EPARSE, line, "PTX line %u: '{' expected "
-                    "for kernel %s", line, k->info.name);
-            return PTX_EPARSE;
+            return fail_at(p, l, PTX_EPARSE, "'{' expected for kernel %s",
+                           k->info.name);
         }
         if (strcmp(w, ".maxntid") == 0) {
-            parse_ntid(p, k->info.maxntid);
+            rc = parse_ntid(p, k->info.maxntid, ".maxntid");
         } else if (strcmp(w, ".reqntid") == 0) {
-            parse_ntid(p, k->info.reqntid);
+            rc = parse_ntid(p, k->info.reqntid, ".reqntid");
         } else if (strcmp(w, ".minnctapersm") == 0 ||
                    strcmp(w, ".maxnctapersm") == 0 ||
                    strcmp(w, ".maxnreg") == 0) {
             unsigned long long v;
-            read_uint(p, &v);
+            rc = read_uint(p, &v, w) < 0 ? p->rc : 0;
         } else if (strcmp(w, ".noreturn") == 0) {
         } else if (strcmp(w, ".pragma") == 0) {
             skip_statement(p);
         } else {
-            kernel_unsupported(p, line, "unsupported kernel directive '%s'",
-                               w);
+            kernel_unsupported(p, l.line, "unsupported kernel directive "
+                               "'%s'", w);
             skip_line(p);
+        }
+        if (rc || p->rc) {
+            return rc ? rc : p->rc;
         }
     }
     rc = parse_body(p, k);
@@ -955,7 +1305,7 @@ static int parse_entry(struct ptx_parse *p)
     }
     resolve_labels(p, k);
     k->info.shared_bytes = p->shared_bytes;
-    k->info.dyn_shared_offset = align_up(p->shared_bytes, 16);
+    k->info.dyn_shared_offset = (uint32_t)align_up(p->shared_bytes, 16);
     k->info.local_bytes = k->local_bytes;
     k->info.n_insns = k->n_insns;
     for (unsigned i = 0; i < k->n_insns && !k->info.uses_global_symbols;
@@ -969,7 +1319,7 @@ static int parse_entry(struct ptx_parse *p)
         }
     }
     p->k = NULL;
-    return 0;
+    return p->rc;
 }
 
 /* .func: a device function. Calls are not interpreted, so its body is
@@ -993,51 +1343,85 @@ static void skip_func(struct ptx_parse *p)
                 }
                 p->s++;
             }
-            p->s++;
+            if (p->s < p->end) {
+                p->s++;
+            }
             continue;
         }
-        char w[256];
-        if (!read_word(p, w, sizeof(w))) {
+        const char *w;
+        if (!scan_word(p, &w) && p->s < p->end) {
             p->s++;
         }
     }
 }
 
+/* A number of a header directive (".version 9.0" gives 9 and 0): its
+ * digits up to the first non-digit, at most max; -1 when none or more. */
+static long header_number(const char *s, const char **rest, long max)
+{
+    long v = 0;
+    const char *d = s;
+    while (isdigit((unsigned char)*d)) {
+        v = v * 10 + (*d - '0');
+        if (v > max) {
+            return -1;
+        }
+        d++;
+    }
+    *rest = d;
+    return d == s ? -1 : v;
+}
+
 static int parse_top(struct ptx_parse *p)
 {
-    char w[256];
+    char w[256], c[32];
     bool is_extern = false;
     for (;;) {
         skip_ws(p);
+        if (p->rc) {
+            return p->rc;
+        }
         if (p->s >= p->end) {
             return 0;
         }
-        unsigned line = p->line;
+        struct loc l = here(p);
         if (!read_word(p, w, sizeof(w))) {
-            set_err(p->err, PTX_EPARSE, line,
-                    "PTX line %u: unexpected character '%c'", line, *p->s);
-            return PTX_EPARSE;
+            return fail_at(p, l, PTX_EPARSE, "unexpected %s",
+                           char_text(p, c, sizeof(c)));
         }
         int rc = 0;
         if (strcmp(w, ".version") == 0) {
+            skip_ws(p);
+            l = here(p);
             read_word(p, w, sizeof(w));
-            unsigned maj = 0, min = 0;
-            sscanf(w, "%u.%u", &maj, &min);
-            p->m->version = maj * 10 + min;
+            const char *r;
+            long maj = header_number(w, &r, 99), min = -1;
+            if (maj >= 0 && *r == '.') {
+                min = header_number(r + 1, &r, 9);
+            }
+            if (min < 0 || *r != '\0') {
+                return fail_at(p, l, PTX_EPARSE, "malformed .version "
+                               "'%.40s'", w);
+            }
+            p->m->version = (unsigned)(maj * 10 + min);
         } else if (strcmp(w, ".target") == 0) {
             do {
                 read_word(p, w, sizeof(w));
-                if (strncmp(w, "sm_", 3) == 0) {
-                    p->m->target_sm = (unsigned)atoi(w + 3);
+                const char *r;
+                long sm;
+                if (strncmp(w, "sm_", 3) == 0 &&
+                    (sm = header_number(w + 3, &r, 99999)) >= 0) {
+                    p->m->target_sm = (unsigned)sm;
                 }
             } while (accept(p, ','));
         } else if (strcmp(w, ".address_size") == 0) {
             unsigned long long v = 0;
-            read_uint(p, &v);
+            if (read_uint(p, &v, ".address_size") < 0) {
+                return p->rc;
+            }
             if (v != 64) {
-                set_err(p->err, PTX_EPARSE, line, "PTX line %u: "
-                        ".address_size %llu: only 64 is supported", line, v);
-                return PTX_EPARSE;
+                return fail_at(p, l, PTX_EPARSE, ".address_size %llu: only "
+                               "64 is supported", v);
             }
         } else if (strcmp(w, ".visible") == 0 || strcmp(w, ".weak") == 0 ||
                    strcmp(w, ".common") == 0) {
@@ -1050,11 +1434,11 @@ static int parse_top(struct ptx_parse *p)
         } else if (strcmp(w, ".func") == 0) {
             skip_func(p);
         } else if (strcmp(w, ".global") == 0) {
-            rc = parse_module_var(p, PS_GLOBAL, is_extern);
+            rc = parse_module_var(p, PS_GLOBAL, is_extern, l);
         } else if (strcmp(w, ".const") == 0) {
-            rc = parse_module_var(p, PS_CONST, is_extern);
+            rc = parse_module_var(p, PS_CONST, is_extern, l);
         } else if (strcmp(w, ".shared") == 0) {
-            rc = parse_module_var(p, PS_SHARED, is_extern);
+            rc = parse_module_var(p, PS_SHARED, is_extern, l);
         } else if (strcmp(w, ".file") == 0 || strcmp(w, ".loc") == 0) {
             skip_line(p);
         } else if (strcmp(w, ".section") == 0) {
@@ -1066,9 +1450,8 @@ static int parse_top(struct ptx_parse *p)
         } else if (strcmp(w, ".pragma") == 0) {
             skip_statement(p);
         } else {
-            set_err(p->err, PTX_EPARSE, line,
-                    "PTX line %u: unexpected '%s' at module scope", line, w);
-            return PTX_EPARSE;
+            return fail_at(p, l, PTX_EPARSE, "unexpected '%s' at module "
+                           "scope", w);
         }
         is_extern = false;
         if (rc) {
@@ -1084,9 +1467,14 @@ struct ptx_module *ptx_module_parse(const char *text, size_t len,
         set_err(err, PTX_EINVAL, 0, "no PTX text");
         return NULL;
     }
+    if (len > PTX_TEXT_MAX_BYTES) {
+        set_err(err, PTX_EPARSE, 0, "a PTX text of %zu bytes (at most %u)",
+                len, PTX_TEXT_MAX_BYTES);
+        return NULL;
+    }
     struct ptx_parse p;
     memset(&p, 0, sizeof(p));
-    p.s = text;
+    p.text = p.s = text;
     p.end = text + len;
     p.line = 1;
     p.err = err;
@@ -1096,9 +1484,12 @@ struct ptx_module *ptx_module_parse(const char *text, size_t len,
         return NULL;
     }
     int rc = parse_top(&p);
+    if (!rc) {
+        rc = p.rc;
+    }
     if (rc == 0 && p.m->version == 0) {
-        set_err(err, PTX_EPARSE, 1, "not a PTX module: no .version");
-        rc = PTX_EPARSE;
+        struct loc l = {1, text};
+        rc = fail_at(&p, l, PTX_EPARSE, "not a PTX module: no .version");
     }
     kernel_reset_scope(&p);
     for (unsigned i = 0; i < p.n_msyms; i++) {

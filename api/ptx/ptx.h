@@ -58,13 +58,35 @@ extern "C" {
 
 #define PTX_ERROR_MSG_BYTES 320
 
-/* An error: a code, the PTX line it refers to (0: none) and a message
- * that names the kernel and the line where there is one. */
+/* An error: a code, the PTX line and column it refers to (0: none) and a
+ * message that names the kernel and the line where there is one. */
 struct ptx_error {
     int code;
     unsigned line;
+    unsigned column;
     char msg[PTX_ERROR_MSG_BYTES];
 };
+
+/* ---------------------------------------------------------------------- */
+/* Limits on untrusted input (docs/ptx.md, "Limits")                       */
+/* ---------------------------------------------------------------------- */
+
+/* A fat binary or PTX text beyond one of these is refused (PTX_EINVAL
+ * for a fat binary, PTX_EPARSE for a module) with a message naming the
+ * limit and, in PTX, the line and column; nothing is truncated. */
+#define PTX_FATBIN_MAX_BYTES (1ull << 30) /* entries of one container */
+#define PTX_TEXT_MAX_BYTES (256u << 20)   /* the PTX text of a module */
+#define PTX_GLOBAL_MAX_BYTES (4ull << 30) /* one .global variable */
+#define PTX_CONST_MAX_BYTES (64u << 10)   /* all .const of a module */
+#define PTX_SHARED_MAX_BYTES (256u << 10) /* static .shared of a kernel
+                                           * (module-scope ones included) */
+#define PTX_LOCAL_MAX_BYTES (512u << 10)  /* .local of a kernel, a thread */
+#define PTX_PARAM_MAX_BYTES (32u << 10)   /* parameters of a kernel */
+#define PTX_ALIGN_MAX 65536u              /* .align: a power of two <= */
+#define PTX_REG_MAX 65000u                /* registers a kernel declares */
+#define PTX_INSN_MAX (1u << 22)           /* instructions of a kernel */
+#define PTX_STATEMENT_MAX_BYTES 65536u    /* one instruction statement */
+#define PTX_NTID_MAX 1024u                /* a .maxntid/.reqntid value */
 
 /* ---------------------------------------------------------------------- */
 /* Fat binaries                                                            */
@@ -87,8 +109,10 @@ struct ptx_error {
 int ptx_fatbin_extract(const void *wrapper, char **text, size_t *len,
                        struct ptx_error *err);
 
-/* The same from the fat binary data itself (the container header); @size
- * bounds what may be read (SIZE_MAX when unknown). */
+/* The same from the fat binary data itself (the container header) in a
+ * buffer of @size bytes; nothing outside it is read (fuzzing harnesses
+ * call this one). ptx_fatbin_extract() passes the size the container
+ * header declares, at most 16 + 65535 + PTX_FATBIN_MAX_BYTES. */
 int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
                             size_t *len, struct ptx_error *err);
 
@@ -133,18 +157,21 @@ struct ptx_var_info {
     enum ptx_var_space space;
     uint64_t size_bytes;
     uint32_t align_bytes;
-    const uint8_t *init; /* size_bytes initial bytes, or NULL for zeros */
+    const uint8_t *init; /* init_bytes initial bytes, or NULL for zeros */
+    uint64_t init_bytes; /* <= size_bytes; the bytes after them are 0 */
 };
 
 /**
  * ptx_module_parse() - parse a PTX module.
- * @text: PTX text (NUL-terminated or not); @len: its length.
+ * @text: PTX text (NUL-terminated or not); @len: its length, at most
+ *        PTX_TEXT_MAX_BYTES. Nothing at or beyond text + len is read.
  *
  * Directives and instructions the interpreter does not support are not a
  * module error: they are recorded against the kernel that contains them
  * (first one wins, with its line), so the module's other kernels run.
  * Return: the module, or NULL with @err filled (PTX_EPARSE when the
- * structure itself is broken, PTX_ENOMEM).
+ * structure itself is broken or a limit above is passed, PTX_ENOMEM;
+ * the message starts "PTX line L:C:"). It never aborts.
  */
 struct ptx_module *ptx_module_parse(const char *text, size_t len,
                                     struct ptx_error *err);

@@ -3,7 +3,9 @@
  * (tests/ptx/hand.ptx, bad.ptx): parsing and kernel metadata, the
  * unsupported-instruction report, and execution on the flat executor of
  * divergence, loops, early exit, votes, shuffles, shared/local/generic
- * memory, atomics, vectors, parameters and conversions. No nvcc needed.
+ * memory, atomics, vectors, parameters and conversions; untrusted input
+ * (every limit of docs/ptx.md, texts cut anywhere, fat binaries whose
+ * sizes lie). No nvcc needed.
  */
 #include <config.h>
 
@@ -11,6 +13,7 @@
 #include "tests/ptx/ptx_test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -326,6 +329,334 @@ START_TEST(test_ptx_atom_apply_table)
 }
 END_TEST
 
+/* ---- Untrusted input (docs/ptx.md, "Limits") -------------------------- */
+
+/* Every text is parsed from a malloc'd copy of exactly its length, with
+ * no NUL after it, so the ASan build catches a read past len. */
+static struct ptx_module *parse_exact(const char *text, size_t len,
+                                      struct ptx_error *err)
+{
+    char *copy = malloc(len ? len : 1);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, text, len);
+    memset(err, 0, sizeof(*err));
+    struct ptx_module *m = ptx_module_parse(copy, len, err);
+    free(copy);
+    return m;
+}
+
+/* The module must be refused with code and a message holding want. */
+static void refused(const char *text, int code, const char *want)
+{
+    struct ptx_error err;
+    struct ptx_module *m = parse_exact(text, strlen(text), &err);
+    ck_assert_msg(m == NULL, "accepted: %s", text);
+    ck_assert_msg(err.code == code, "code %d (%s), want %d", err.code,
+                  err.msg, code);
+    ck_assert_msg(strstr(err.msg, want) != NULL, "'%s' lacks '%s'", err.msg,
+                  want);
+}
+
+#define HDR ".version 9.0\n.target sm_90\n.address_size 64\n"
+
+START_TEST(test_ptx_limits_no_read_past_len)
+{
+    /* ptx-1: the text ends right after '@' */
+    struct ptx_error err;
+    ck_assert_ptr_null(parse_exact(".entry r{@", 10, &err));
+    ck_assert_int_eq(err.code, PTX_EPARSE);
+    ck_assert_ptr_nonnull(strstr(err.msg, "PTX line 1:11: end of text"));
+    ck_assert_uint_eq(err.column, 11);
+    /* every prefix of a real module, each cut at a different token */
+    char path[1024];
+    size_t len;
+    snprintf(path, sizeof(path), "%s/tests/ptx/hand.ptx", P2PSIM_SRCDIR);
+    char *text = ptx_test_slurp(path, &len);
+    ck_assert_ptr_nonnull(text);
+    for (size_t n = 0; n <= len; n += n < 400 ? 1 : 7) {
+        ptx_module_free(parse_exact(text, n, &err));
+    }
+    struct ptx_module *m = parse_exact(text, len, &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    ptx_module_free(m);
+    free(text);
+    /* comments and words cut at the end (some are whole modules) */
+    static const char *const cuts[] = {"/", "/*", "/* *", "//", ".ver",
+                                       ".entry k(", ".entry k{ $L:", "@",
+                                       HDR ".func f(", HDR ".func f",
+                                       HDR ".global .u32 g = {1,",
+                                       HDR ".entry k{ ld.param.u32 %r1, ["};
+    for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+        ptx_module_free(parse_exact(cuts[i], strlen(cuts[i]), &err));
+    }
+}
+END_TEST
+
+START_TEST(test_ptx_limits_variable_sizes)
+{
+    /* ptx-2: calloc of 2^64 - 1 bytes used to abort() */
+    refused(HDR ".global .b8 g[18446744073709551615] = {0};\n", PTX_EPARSE,
+            "PTX line 4:9: .global g: 18446744073709551615 bytes pass the "
+            "limit");
+    refused(HDR ".global .b8 g[100000000000] = {0};\n", PTX_EPARSE,
+            "limit of 4294967296 bytes");
+    /* fatbin-4: the count overflows strtoull */
+    refused(HDR ".global .align 4 .b8 gv[1111111111111111111111111116] = "
+            "{1};\n", PTX_EPARSE, "PTX line 4:25: array size");
+    refused(HDR ".global .b8 g[4294967296][4294967296];\n", PTX_EPARSE,
+            "element count does not fit 64 bits");
+    refused(HDR ".global .u64 g[2305843009213693952];\n", PTX_EPARSE,
+            "do not fit 64 bits");
+    refused(HDR ".const .b8 a[40000];\n.const .b8 b[40000];\n", PTX_EPARSE,
+            "PTX line 5:8: .const b");
+    refused(HDR ".global .u32 g[2] = {1, 2, 3};\n", PTX_EPARSE,
+            "more initial values than its 2 elements");
+    refused(HDR ".global .u64 g = 99999999999999999999999;\n", PTX_EPARSE,
+            "malformed initial value");
+    refused(HDR ".global .align 3 .u32 g;\n", PTX_EPARSE, ".align 3");
+    refused(HDR ".global .align 2147483648 .u32 g;\n", PTX_EPARSE,
+            "power of two");
+
+    /* a large zero-initialized variable costs only its initial values */
+    const char *big = HDR ".global .align 8 .b8 g[1048576] = {7, 0, 9};\n";
+    struct ptx_error err;
+    struct ptx_module *m = parse_exact(big, strlen(big), &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    const struct ptx_var_info *v = ptx_module_var(m, 0);
+    ck_assert_uint_eq(v->size_bytes, 1048576);
+    ck_assert_uint_eq(v->init_bytes, 3);
+    ck_assert_uint_eq(v->init[0], 7);
+    ck_assert_uint_eq(v->init[2], 9);
+    ptx_module_free(m);
+}
+END_TEST
+
+START_TEST(test_ptx_limits_shared_local_param)
+{
+    /* 4 GiB + 8 of .shared used to be truncated to 8 bytes */
+    refused(HDR ".shared .b8 s[4294967304];\n", PTX_EPARSE,
+            ".shared s: 4294967304 bytes at offset 0 pass the limit of "
+            "262144 bytes");
+    refused(HDR ".shared .b8 a[200000];\n.visible .entry k()\n{\n"
+            ".shared .b8 b[100000];\nret;\n}\n", PTX_EPARSE,
+            "PTX line 7:9: .shared b: 100000 bytes at offset 200000");
+    refused(HDR ".visible .entry k()\n{\n.local .b8 l[524289];\nret;\n}\n",
+            PTX_EPARSE, ".local l");
+    refused(HDR ".visible .entry k(.param .b8 p[32769])\n{\nret;\n}\n",
+            PTX_EPARSE, ".param p");
+    /* at the limits it parses */
+    const char *ok = HDR ".shared .b8 a[131072];\n.visible .entry k("
+                     ".param .b8 p[32768])\n{\n.shared .b8 b[131072];\n"
+                     ".local .b8 l[524288];\nret;\n}\n";
+    struct ptx_error err;
+    struct ptx_module *m = parse_exact(ok, strlen(ok), &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    const struct ptx_kernel_info *in =
+        ptx_kernel_get_info(ptx_module_find(m, "k"));
+    ck_assert_uint_eq(in->shared_bytes, PTX_SHARED_MAX_BYTES);
+    ck_assert_uint_eq(in->local_bytes, PTX_LOCAL_MAX_BYTES);
+    ck_assert_uint_eq(in->param_bytes, PTX_PARAM_MAX_BYTES);
+    ptx_module_free(m);
+}
+END_TEST
+
+START_TEST(test_ptx_limits_registers_and_directives)
+{
+    refused(HDR ".visible .entry k()\n{\n.reg .b32 %r<4294967297>;\nret;\n}\n",
+            PTX_EPARSE, "PTX line 6:11: kernel k: %r: more than 65000 "
+            "registers");
+    refused(HDR ".visible .entry k()\n{\n.reg .b32 %r<40000>;\n"
+            ".reg .b64 %rd<40000>;\nret;\n}\n", PTX_EPARSE,
+            "PTX line 7:11: kernel k: %rd");
+    refused(HDR ".visible .entry k() .maxntid 4294967297\n{\nret;\n}\n",
+            PTX_EPARSE, ".maxntid 4294967297: 1 to 1024");
+    refused(".version 99999999999.0\n", PTX_EPARSE, "malformed .version");
+    refused(HDR ".visible .entry k()\n{\nld.param.u32 %r1, [k_p+1"
+            "11111111111111111111111111111111111111111111111111111111111"
+            "11111111111111111111111111111111111111111111111111111111111"
+            "11111111111111111111111111111111111111111111111111111111111"
+            "11111111111111111111111111111111111111111111111111111111111"
+            "11111111111111111111111111111111111111111111111111111111111"
+            "1];\n", PTX_EPARSE, "end of text inside kernel k");
+    /* a statement beyond PTX_STATEMENT_MAX_BYTES */
+    size_t n = PTX_STATEMENT_MAX_BYTES + 100;
+    char *t = malloc(n + 200);
+    ck_assert_ptr_nonnull(t);
+    int h = snprintf(t, 200, HDR ".visible .entry k()\n{\nmov.u32 %%r1, ");
+    memset(t + h, '1', n);
+    strcpy(t + h + n, ";\n}\n");
+    refused(t, PTX_EPARSE, "PTX line 6:1: an instruction of");
+    /* 300,000 nested blocks: no recursion, a clean error */
+    n = 300000;
+    h = snprintf(t, 200, HDR ".visible .entry k()\n");
+    t = realloc(t, h + n + 1);
+    ck_assert_ptr_nonnull(t);
+    memset(t + h, '{', n);
+    t[h + n] = '\0';
+    refused(t, PTX_EPARSE, "end of text inside kernel k");
+    free(t);
+    /* a text longer than the limit is refused before it is read */
+    static const char tiny[1];
+    struct ptx_error err = {0};
+    ck_assert_ptr_null(ptx_module_parse(tiny, (size_t)PTX_TEXT_MAX_BYTES + 1,
+                                        &err));
+    ck_assert_int_eq(err.code, PTX_EPARSE);
+}
+END_TEST
+
+START_TEST(test_ptx_limits_param_offset_wraps)
+{
+    /* [p+-2] is offset 2^64 - 2: it must not wrap past the bounds check */
+    const char *text = HDR ".visible .entry k(.param .u64 k_p)\n{\n"
+                       ".reg .b32 %r<2>;\nld.param.u32 %r1, [k_p+-2];\n"
+                       "ret;\n}\n";
+    struct ptx_error err;
+    struct ptx_module *m = parse_exact(text, strlen(text), &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    uint64_t p = 0;
+    void *args[] = {&p};
+    ck_assert_int_ne(ptx_test_run(m, "k", 1, 1, args, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "parameter access out of bounds"));
+    ptx_module_free(m);
+}
+END_TEST
+
+/* ---- Fat binaries built here ------------------------------------------- */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, (uint16_t)v);
+    put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    put32(p, (uint32_t)v);
+    put32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* A container of one entry of kind (1 PTX, 2 ELF) holding payload (n
+ * bytes, stated as payload_size) in a malloc'd buffer of exactly its
+ * size (*size); entries_size is what the container header states (0:
+ * the true size). */
+static uint8_t *make_fatbin(uint16_t kind, const void *payload, size_t n,
+                            uint64_t payload_size, uint64_t flags,
+                            uint64_t plain, uint64_t entries_size,
+                            size_t *size)
+{
+    *size = 16 + 64 + n;
+    uint8_t *f = calloc(1, *size);
+    ck_assert_ptr_nonnull(f);
+    put32(f, 0xBA55ED50u);
+    put16(f + 4, 1);
+    put16(f + 6, 16);
+    put64(f + 8, entries_size ? entries_size : 64 + n);
+    uint8_t *e = f + 16;
+    put16(e, kind);
+    put16(e + 2, 0x0101);
+    put32(e + 4, 64);
+    put64(e + 8, payload_size);
+    put32(e + 28, 90);
+    put64(e + 40, flags);
+    put64(e + 56, plain);
+    memcpy(e + 64, payload, n);
+    return f;
+}
+
+static int extract_registered(const uint8_t *data, char **text,
+                              struct ptx_error *err)
+{
+    struct {
+        uint32_t magic, version;
+        const void *data, *unused;
+    } w = {0x466243B1u, 1, data, NULL};
+    memset(err, 0, sizeof(*err));
+    *text = NULL;
+    return ptx_fatbin_extract(&w, text, NULL, err);
+}
+
+START_TEST(test_ptx_fatbin_bounds)
+{
+    struct ptx_error err = {0};
+    char *text = NULL;
+    /* fatbin-1: 16 bytes whose header says it is 2048 bytes long */
+    static const uint8_t fb1[16] = {0x50, 0xed, 0x55, 0xba, 0xcd, 0x01,
+                                    0x00, 0x08, 0xff, 0xff, 0x31, 0x2c,
+                                    0x20, 0x25, 0x74, 0x24};
+    uint8_t *f = malloc(sizeof(fb1));
+    memcpy(f, fb1, sizeof(fb1));
+    ck_assert_int_eq(ptx_fatbin_extract_data(f, sizeof(fb1), &text, NULL,
+                                             &err), PTX_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "bad container sizes"));
+    ck_assert_int_eq(extract_registered(f, &text, &err), PTX_EINVAL);
+    free(f);
+
+    /* fatbin-3: 2^40 bytes of entries, an ELF payload of 2^39 */
+    size_t n;
+    f = make_fatbin(2, "", 0, 1ull << 39, 0, 0, 1ull << 40, &n);
+    ck_assert_int_eq(extract_registered(f, &text, &err), PTX_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "bad container sizes"));
+    free(f);
+    /* a true container size, an entry claiming more than it */
+    f = make_fatbin(2, "", 0, 1ull << 39, 0, 0, 0, &n);
+    ck_assert_int_eq(extract_registered(f, &text, &err), PTX_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "entry at offset 16 has bad sizes"));
+    ck_assert_int_eq(ptx_fatbin_extract_data(f, n, &text, NULL, &err),
+                     PTX_EINVAL);
+    free(f);
+
+    /* a good one, read through the registration path from a buffer of
+     * exactly its size: the container's own size bounds the walk */
+    const char ptx[] = HDR ".visible .entry k()\n{\nret;\n}\n";
+    f = make_fatbin(1, ptx, sizeof(ptx) - 1, sizeof(ptx) - 1, 0, 0, 0, &n);
+    ck_assert_int_eq(extract_registered(f, &text, &err), 0);
+    ck_assert_str_eq(text, ptx);
+    free(text);
+    free(f);
+}
+END_TEST
+
+START_TEST(test_ptx_fatbin_zstd_claims)
+{
+#ifdef HAVE_ZSTD
+    /* a zstd frame by hand: single segment, 4-byte content size, one
+     * raw block of 5 bytes */
+    uint8_t z[4 + 1 + 4 + 3 + 5] = {0x28, 0xb5, 0x2f, 0xfd, 0xa0};
+    put32(z + 5, 5);
+    z[9] = 1 | 5 << 3;
+    memcpy(z + 12, "k: ;\n", 5);
+    struct ptx_error err;
+    char *text = NULL;
+    size_t n;
+    uint8_t *f = make_fatbin(1, z, sizeof(z), sizeof(z), 0x8000, 5, 0, &n);
+    ck_assert_int_eq(ptx_fatbin_extract_data(f, n, &text, NULL, &err), 0);
+    ck_assert_str_eq(text, "k: ;\n");
+    free(text);
+    free(f);
+    /* fatbin-2: the frame claims ~3 GB, the entry 5 bytes */
+    put32(z + 5, 3000000000u);
+    f = make_fatbin(1, z, sizeof(z), sizeof(z), 0x8000, 5, 0, &n);
+    ck_assert_int_eq(ptx_fatbin_extract_data(f, n, &text, NULL, &err),
+                     PTX_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "claims 3000000000 bytes, its "
+                                          "header 5"));
+    free(f);
+    /* the entry states no size: the cap on PTX text holds */
+    f = make_fatbin(1, z, sizeof(z), sizeof(z), 0x8000, 0, 0, &n);
+    ck_assert_int_eq(ptx_fatbin_extract_data(f, n, &text, NULL, &err),
+                     PTX_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "bad PTX size 3000000000"));
+    free(f);
+#endif
+}
+END_TEST
+
 Suite *make_ptx_hand_suite(void)
 {
     Suite *s = suite_create("ptx_hand");
@@ -345,6 +676,16 @@ Suite *make_ptx_hand_suite(void)
     tcase_add_test(tc, test_ptx_exec_warp_protocol);
     tcase_add_test(tc, test_ptx_exec_shared_out_of_bounds_is_an_error);
     tcase_add_test(tc, test_ptx_atom_apply_table);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Untrusted input");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_ptx_limits_no_read_past_len);
+    tcase_add_test(tc, test_ptx_limits_variable_sizes);
+    tcase_add_test(tc, test_ptx_limits_shared_local_param);
+    tcase_add_test(tc, test_ptx_limits_registers_and_directives);
+    tcase_add_test(tc, test_ptx_limits_param_offset_wraps);
+    tcase_add_test(tc, test_ptx_fatbin_bounds);
+    tcase_add_test(tc, test_ptx_fatbin_zstd_claims);
     suite_add_tcase(s, tc);
     return s;
 }
