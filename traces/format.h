@@ -26,6 +26,10 @@ enum trace_rec_type {
     TRACE_REC_TYPE_COUNT
 };
 
+/* The latest time a record may hold, its end (t_ps + dur_ps) included,
+ * and the largest filter time: INT64_MAX ps, about 106 days. */
+#define TRACE_TIME_MAX ((uint64_t)INT64_MAX)
+
 /* Sizes of the text fields, terminating NUL included. */
 #define TRACE_KIND_LEN 16
 #define TRACE_NAME_LEN 96
@@ -135,12 +139,20 @@ struct trace_reader;
 /*
  * trace_reader_open - read a file written by trace_writer (either format,
  * told apart by its first byte). NULL with err ("path: why") on failure.
+ * Untrusted input: lines, columns, numbers and text fields have caps
+ * (traces/trace-format.md, "Reading"); what passes one is an error at
+ * "path:line:column", never cut or clamped.
+ * trace_reader_open_stream reads an open stream instead (a harness's
+ * fmemopen buffer), named name in messages; closing the reader leaves f
+ * open.
  */
 struct trace_reader *trace_reader_open(const char *path, char *err,
                                        size_t err_size);
+struct trace_reader *trace_reader_open_stream(FILE *f, const char *name,
+                                              char *err, size_t err_size);
 enum trace_format trace_reader_format(const struct trace_reader *r);
 /* 1: *out holds the next record; 0: end of file; -1: err says why
- * ("path:line: ..."). */
+ * ("path:line:column: ..."). */
 int trace_reader_next(struct trace_reader *r, struct trace_rec *out,
                       char *err, size_t err_size);
 void trace_reader_close(struct trace_reader *r);
@@ -175,8 +187,11 @@ int trace_filter_parse(const char *spec, struct trace_filter *f, char *err,
                        size_t err_size);
 bool trace_filter_match(const struct trace_filter *f,
                         const struct trace_rec *r);
-/* "12.5us", "3ms", "700ps"... into *ps. 0 or -1. */
-int trace_parse_time(const char *s, uint64_t *ps);
+/* "12.5us", "3ms", "700ps"... into *ps: digits, an optional fraction
+ * and a unit, exact to the picosecond, at most TRACE_TIME_MAX. 0, or -1
+ * with why (no sign, exponent, inf or nan). */
+int trace_parse_time(const char *s, uint64_t *ps, char *why,
+                     size_t why_size);
 
 /* ---- summaries -------------------------------------------------------------- */
 

@@ -3,7 +3,9 @@
 noinst_LTLIBRARIES += traces/libtraces.la
 traces_libtraces_la_SOURCES = \
 	%reldir%/api_trace.c \
-	%reldir%/api_trace.h
+	%reldir%/api_trace.h \
+	%reldir%/text.c \
+	%reldir%/text.h
 # Fabric traces (issue 11): the writers' schema, CSV and Perfetto writers
 # and readers, filters and summaries (traces/trace-format.md).
 traces_libtraces_la_SOURCES += \

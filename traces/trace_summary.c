@@ -36,7 +36,8 @@ struct sum_kind {
 };
 
 struct sum_tlp {
-    uint64_t id;                /* +1; 0: empty slot */
+    bool used;
+    uint64_t id;
     uint64_t created, end;
     unsigned kind;
 };
@@ -52,7 +53,14 @@ struct summary {
     size_t n_tlp, cap_tlp;      /* cap: a power of two */
     uint64_t t0, t1, records;
     bool oom;
+    bool overflow;              /* a sum passed 64 bits */
 };
+
+/* *sum += v, or note that it does not fit. */
+static void sum_add(struct summary *s, uint64_t *sum, uint64_t v)
+{
+    s->overflow |= __builtin_add_overflow(*sum, v, sum);
+}
 
 static void *grow(void *p, unsigned *cap, size_t elem)
 {
@@ -121,9 +129,9 @@ static struct sum_tlp *find_tlp(struct summary *s, uint64_t id)
             return NULL;
         }
         for (size_t i = 0; i < s->cap_tlp; i++) {
-            if (s->tlp[i].id) {
+            if (s->tlp[i].used) {
                 size_t k = slot_of(s->tlp[i].id, cap);
-                while (t[k].id) {
+                while (t[k].used) {
                     k = (k + 1) & (cap - 1);
                 }
                 t[k] = s->tlp[i];
@@ -133,12 +141,13 @@ static struct sum_tlp *find_tlp(struct summary *s, uint64_t id)
         s->tlp = t;
         s->cap_tlp = cap;
     }
-    size_t k = slot_of(id + 1, s->cap_tlp);
-    while (s->tlp[k].id && s->tlp[k].id != id + 1) {
+    size_t k = slot_of(id, s->cap_tlp);
+    while (s->tlp[k].used && s->tlp[k].id != id) {
         k = (k + 1) & (s->cap_tlp - 1);
     }
-    if (!s->tlp[k].id) {
-        s->tlp[k].id = id + 1;
+    if (!s->tlp[k].used) {
+        s->tlp[k].used = true;
+        s->tlp[k].id = id;
         s->tlp[k].created = UINT64_MAX;
         s->n_tlp++;
     }
@@ -168,8 +177,8 @@ static void add(struct summary *s, const struct trace_rec *r)
         return;
     }
     t->n++;
-    t->bytes += r->bytes;
-    t->busy_ps += r->dur_ps;
+    sum_add(s, &t->bytes, r->bytes);
+    sum_add(s, &t->busy_ps, r->dur_ps);
     if (r->rate) {
         t->rate = r->rate;
     }
@@ -195,7 +204,7 @@ static void latencies(struct summary *s)
 {
     for (size_t i = 0; i < s->cap_tlp; i++) {
         const struct sum_tlp *t = &s->tlp[i];
-        if (!t->id) {
+        if (!t->used) {
             continue;
         }
         struct sum_kind *k = &s->kind[t->kind];
@@ -206,7 +215,7 @@ static void latencies(struct summary *s)
         }
         k->bucket[b]++;
         k->n++;
-        k->sum_ps += lat;
+        sum_add(s, &k->sum_ps, lat);
         k->min_ps = lat < k->min_ps ? lat : k->min_ps;
         k->max_ps = lat > k->max_ps ? lat : k->max_ps;
     }
@@ -288,6 +297,13 @@ int trace_summarize(struct trace_reader *r, FILE *out, char *err,
     }
     if (rc == 0) {
         latencies(&s);
+    }
+    if (rc == 0 && s.overflow) {
+        /* Only a made-up trace sums past 2^64 bytes or picoseconds. */
+        snprintf(err, err_size, "the totals of bytes or time pass 64 bits");
+        rc = -1;
+    }
+    if (rc == 0) {
         print(&s, out);
     }
     free(s.track);

@@ -134,7 +134,10 @@ static void buf_add(struct trace_buf *b, const char *fmt, ...)
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
-        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        /* An empty buffer has no s: NULL + 0 is undefined in C, so it is
+         * measured with vsnprintf(NULL, 0) instead. */
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->cap - b->len, fmt,
+                          ap);
         va_end(ap);
         if (n < 0) {
             b->oom = true;

@@ -4,7 +4,10 @@
  * JSON read back field for field, CSV -> Perfetto -> CSV byte for byte,
  * the reader's errors at file:line, the size cap, filters (parsing and
  * matching), the summary of records made by hand, and the event log's
- * ftrace lines. Linked with traces/libtraces.la only (tests/check_traces.c).
+ * ftrace lines; untrusted input (issue 18): the JSON depth limit (300,000
+ * nested arrays, in memory), numbers, strings, line and field caps of
+ * both readers and of the API trace reader, with line and column in each
+ * error. Linked with traces/libtraces.la only (tests/check_traces.c).
  */
 #include <config.h>
 
@@ -14,7 +17,9 @@
 #include <unistd.h>
 
 #include "tests/check_p2psim.h"
+#include "traces/api_trace.h"
 #include "traces/format.h"
+#include "traces/text.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -248,14 +253,14 @@ START_TEST(test_reader_errors)
     struct trace_rec rec;
     ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), 1);
     ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, ":3: bad bytes 'many'"), "%s", err);
+    ck_assert_msg(strstr(err, ":3:7: bad bytes 'many'"), "%s", err);
     trace_reader_close(r);
 
     spit(path, "type,t_ps\nflit,1\n");
     r = trace_reader_open(path, err, sizeof(err));
     ck_assert(r != NULL);
     ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, ":2: bad type 'flit'"), "%s", err);
+    ck_assert_msg(strstr(err, ":2:1: bad type 'flit'"), "%s", err);
     trace_reader_close(r);
 
     spit(path, "{\"otherData\":{\"p2psim_trace\":1},\"traceEvents\":[\n"
@@ -263,7 +268,7 @@ START_TEST(test_reader_errors)
     r = trace_reader_open(path, err, sizeof(err));
     ck_assert(r != NULL);
     ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, ":2: "), "%s", err);
+    ck_assert_msg(strstr(err, ":2:33: expected a string"), "%s", err);
     trace_reader_close(r);
     unlink(path);
 }
@@ -366,18 +371,49 @@ END_TEST
 START_TEST(test_parse_time)
 {
     uint64_t ps;
-    ck_assert_int_eq(trace_parse_time("700ps", &ps), 0);
+    char why[200];
+    ck_assert_int_eq(trace_parse_time("700ps", &ps, why, sizeof(why)), 0);
     ck_assert_uint_eq(ps, 700);
-    ck_assert_int_eq(trace_parse_time("12.5us", &ps), 0);
+    ck_assert_int_eq(trace_parse_time("12.5us", &ps, why, sizeof(why)), 0);
     ck_assert_uint_eq(ps, 12500000);
-    ck_assert_int_eq(trace_parse_time("3ms", &ps), 0);
+    ck_assert_int_eq(trace_parse_time("3ms", &ps, why, sizeof(why)), 0);
     ck_assert_uint_eq(ps, UINT64_C(3000000000));
-    ck_assert_int_eq(trace_parse_time("2s", &ps), 0);
+    ck_assert_int_eq(trace_parse_time("2s", &ps, why, sizeof(why)), 0);
     ck_assert_uint_eq(ps, UINT64_C(2000000000000));
-    ck_assert_int_eq(trace_parse_time("10", &ps), -1);
-    ck_assert_int_eq(trace_parse_time("10 us", &ps), -1);
-    ck_assert_int_eq(trace_parse_time("-1ns", &ps), -1);
-    ck_assert_int_eq(trace_parse_time("us", &ps), -1);
+    ck_assert_int_eq(trace_parse_time("1.000000000001s", &ps, why,
+                                      sizeof(why)), 0);
+    ck_assert_uint_eq(ps, UINT64_C(1000000000001));
+    ck_assert_int_eq(trace_parse_time("10000000.0000000000000000ps", &ps,
+                                      why, sizeof(why)), 0);
+    ck_assert_uint_eq(ps, 10000000);
+    ck_assert_int_eq(trace_parse_time("9223372036854775807ps", &ps, why,
+                                      sizeof(why)), 0);
+    ck_assert_uint_eq(ps, TRACE_TIME_MAX);
+    ck_assert_int_eq(trace_parse_time("10", &ps, NULL, 0), -1);
+    ck_assert_int_eq(trace_parse_time("10 us", &ps, NULL, 0), -1);
+    ck_assert_int_eq(trace_parse_time("-1ns", &ps, NULL, 0), -1);
+    ck_assert_int_eq(trace_parse_time("us", &ps, NULL, 0), -1);
+    /* Issue 18: these went through an undefined double-to-integer
+     * conversion (1e300s read as 0), and nan was a time. */
+    static const struct { const char *s, *says; } bad[] = {
+        { "1e300s", "no exponent" },
+        { "1e3ns", "no exponent" },
+        { "infs", "is not a time" },
+        { "inf", "is not a time" },
+        { "nanus", "is not a time" },
+        { "9223372036854775808ps", "too large" },
+        { "9223373s", "too large" },
+        { "99999999999999999999999999999999999999999999999999s",
+          "too large" },
+        { "0.5ps", "not a whole number of ps" },
+        { "0.0000000000001s", "more than 12 decimals" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        why[0] = '\0';
+        ck_assert_int_eq(trace_parse_time(bad[i].s, &ps, why, sizeof(why)),
+                         -1);
+        ck_assert_msg(strstr(why, bad[i].says), "%s: %s", bad[i].s, why);
+    }
 }
 END_TEST
 
@@ -387,6 +423,9 @@ START_TEST(test_filter_parse_errors)
         { "when=3", "unknown criterion 'when'" },
         { "kind", "'kind' is not NAME=VALUE" },
         { "from=10", "a time takes a unit" },
+        { "from=1e300s", "no exponent" },
+        { "to=nan", "is not a time" },
+        { "from=1000000000s", "too large" },
         { "from=5us,to=1us", "ends (to) before it starts" },
         { "pair=gpu0", "bad pair 'gpu0'" },
         { "kind=a+b+c+d+e+f+g+h+i", "at most 8 items" },
@@ -554,6 +593,331 @@ START_TEST(test_ftrace_line)
 }
 END_TEST
 
+/* ---- untrusted input ------------------------------------------------------ */
+
+/* text: n copies of open, then tail. */
+static char *repeat(const char *head, const char *open, size_t n,
+                    const char *tail)
+{
+    size_t hl = strlen(head), ol = strlen(open), tl = strlen(tail);
+    char *s = malloc(hl + n * ol + tl + 1);
+    ck_assert(s != NULL);
+    memcpy(s, head, hl);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(s + hl + i * ol, open, ol);
+    }
+    memcpy(s + hl + n * ol, tail, tl + 1);
+    return s;
+}
+
+/* Issue 18: 300,000 nested arrays overflowed the stack (skip_array had no
+ * limit; objects stopped at 9). One limit now, for both, with a column. */
+START_TEST(test_json_depth_limit)
+{
+    char err[300];
+    struct trace_api_field *f;
+    size_t n;
+    static const char *const opens[] = { "[", "{\"a\":", "[{\"a\":" };
+    for (unsigned k = 0; k < 3; k++) {
+        char *deep = repeat("{\"x\":", opens[k], 300000, "1");
+        err[0] = '\0';
+        ck_assert_int_eq(trace_json_flatten(deep, &f, &n, err, sizeof(err)),
+                         -1);
+        ck_assert_msg(strstr(err, "nested deeper than 16"), "%s", err);
+        struct trace_api_call c;
+        struct trace_api_header h;
+        ck_assert_int_eq(trace_api_parse_line(deep, &c, &h, err,
+                                              sizeof(err)), -1);
+        ck_assert_msg(strstr(err, "nested deeper than 16"), "%s", err);
+        free(deep);
+    }
+    /* The column is where the 17th level opens: after {"x": and 15 '['. */
+    char *deep = repeat("{\"x\":", "[", 300000, "");
+    ck_assert_int_eq(trace_json_flatten(deep, &f, &n, err, sizeof(err)), -1);
+    ck_assert_msg(strncmp(err, "21: ", 4) == 0, "%s", err);
+    free(deep);
+    /* 16 deep is accepted, 17 not: arrays and objects count alike. */
+    char *ok = repeat("{\"x\":", "[", 7, "");
+    char *t = repeat(ok, "{\"a\":", 8, "1}}}}}}}}]]]]]]]}");
+    ck_assert_msg(trace_json_flatten(t, &f, &n, err, sizeof(err)) == 0, "%s",
+                  err);
+    trace_json_fields_free(f, n);
+    free(t);
+    t = repeat(ok, "{\"a\":", 9, "1}}}}}}}}}]]]]]]]}");
+    ck_assert_int_eq(trace_json_flatten(t, &f, &n, err, sizeof(err)), -1);
+    free(t);
+    free(ok);
+}
+END_TEST
+
+/* Numbers follow JSON's grammar; strings their escapes. */
+START_TEST(test_json_values)
+{
+    static const struct { const char *text, *says; } bad[] = {
+        { "{\"a\":1.}", "6: bad value" },
+        { "{\"a\":--1}", "bad value" },
+        { "{\"a\":+1}", "bad value" },
+        { "{\"a\":1e}", "bad value" },
+        { "{\"a\":01}", "expected ',' or '}'" },
+        { "{\"a\":nulls}", "bad value" },
+        { "{\"a\":\"\\x\"}", "7: unknown escape '\\x'" },
+        { "{\"a\":\"\\u12\"}", "four hex digits" },
+        { "{\"a\":\"\\u0000\"}", "NUL character" },
+        { "{\"a\":\"\\ud800\"}", "without its low half" },
+        { "{\"a\":\"\\udc00\"}", "lone low surrogate" },
+        { "{\"a\":\"abc}", "6: unterminated string" },
+        { "{\"a\":", "the line ends" },
+        { "{\"a\":[1,2}", "expected ',' or ']'" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct trace_api_field *f;
+        size_t n;
+        char err[300] = "";
+        ck_assert_int_eq(trace_json_flatten(bad[i].text, &f, &n, err,
+                                            sizeof(err)), -1);
+        ck_assert_msg(strstr(err, bad[i].says), "%s: %s", bad[i].text, err);
+    }
+    /* A key of 255 bytes with its parents' is the longest. */
+    char key[300];
+    memset(key, 'k', 253);
+    key[253] = '\0';
+    char line[400];
+    snprintf(line, sizeof(line), "{\"a\":{\"%s\":1}}", key);
+    struct trace_api_field *f;
+    size_t n;
+    char err[300] = "";
+    ck_assert_msg(trace_json_flatten(line, &f, &n, err, sizeof(err)) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(strlen(f[0].key), 255);
+    ck_assert_uint_eq(f[0].col, 263);
+    trace_json_fields_free(f, n);
+    snprintf(line, sizeof(line), "{\"a\":{\"%sk\":1}}", key);
+    ck_assert_int_eq(trace_json_flatten(line, &f, &n, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "7: key longer than 255"), "%s", err);
+    /* Escapes: the recorder's bytes, UTF-8 above, a surrogate pair. */
+    ck_assert(trace_json_flatten("{\"s\":\"\\u00e9\\u20ac\\ud83d\\ude00"
+                                 "\\\"\\/\"}", &f, &n, err, sizeof(err)) == 0);
+    ck_assert_str_eq(f[0].text, "\xe9\xe2\x82\xac\xf0\x9f\x98\x80\"/");
+    trace_json_fields_free(f, n);
+    /* At most 256 values in a line. */
+    char *many = repeat("{", "\"a\":1,", 256, "\"b\":2}");
+    ck_assert_int_eq(trace_json_flatten(many, &f, &n, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "more than 256 values"), "%s", err);
+    free(many);
+    many = repeat("{", "\"a\":1,", 255, "\"b\":2}");
+    ck_assert(trace_json_flatten(many, &f, &n, err, sizeof(err)) == 0);
+    ck_assert_uint_eq(n, 256);
+    trace_json_fields_free(f, n);
+    free(many);
+}
+END_TEST
+
+/* An API trace call's fixed fields must fit their types: no cast, no
+ * clamp. And the argument getters refuse what does not fit. */
+START_TEST(test_api_call_ranges)
+{
+    static const char *const good =
+        "{\"seq\":1,\"pid\":7,\"tid\":0,\"t0_ns\":5,\"t1_ns\":6,"
+        "\"name\":\"cudaFree\",\"args\":{\"devPtr\":\"0xffffffffffffffff\","
+        "\"big\":18446744073709551615,\"neg\":-9223372036854775808,"
+        "\"f\":1.5},\"ret\":0}";
+    struct trace_api_call c;
+    struct trace_api_header h;
+    char err[300];
+    ck_assert_msg(trace_api_parse_line(good, &c, &h, err, sizeof(err)) == 0,
+                  "%s", err);
+    int64_t i;
+    uint64_t u;
+    ck_assert(trace_api_get_i64(&c, "args.devPtr", &i) && i == -1);
+    ck_assert(trace_api_get_u64(&c, "args.devPtr", &u) && u == UINT64_MAX);
+    ck_assert(!trace_api_get_i64(&c, "args.big", &i));
+    ck_assert(trace_api_get_u64(&c, "args.big", &u) && u == UINT64_MAX);
+    ck_assert(trace_api_get_i64(&c, "args.neg", &i) && i == INT64_MIN);
+    ck_assert(!trace_api_get_u64(&c, "args.neg", &u));
+    ck_assert(!trace_api_get_i64(&c, "args.f", &i));
+    trace_api_call_fini(&c);
+    static const struct { const char *from, *to, *says; } bad[] = {
+        { "\"tid\":0", "\"tid\":-1", "24: \"tid\" is not an integer from 0 "
+                                     "to 2147483647" },
+        { "\"tid\":0", "\"tid\":2147483648", "\"tid\" is not an integer" },
+        { "\"pid\":7", "\"pid\":\"7\"", "\"pid\" is not an integer" },
+        { "\"seq\":1", "\"seq\":1.5", "\"seq\" is not an integer" },
+        { "\"seq\":1", "\"seq\":18446744073709551616", "\"seq\" is not" },
+        { "\"t1_ns\":6", "\"t1_ns\":4", "1: t1_ns is before t0_ns" },
+        { "\"t0_ns\":5", "\"t0_ns\":9223372036854775808", "\"t0_ns\" is not" },
+        { "\"t0_ns\":5", "\"t0_ns\":5,\"sim0_ps\":3", "sim0_ps without "
+                                                     "sim1_ps" },
+        { "\"name\":\"cudaFree\"", "\"name\":3", "\"name\" is not a string" },
+        { "\"ret\":0}", "\"ret\":0} x", "text after the object" },
+    };
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        char line[600];
+        const char *at = strstr(good, bad[k].from);
+        ck_assert(at != NULL);
+        snprintf(line, sizeof(line), "%.*s%s%s", (int)(at - good), good,
+                 bad[k].to, at + strlen(bad[k].from));
+        err[0] = '\0';
+        ck_assert_int_eq(trace_api_parse_line(line, &c, &h, err,
+                                              sizeof(err)), -1);
+        ck_assert_msg(strstr(err, bad[k].says), "%s: %s", line, err);
+    }
+}
+END_TEST
+
+/* A file's errors say file:line:column; lines have a cap, NUL bytes are
+ * refused (they used to cut the line short). */
+START_TEST(test_api_read_errors)
+{
+    static const char head[] = "{\"api_trace\":1,\"pid\":1,\"backend\":\"sim\","
+                               "\"program\":\"x\"}\n";
+    struct trace_api_file f;
+    char err[400];
+    char text[600];
+    snprintf(text, sizeof(text), "%s\n{\"seq\":0,\"pid\":1,\"tid\":0,"
+             "\"t0_ns\":1,\"t1_ns\":2,\"name\":\"cudaFree\",\"args\":"
+             "{\"devPtr\":[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]}}\n", head);
+    FILE *m = fmemopen(text, strlen(text), "r");
+    ck_assert_int_eq(trace_api_read_stream(m, "t.jsonl", &f, err,
+                                           sizeof(err)), -1);
+    fclose(m);
+    trace_api_free(&f);
+    ck_assert_msg(strstr(err, "t.jsonl:3:95: objects and arrays nested "
+                              "deeper than 16"), "%s", err);
+    size_t len = TRACE_TEXT_LINE_MAX + 200;
+    char *big = malloc(len + 1);
+    memset(big, ' ', len);
+    memcpy(big, head, strlen(head));
+    big[len - 1] = '\n';
+    big[len] = '\0';
+    m = fmemopen(big, len, "r");
+    ck_assert_int_eq(trace_api_read_stream(m, "t.jsonl", &f, err,
+                                           sizeof(err)), -1);
+    fclose(m);
+    trace_api_free(&f);
+    ck_assert_msg(strstr(err, "t.jsonl:2:1048577: line longer than 1048576 "
+                              "bytes"), "%s", err);
+    free(big);
+    char nul[] = "{\"api_trace\":1,\"pid\":1}\n{\"seq\":0\0,\"x\":1}\n";
+    m = fmemopen(nul, sizeof(nul) - 1, "r");
+    ck_assert_int_eq(trace_api_read_stream(m, "t.jsonl", &f, err,
+                                           sizeof(err)), -1);
+    fclose(m);
+    trace_api_free(&f);
+    ck_assert_msg(strstr(err, "t.jsonl:2:9: a NUL byte"), "%s", err);
+}
+END_TEST
+
+/* The fabric trace readers: the same depth limit through the Perfetto
+ * reader, and every field checked against its type and size. */
+START_TEST(test_reader_limits)
+{
+    static const char json_head[] =
+        "{\"otherData\":{\"p2psim_trace\":1},\"traceEvents\":[\n";
+    char *deep = repeat(json_head, "[", 300000, "\n");
+    char *line = repeat("{\"args\":", "", 0, "");
+    free(line);
+    /* ,{"args":[[[... on line 2 */
+    char *text = repeat(json_head, "", 0, ",{\"args\":");
+    char *all = repeat(text, "[", 300000, "\n]}\n");
+    free(text);
+    free(deep);
+    char err[400];
+    struct trace_rec rec;
+    FILE *m = fmemopen(all, strlen(all), "r");
+    struct trace_reader *r = trace_reader_open_stream(m, "t.json", err,
+                                                      sizeof(err));
+    ck_assert_msg(r != NULL, "%s", err);
+    ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "t.json:2:25: objects and arrays nested deeper "
+                              "than 16"), "%s", err);
+    trace_reader_close(r);
+    fclose(m);
+    free(all);
+
+    static const struct { const char *text, *says; } bad[] = {
+        { "type,t_ps\nhop,-1\n", "t.csv:2:5: bad t_ps '-1'" },
+        { "type,t_ps\nhop, 1\n", "t.csv:2:5: bad t_ps ' 1'" },
+        { "type,t_ps\nhop,9223372036854775808\n", "bad t_ps" },
+        { "type,t_ps,dur_ps\nhop,9223372036854775807,1\n",
+          "t.csv:2: t_ps + dur_ps passes" },
+        { "type,t_ps,tag\nhop,1,4294967296\n", "t.csv:2:7: bad tag" },
+        { "type,t_ps,requester\nhop,1,100:00.0\n", "bad requester" },
+        { "type,t_ps,requester\nhop,1,01:20.0\n", "bad requester" },
+        { "type,t_ps,requester\nhop,1,01:00.8\n", "bad requester" },
+        { "type,t_ps,requester\nhop,1,65536\n", "bad requester" },
+        { "type,t_ps,addr\nhop,1,0x\n", "bad addr" },
+        { "type,t_ps,kind\nhop,1,MWrMWrMWrMWrMWrM\n",
+          "bad kind 'MWrMWrMWrMWrMWrM' (at most 15 bytes)" },
+        { "type,t_ps\nhop,1,2\n", "t.csv:2:7: more fields than the header" },
+        { "type,t_ps,kind\nhop,1\n", "t.csv:2: 2 fields, the header has 3" },
+        { "type,t_ps,kind\nhop,1,\"MWr\n", "t.csv:2:7: a quote not closed" },
+        { "type,t_ps,kind\nhop,1,\"MWr\"x\n", "t.csv:2:12: text after a "
+                                              "closing quote" },
+        { "type,t_ps,a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,"
+          "A,B,C,D,E\n", "t.csv:1:71: not a p2psim trace: more fields" },
+        { "{\"otherData\":{\"p2psim_trace\":1},\"traceEvents\":[\n"
+          "garbage\n", "t.csv:2:1: not a trace event" },
+        { "{\"otherData\":{\"p2psim_trace\":1},\"traceEvents\":[\n"
+          ",{\"args\":{\"type\":\"hop\",\"t_ps\":1}} x\n",
+          "t.csv:2:35: text after the event's object" },
+        { "{\"otherData\":{\"p2psim_trace\":1},\"traceEvents\":[\n"
+          ",{\"args\":{\"type\":\"hop\",\"t_ps\":-1}}\n",
+          "t.csv:2:31: bad args.t_ps" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char path[64];
+        temp_path(path, sizeof(path), ".csv");
+        spit(path, bad[i].text);
+        err[0] = '\0';
+        m = fopen(path, "r");
+        r = trace_reader_open_stream(m, "t.csv", err, sizeof(err));
+        int rc = -1;
+        if (r) {
+            while ((rc = trace_reader_next(r, &rec, err, sizeof(err))) == 1) {
+            }
+            trace_reader_close(r);
+        }
+        fclose(m);
+        unlink(path);
+        ck_assert_msg(rc == -1, "%s: accepted", bad[i].text);
+        ck_assert_msg(strstr(err, bad[i].says), "%s: %s", bad[i].text, err);
+    }
+    /* The widest values that fit are read back as they are. */
+    char path[64];
+    temp_path(path, sizeof(path), ".csv");
+    spit(path, "type,t_ps,dur_ps,id,tag,requester,addr,kind\n"
+               "hop,9223372036854775806,1,18446744073709551615,4294967295,"
+               "ff:1f.7,0xffffffffffffffff,MWrMWrMWrMWrMWr\n");
+    struct trace_rec one[2];
+    ck_assert_uint_eq(read_all(path, one, 2, TRACE_FMT_CSV), 1);
+    ck_assert_uint_eq(one[0].id, UINT64_MAX);
+    ck_assert_uint_eq(one[0].tag, UINT32_MAX);
+    ck_assert_uint_eq(one[0].requester, 0xffff);
+    ck_assert_uint_eq(one[0].addr, UINT64_MAX);
+    /* The summary keeps the TLP of id 2^64 - 1 (0 marked empty slots). */
+    struct trace_reader *rd = trace_reader_open(path, err, sizeof(err));
+    char *out = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&out, &len);
+    ck_assert_int_eq(trace_summarize(rd, o, err, sizeof(err)), 0);
+    fclose(o);
+    trace_reader_close(rd);
+    ck_assert_msg(strstr(out, "MWrMWrMWrMWrMWr          1 TLPs"), "%s", out);
+    free(out);
+    /* Sums past 64 bits are an error, not a wrapped number. */
+    spit(path, "type,t_ps,bytes,track\nop,1,18446744073709551615,a\n"
+               "op,2,1,a\n");
+    rd = trace_reader_open(path, err, sizeof(err));
+    o = open_memstream(&out, &len);
+    ck_assert_int_eq(trace_summarize(rd, o, err, sizeof(err)), -1);
+    fclose(o);
+    free(out);
+    trace_reader_close(rd);
+    ck_assert_msg(strstr(err, "pass 64 bits"), "%s", err);
+    unlink(path);
+}
+END_TEST
+
 Suite *make_traces_format_suite(void)
 {
     Suite *s = suite_create("traces");
@@ -575,6 +939,13 @@ Suite *make_traces_format_suite(void)
     tc = tcase_create("Summary");
     tcase_add_test(tc, test_summary_of_known_records);
     tcase_add_test(tc, test_ftrace_line);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Limits");
+    tcase_add_test(tc, test_json_depth_limit);
+    tcase_add_test(tc, test_json_values);
+    tcase_add_test(tc, test_api_call_ranges);
+    tcase_add_test(tc, test_api_read_errors);
+    tcase_add_test(tc, test_reader_limits);
     suite_add_tcase(s, tc);
     return s;
 }
