@@ -297,6 +297,10 @@ static int parse_opd(struct ptx_parse *p, const char *s, enum ptx_type t,
             }
             o->vregs[o->n++] = (uint16_t)r;
         }
+        if (o->n == 0) {
+            snprintf(why, wl, "empty vector '%s'", s);
+            return -1;
+        }
         return 0;
     }
     if (s[0] == '[') {

@@ -167,12 +167,17 @@ int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
     }
     uint16_t hdr = rd16(p + 6);
     uint64_t total = rd64(p + 8);
-    if (hdr < 16 || hdr > size || total > size - hdr ||
-        total > PTX_FATBIN_MAX_BYTES) {
+    if (hdr < 16 || total > PTX_FATBIN_MAX_BYTES) {
         fb_err(err, PTX_EINVAL, "fat binary: bad container sizes (header "
-               "%u, entries %llu, %zu bytes readable, at most %llu of "
-               "entries)", hdr, (unsigned long long)total, size,
+               "%u bytes, entries %llu; a header has at least 16, the "
+               "entries at most %llu)", hdr, (unsigned long long)total,
                (unsigned long long)PTX_FATBIN_MAX_BYTES);
+        return PTX_EINVAL;
+    }
+    if (hdr > size || total > size - hdr) {
+        fb_err(err, PTX_EINVAL, "fat binary: bad container sizes (header "
+               "%u and entries %llu bytes, in %zu bytes)", hdr,
+               (unsigned long long)total, size);
         return PTX_EINVAL;
     }
     const uint8_t *e = p + hdr, *end = p + hdr + total;
@@ -185,7 +190,9 @@ int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
         if (ehdr < FATBIN_ENTRY_MIN || ehdr > (size_t)(end - e) ||
             payload > (size_t)(end - e) - ehdr) {
             fb_err(err, PTX_EINVAL, "fat binary: entry at offset %zu has "
-                   "bad sizes", (size_t)(e - p));
+                   "bad sizes (header %u, payload %llu, %zu bytes left in "
+                   "the container)", (size_t)(e - p), ehdr,
+                   (unsigned long long)payload, (size_t)(end - e));
             return PTX_EINVAL;
         }
         unsigned arch = rd32(e + 28);

@@ -869,7 +869,9 @@ static void exec_mov(struct ptx_warp *w, const struct ptx_insn *in,
         LANES(exec, l) {
             uint64_t v = 0;
             for (unsigned i = 0; i < a->n; i++) {
-                v |= (R(w, a->vregs[i], l) & em) << (i * sh);
+                uint64_t e = a->vregs[i] == PTX_NOREG ? 0
+                                                      : R(w, a->vregs[i], l);
+                v |= (e & em) << (i * sh);
             }
             put(w, d, l, v);
         }

@@ -9,6 +9,7 @@
 #include <config.h>
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -466,6 +467,91 @@ START_TEST(test_launch_occupancy_errors_and_smem)
 }
 END_TEST
 
+/* ---- untrusted fat binaries ---------------------------------------------- */
+
+static void stub_fat0(void) {}
+static void stub_fat1(void) {}
+static void stub_fat2(void) {}
+static void stub_fat3(void) {}
+
+static void le(uint8_t *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        p[i] = (uint8_t)(v >> (8 * i));
+    }
+}
+
+/* A container of one entry (kind 1 PTX, 2 ELF) with payload, in a buffer
+ * of exactly its size, its header stating entries bytes of entries (0:
+ * the true size) and the entry payload_size bytes. */
+static uint8_t *container(uint16_t kind, const char *payload,
+                          uint64_t payload_size, uint64_t entries)
+{
+    size_t n = payload ? strlen(payload) + 1 : 0;
+    uint8_t *f = calloc(1, 16 + 64 + n);
+    ck_assert_ptr_nonnull(f);
+    le(f, P2PSIM_FATBIN_CONTAINER_MAGIC, 4);
+    le(f + 4, 1, 2);
+    le(f + 6, 16, 2);
+    le(f + 8, entries ? entries : 64 + n, 8);
+    le(f + 16, kind, 2);
+    le(f + 20, 64, 4);
+    le(f + 24, payload ? n : payload_size, 8);
+    le(f + 16 + 28, 90, 4);
+    if (payload) {
+        memcpy(f + 16 + 64, payload, n);
+    }
+    return f;
+}
+
+/* Register data as a program's device code with kernel k (host stub
+ * stub) and launch it. */
+static cudaError_t launch_fatbin(const uint8_t *data, void (*stub)(void))
+{
+    struct p2psim_fatbin_wrapper *w = calloc(1, sizeof(*w));
+    ck_assert_ptr_nonnull(w);
+    w->magic = P2PSIM_FATBIN_WRAPPER_MAGIC;
+    w->version = P2PSIM_FATBIN_WRAPPER_VERSION;
+    w->data = (const unsigned long long *)(const void *)data;
+    void **h = __cudaRegisterFatBinary(w);
+    ck_assert_ptr_nonnull(h);
+    __cudaRegisterFunction(h, STUB(stub), (char *)"k", "k", -1, NULL, NULL,
+                           NULL, NULL, NULL);
+    __cudaRegisterFatBinaryEnd(h);
+    cudaError_t e = cudaLaunchKernel(KEY(stub), d3(1, 1, 1), d3(32, 1, 1),
+                                     NULL, 0, 0);
+    cudaGetLastError();
+    return e;
+}
+
+#define PTX_HDR ".version 9.0\n.target sm_90\n.address_size 64\n"
+
+/* The sizes of a registered fat binary are not trusted: nvcc's stub
+ * gives no length, so the container header bounds the walk, and a PTX
+ * text that asks for absurd sizes is a PTX error, not a crash (the
+ * reproducers fatbin-3 and ptx-2 of issue 18). */
+START_TEST(test_launch_untrusted_fatbins)
+{
+    cudart_test_machine("h200-x1.yaml");
+    /* 2^40 bytes of entries, an ELF entry of 2^39 */
+    uint8_t *f = container(2, NULL, 1ull << 39, 1ull << 40);
+    ck_cuda(launch_fatbin(f, stub_fat0), cudaErrorInvalidPtx);
+    /* a true container size, an entry claiming 2^39 */
+    uint8_t *g = container(2, NULL, 1ull << 39, 0);
+    ck_cuda(launch_fatbin(g, stub_fat1), cudaErrorInvalidPtx);
+    /* PTX whose variable is 2^64 - 1 bytes */
+    uint8_t *h = container(1, PTX_HDR ".global .b8 g[18446744073709551615]"
+                           " = {0};\n.visible .entry k()\n{\nret;\n}\n",
+                           0, 0);
+    ck_cuda(launch_fatbin(h, stub_fat2), cudaErrorInvalidPtx);
+    /* and a sound one in a buffer of exactly its size runs */
+    uint8_t *ok = container(1, PTX_HDR ".visible .entry k()\n{\nret;\n}\n",
+                            0, 0);
+    ck_cuda_ok(launch_fatbin(ok, stub_fat3));
+    ck_cuda_ok(cudaDeviceSynchronize());
+}
+END_TEST
+
 Suite *make_cudart_launch_suite(void)
 {
     Suite *s = suite_create("cudart-launch");
@@ -483,6 +569,7 @@ Suite *make_cudart_launch_suite(void)
                         sizeof(configs) / sizeof(configs[0]));
     tcase_add_test(tc, test_launch_stream_checks);
     tcase_add_test(tc, test_launch_cooperative_too_large);
+    tcase_add_test(tc, test_launch_untrusted_fatbins);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("Attributes");

@@ -521,6 +521,32 @@ START_TEST(test_ptx_limits_param_offset_wraps)
 }
 END_TEST
 
+START_TEST(test_ptx_limits_vector_operands)
+{
+    /* an empty vector divided by its length; "_" as a source read slot
+     * 0xffff */
+    const char *text = HDR ".visible .entry k(.param .u64 k_p)\n{\n"
+                       ".reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n"
+                       "mov.b64 {}, %rd1;\nret;\n}\n"
+                       ".visible .entry j(.param .u64 j_p)\n{\n"
+                       ".reg .b32 %r<2>;\n.reg .b64 %rd<3>;\n"
+                       "mov.u32 %r1, 5;\nmov.b64 %rd1, {_, %r1};\n"
+                       "ld.param.u64 %rd2, [j_p];\n"
+                       "st.global.u64 [%rd2], %rd1;\nret;\n}\n";
+    struct ptx_error err;
+    struct ptx_module *m = parse_exact(text, strlen(text), &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    ck_assert_int_eq(ptx_kernel_check(ptx_module_find(m, "k"), &err),
+                     PTX_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(err.msg, "empty vector"));
+    uint64_t out = 1, *po = &out;
+    void *args[] = {&po};
+    ck_assert_int_eq(ptx_test_run(m, "j", 1, 1, args, &err), 0);
+    ck_assert_uint_eq(out, 5ull << 32);
+    ptx_module_free(m);
+}
+END_TEST
+
 /* ---- Fat binaries built here ------------------------------------------- */
 
 static void put16(uint8_t *p, uint16_t v)
@@ -606,7 +632,8 @@ START_TEST(test_ptx_fatbin_bounds)
     /* a true container size, an entry claiming more than it */
     f = make_fatbin(2, "", 0, 1ull << 39, 0, 0, 0, &n);
     ck_assert_int_eq(extract_registered(f, &text, &err), PTX_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.msg, "entry at offset 16 has bad sizes"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "entry at offset 16 has bad sizes "
+                                          "(header 64, payload 549755813888"));
     ck_assert_int_eq(ptx_fatbin_extract_data(f, n, &text, NULL, &err),
                      PTX_EINVAL);
     free(f);
@@ -684,6 +711,7 @@ Suite *make_ptx_hand_suite(void)
     tcase_add_test(tc, test_ptx_limits_shared_local_param);
     tcase_add_test(tc, test_ptx_limits_registers_and_directives);
     tcase_add_test(tc, test_ptx_limits_param_offset_wraps);
+    tcase_add_test(tc, test_ptx_limits_vector_operands);
     tcase_add_test(tc, test_ptx_fatbin_bounds);
     tcase_add_test(tc, test_ptx_fatbin_zstd_claims);
     suite_add_tcase(s, tc);
