@@ -119,12 +119,15 @@ EXTRA_DIST += tests/valgrind.sh
 #   nvcc.sh     nvcc_hello.cu built by nvcc -cudart shared and run
 #               unmodified; exits 77 (SKIP) without nvcc, as on CI
 #   run.sh      `p2psim run`: errors, environment, exit status, signals
+#   quickstart-env.sh  the README's `p2psim` and `cc app.c $(pkg-config
+#               ...)` with only what `./quickstart.sh run` says to type
 # They compile with configure's compiler and sanitizer flags.
 TESTS += tests/shim/symbols.sh tests/shim/hello.sh tests/shim/nvcc.sh \
-	tests/shim/run.sh
+	tests/shim/run.sh tests/shim/quickstart-env.sh
 EXTRA_DIST += tests/shim/.may_include tests/shim/lib.sh \
 	tests/shim/symbols.sh tests/shim/hello.sh tests/shim/hello.c \
-	tests/shim/nvcc.sh tests/shim/nvcc_hello.cu tests/shim/run.sh
+	tests/shim/nvcc.sh tests/shim/nvcc_hello.cu tests/shim/run.sh \
+	tests/shim/quickstart-env.sh
 # tests/kernels/run.sh: P2P kernels built by nvcc and run through `p2psim
 # run` (peer read, delay + SM copy, producer/consumer with and without a
 # fence, atomicAdd_system, PTX against C); exits 77 (SKIP) without nvcc.
