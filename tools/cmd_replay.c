@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "api/p2psim.h"
+#include "sim/units.h"
 #include "tools/bwlat.h"
 #include "tools/cli.h"
 #include "tools/replay.h"
@@ -44,6 +45,7 @@ struct replay_opts {
     const char *keep;           /* the replay's own API trace */
     long pid;                   /* 0: the first process of the trace */
     int recorded;               /* 'r' real, 's' sim, 0: from the trace */
+    uint64_t host_memory;       /* cap on pageable stand-ins, bytes */
 };
 
 /* Durations of one call kind, ns. */
@@ -81,7 +83,13 @@ static void replay_usage(FILE *f)
             "(default: sim\n"
             "                   for a trace recorded on the simulator, else "
             "real)\n"
-            "  --keep FILE      keep the replay's own API trace in FILE\n\n"
+            "  --keep FILE      keep the replay's own API trace in FILE\n"
+            "  --host-memory SIZE\n"
+            "                   the most the replay maps for stand-ins of "
+            "the program's\n"
+            "                   pageable host memory (default 16GiB; only "
+            "the pages the\n"
+            "                   calls touch are used)\n\n"
             "The trace format is traces/api-trace.md. Exit status: 0, 1 "
             "(the replay\nfailed), 2 (bad arguments, trace or machine).\n");
 }
@@ -93,6 +101,7 @@ static int parse_opts(int argc, char **argv, struct replay_opts *o)
         { "pid", required_argument, NULL, 'p' },
         { "recorded", required_argument, NULL, 'r' },
         { "keep", required_argument, NULL, 'k' },
+        { "host-memory", required_argument, NULL, 'm' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -101,7 +110,28 @@ static int parse_opts(int argc, char **argv, struct replay_opts *o)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 't': o->topology = optarg; break;
-        case 'p': o->pid = strtol(optarg, NULL, 10); break;
+        case 'p': {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || errno || v <= 0 || v > INT_MAX) {
+                fprintf(stderr, "p2psim replay: --pid %s: a process id "
+                                "(1 to %d)\n", optarg, INT_MAX);
+                return -1;
+            }
+            o->pid = v;
+            break;
+        }
+        case 'm': {
+            char why[200];
+            if (sim_parse_size(optarg, &o->host_memory, why,
+                               sizeof(why)) < 0 || o->host_memory == 0) {
+                fprintf(stderr, "p2psim replay: --host-memory %s: a size "
+                                "above 0 with a unit, e.g. 64GiB\n", optarg);
+                return -1;
+            }
+            break;
+        }
         case 'k': o->keep = optarg; break;
         case 'r':
             if (strcmp(optarg, "real") != 0 && strcmp(optarg, "sim") != 0) {
@@ -491,7 +521,7 @@ static size_t count_mismatches(const struct pairs *p)
 
 int cmd_replay(int argc, char **argv)
 {
-    struct replay_opts o = { 0 };
+    struct replay_opts o = { .host_memory = REPLAY_HOST_MEMORY_DEFAULT };
     int rc = parse_opts(argc, argv, &o);
     if (rc != 0) {
         return rc > 0 ? CLI_OK : CLI_BAD_INPUT;
@@ -532,6 +562,16 @@ int cmd_replay(int argc, char **argv)
         fprintf(stderr, "p2psim replay: %s has no simulated times (it was "
                         "recorded on a real GPU): use --recorded real\n",
                 o.file);
+        goto out_trace;
+    }
+
+    struct replay_request check = {
+        .calls = sel, .n_calls = n_sel, .host_memory = o.host_memory,
+    };
+    if (replay_check(&check, err, sizeof(err)) < 0) {
+        bool at_line = strncmp(err, "line ", 5) == 0;
+        fprintf(stderr, "p2psim replay: %s:%s%s\n", o.file,
+                at_line ? "" : " ", at_line ? err + 5 : err);
         goto out_trace;
     }
 
@@ -577,6 +617,7 @@ int cmd_replay(int argc, char **argv)
         .record = record,
         .map = map,
         .err_fd = STDERR_FILENO,
+        .host_memory = o.host_memory,
     };
     if (run_child(&rq) < 0) {
         goto out_record;

@@ -20,16 +20,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "api/include/cuda_runtime_api.h"
+#include "api/osthread.h"
 
 #define RP_PAGE 4096u
-/* Wall time after which a call that has not returned is taken as
- * blocked, and the next call in order may start (ns). */
-#define RP_BLOCKED_NS 1000000
 
 /* A recorded allocation and the replay's. */
 struct rp_alloc {
@@ -41,10 +42,13 @@ struct rp_alloc {
 struct rp_range {
     uint64_t lo, hi;            /* [lo, hi) recorded addresses */
     char *new_lo;               /* stand-in of lo */
+    void *map;                  /* the stand-in's mapping, map_len bytes */
+    size_t map_len;
+    unsigned line;              /* the first call that used it */
 };
 
 struct rp_handles {
-    void **h;                   /* by recorded id */
+    void **h;                   /* by recorded id, below max_id */
     size_t cap;
 };
 
@@ -58,6 +62,8 @@ struct rp {
     struct rp_range *ranges;    /* sorted, disjoint */
     size_t n_ranges, cap_ranges;
     struct rp_handles streams, events, pools;
+    uint64_t max_id;            /* the largest handle id a trace can hold */
+    uint64_t standin_bytes;     /* the stand-ins, page-rounded */
     FILE *map;
     unsigned mismatches, unmapped;
     /* Turns (several threads): calls start in recorded order. */
@@ -65,7 +71,8 @@ struct rp {
     pthread_cond_t turn_cond;
     size_t started;             /* calls started so far */
     bool last_returned;         /* call started - 1 has returned */
-    uint64_t last_start_ns;     /* when it started (CLOCK_MONOTONIC) */
+    pid_t last_ostid;           /* the thread that started it */
+    pthread_t last_th;
 };
 
 /* One recorded thread, replayed by a thread of its own. */
@@ -142,22 +149,26 @@ static void alloc_remove(struct rp *r, uint64_t old)
 
 /* ---- pageable stand-ins ------------------------------------------------------ */
 
-static void range_add(struct rp *r, uint64_t lo, uint64_t len)
+/* A pageable range [lo, lo + len) (len 0: one byte); false if out of
+ * memory. The caller checked that it does not wrap. */
+static bool range_add(struct rp *r, uint64_t lo, uint64_t len, unsigned line)
 {
     if (!lo) {
-        return;
+        return true;
     }
     if (r->n_ranges == r->cap_ranges) {
         size_t cap = r->cap_ranges ? 2 * r->cap_ranges : 64;
         struct rp_range *t = realloc(r->ranges, cap * sizeof(*t));
         if (!t) {
-            return;
+            return false;
         }
         r->ranges = t;
         r->cap_ranges = cap;
     }
-    r->ranges[r->n_ranges++] = (struct rp_range){ lo, lo + (len ? len : 1),
-                                                  NULL };
+    r->ranges[r->n_ranges++] = (struct rp_range){
+        .lo = lo, .hi = lo + (len ? len : 1), .line = line
+    };
+    return true;
 }
 
 static int range_cmp(const void *a, const void *b)
@@ -166,11 +177,15 @@ static int range_cmp(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* Merge overlapping ranges and allocate a stand-in for each. */
-static void ranges_allocate(struct rp *r)
+/*
+ * Merge overlapping ranges and sum what their stand-ins take (whole
+ * pages). -1 with err when the sum passes the request's cap.
+ */
+static int ranges_merge(struct rp *r, char *err, size_t err_size)
 {
+    r->standin_bytes = 0;
     if (r->n_ranges == 0) {
-        return;
+        return 0;
     }
     qsort(r->ranges, r->n_ranges, sizeof(*r->ranges), range_cmp);
     size_t n = 0;
@@ -179,6 +194,9 @@ static void ranges_allocate(struct rp *r)
             if (r->ranges[i].hi > r->ranges[n - 1].hi) {
                 r->ranges[n - 1].hi = r->ranges[i].hi;
             }
+            if (r->ranges[i].line < r->ranges[n - 1].line) {
+                r->ranges[n - 1].line = r->ranges[i].line;
+            }
         } else {
             r->ranges[n++] = r->ranges[i];
         }
@@ -186,14 +204,44 @@ static void ranges_allocate(struct rp *r)
     r->n_ranges = n;
     for (size_t i = 0; i < n; i++) {
         struct rp_range *g = &r->ranges[i];
-        uint64_t in_page = g->lo % RP_PAGE;
-        uint64_t len = (in_page + (g->hi - g->lo) + RP_PAGE - 1) / RP_PAGE *
-                       RP_PAGE;
-        void *p = NULL;
-        if (posix_memalign(&p, RP_PAGE, (size_t)len) == 0) {
-            memset(p, 0, (size_t)len);
-            g->new_lo = (char *)p + in_page;
+        /* hi - lo <= the cap (checked per range before), so no wrap. */
+        uint64_t len = (g->lo % RP_PAGE + (g->hi - g->lo) + RP_PAGE - 1) /
+                       RP_PAGE * RP_PAGE;
+        g->map_len = (size_t)len;
+        if (len > r->rq->host_memory - r->standin_bytes) {
+            snprintf(err, err_size, "line %u: the pageable host memory the "
+                     "calls use passes %llu bytes (--host-memory) at "
+                     "0x%llx, %llu bytes", g->line,
+                     (unsigned long long)r->rq->host_memory,
+                     (unsigned long long)g->lo,
+                     (unsigned long long)(g->hi - g->lo));
+            return -1;
         }
+        r->standin_bytes += len;
+    }
+    return 0;
+}
+
+/*
+ * A stand-in for each merged range: anonymous memory, mapped without
+ * reserving swap and not written here, so it costs only the pages the
+ * replayed calls touch (as the program's own buffers did), not its size.
+ */
+static void ranges_allocate(struct rp *r)
+{
+    for (size_t i = 0; i < r->n_ranges; i++) {
+        struct rp_range *g = &r->ranges[i];
+        void *p = mmap(NULL, g->map_len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) {
+            fprintf(stderr, "p2psim replay: cannot map %zu bytes for the "
+                            "pageable host memory at 0x%llx (line %u): %s\n",
+                    g->map_len, (unsigned long long)g->lo, g->line,
+                    strerror(errno));
+            _exit(1);
+        }
+        g->map = p;
+        g->new_lo = (char *)p + g->lo % RP_PAGE;
     }
 }
 
@@ -266,7 +314,7 @@ static void *handle(struct rp *r, const struct trace_api_call *c,
                     const char *key, char kind)
 {
     int64_t id = arg(c, key);
-    if (kind == 's' && id < 0) {
+    if (kind == 's' && (id == -1 || id == -2)) {
         return (void *)(uintptr_t)-id;  /* cudaStreamLegacy, PerThread */
     }
     struct rp_handles *t = handles(r, kind);
@@ -274,7 +322,7 @@ static void *handle(struct rp *r, const struct trace_api_call *c,
     pthread_mutex_lock(&r->lock);
     if (id > 0 && (size_t)id < t->cap && t->h[id]) {
         h = t->h[id];
-    } else if (id > 0) {
+    } else if (id != 0) {
         r->unmapped++;
     }
     pthread_mutex_unlock(&r->lock);
@@ -287,8 +335,8 @@ static void bind(struct rp *r, const struct trace_api_call *c,
 {
     uint64_t id = out_u64(c, key);
     struct rp_handles *t = handles(r, kind);
-    if (id == 0 || id > (1u << 24)) {
-        return;
+    if (id == 0 || id > r->max_id) {
+        return;                 /* refused by replay_check */
     }
     pthread_mutex_lock(&r->lock);
     if (id >= t->cap) {
@@ -930,7 +978,8 @@ static bool made_alloc(const struct trace_api_call *c, uint64_t *base,
     if (!*base) {
         *base = out_u64(c, "ptr");
     }
-    *size = (uint64_t)arg(c, "size");
+    *size = 0;
+    trace_api_get_u64(c, "args.size", size);
     return *base != 0;
 }
 
@@ -947,49 +996,221 @@ static bool freed_alloc(const struct trace_api_call *c, uint64_t *base)
     return true;
 }
 
-static void note_extent(struct rp *r, const struct trace_api_call *c,
-                        const char *pkey, const char *lkey)
+/* The column of field key in c's line (1 when absent: the line). */
+static unsigned col_of(const struct trace_api_call *c, const char *key)
+{
+    const struct trace_api_field *f = trace_api_find(c, key);
+    return f ? f->col : 1;
+}
+
+#define CHECK_FAIL(...)                                                       \
+    do {                                                                      \
+        snprintf(err, err_size, __VA_ARGS__);                                 \
+        return -1;                                                            \
+    } while (0)
+
+/*
+ * A pointer argument and the bytes it spans: inside a recorded
+ * allocation it must end inside it too (the program would have overrun
+ * its buffer, and the replay's allocation is no larger); outside all of
+ * them it is pageable memory, which gets a stand-in.
+ */
+static int note_extent(struct rp *r, const struct trace_api_call *c,
+                       const char *pkey, const char *lkey, char *err,
+                       size_t err_size)
 {
     if (!pkey) {
-        return;
+        return 0;
     }
-    uint64_t p = (uint64_t)arg(c, pkey);
-    uint64_t len = lkey ? (uint64_t)arg(c, lkey) : 1;
-    if (p && !alloc_find(r, p)) {
-        range_add(r, p, len);
+    char pk[64], lk[64];
+    snprintf(pk, sizeof(pk), "args.%s", pkey);
+    uint64_t p = 0, len = 1;
+    const struct trace_api_field *pf = trace_api_find(c, pk);
+    if (pf && pf->text && !trace_api_get_u64(c, pk, &p)) {
+        CHECK_FAIL("line %u:%u: %s: %s is not a pointer (\"0x...\")",
+                   c->line, col_of(c, pk), c->name, pk);
     }
+    if (lkey) {
+        snprintf(lk, sizeof(lk), "args.%s", lkey);
+        if (!trace_api_get_u64(c, lk, &len)) {
+            CHECK_FAIL("line %u:%u: %s: %s is not a size (an integer, 0 "
+                       "or more)", c->line, col_of(c, lk), c->name, lk);
+        }
+    }
+    if (!p) {
+        return 0;
+    }
+    if (len > UINT64_MAX - p) {
+        CHECK_FAIL("line %u:%u: %s: %llu bytes at 0x%llx pass the end of "
+                   "the address space", c->line, col_of(c, pk), c->name,
+                   (unsigned long long)len, (unsigned long long)p);
+    }
+    struct rp_alloc *a = alloc_find(r, p);
+    if (a) {
+        uint64_t off = p - a->old_base;
+        if (a->size && (len ? len : 1) > a->size - off) {
+            CHECK_FAIL("line %u:%u: %s: %llu bytes at 0x%llx pass the end "
+                       "of the allocation at 0x%llx (%llu bytes)", c->line,
+                       col_of(c, pk), c->name, (unsigned long long)len,
+                       (unsigned long long)p,
+                       (unsigned long long)a->old_base,
+                       (unsigned long long)a->size);
+        }
+        return 0;
+    }
+    if (len > r->rq->host_memory) {
+        CHECK_FAIL("line %u:%u: %s: %llu bytes of pageable host memory at "
+                   "0x%llx: more than --host-memory (%llu bytes), the most a "
+                   "replay maps for it", c->line, col_of(c, pk), c->name,
+                   (unsigned long long)len, (unsigned long long)p,
+                   (unsigned long long)r->rq->host_memory);
+    }
+    if (!range_add(r, p, len, c->line)) {
+        CHECK_FAIL("out of memory");
+    }
+    return 0;
+}
+
+/* A handle id a call hands back (out.KEY) must be one the trace can
+ * hold: ids count handles in order of appearance, and no call introduces
+ * more than two of a kind, so an id above 4 per call (plus 64) is made
+ * up. It bounds the tables (8 bytes per id). */
+static int check_ids(struct rp *r, const struct trace_api_call *c,
+                     char *err, size_t err_size)
+{
+    static const char *const keys[] = { "out.stream", "out.event",
+                                        "out.memPool" };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        const struct trace_api_field *f = trace_api_find(c, keys[i]);
+        uint64_t id;
+        if (!f) {
+            continue;
+        }
+        if (!trace_api_get_u64(c, keys[i], &id)) {
+            CHECK_FAIL("line %u:%u: %s: %s is not an id (an integer)",
+                       c->line, f->col, c->name, keys[i]);
+        }
+        if (id > r->max_id) {
+            CHECK_FAIL("line %u:%u: %s: %s = %llu, more than a trace of "
+                       "%zu calls can hold (%llu)", c->line, f->col, c->name,
+                       keys[i],
+                       (unsigned long long)id, r->rq->n_calls,
+                       (unsigned long long)r->max_id);
+        }
+    }
+    return 0;
 }
 
 /*
  * First pass: which pointers are pageable host memory. The recorded
  * allocations are followed as they come and go (with no replay
  * allocation behind them yet); a pointer outside all of them when used is
- * host memory the program owned.
+ * host memory the program owned. Checks what the trace says against its
+ * caps (tools/replay.h); -1 with err at the first that fails.
  */
-static void find_pageable(struct rp *r)
+static int find_pageable(struct rp *r, char *err, size_t err_size)
 {
+    r->max_id = 4 * (uint64_t)r->rq->n_calls + 64;
     for (size_t i = 0; i < r->rq->n_calls; i++) {
         const struct trace_api_call *c = r->rq->calls[i];
         const struct rp_kind *k = kind_find(c->name);
         uint64_t base, size;
+        if (!k) {
+            continue;
+        }
+        if (check_ids(r, c, err, err_size) < 0) {
+            return -1;
+        }
+        const struct trace_api_field *sf = trace_api_find(c, "args.size");
+        if (k->fn == h_malloc && sf &&
+            !trace_api_get_u64(c, "args.size", &size)) {
+            CHECK_FAIL("line %u:%u: %s: args.size is not a size (an "
+                       "integer, 0 or more)", c->line, sf->col, c->name);
+        }
         if (made_alloc(c, &base, &size)) {
+            if (size > UINT64_MAX - base) {
+                CHECK_FAIL("line %u:%u: %s: %llu bytes at 0x%llx pass the "
+                           "end of the address space", c->line,
+                           col_of(c, "args.size"), c->name,
+                           (unsigned long long)size,
+                           (unsigned long long)base);
+            }
             alloc_add(r, base, size, NULL);
         } else if (freed_alloc(c, &base)) {
             alloc_remove(r, base);
-        } else if (k) {
-            note_extent(r, c, k->ptr1, k->len1);
-            note_extent(r, c, k->ptr2, k->len2);
+        } else if (note_extent(r, c, k->ptr1, k->len1, err, err_size) < 0 ||
+                   note_extent(r, c, k->ptr2, k->len2, err, err_size) < 0) {
+            return -1;
         }
     }
     r->n_allocs = 0;
-    ranges_allocate(r);
+    return ranges_merge(r, err, err_size);
 }
 
-static uint64_t now_ns(void)
+/* The recorded threads, each replayed by a thread: at most
+ * REPLAY_MAX_THREADS. */
+static int check_threads(const struct replay_request *rq, char *err,
+                         size_t err_size)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    int *tids = NULL;
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < rq->n_calls && rc == 0; i++) {
+        int tid = rq->calls[i]->tid;
+        size_t t = 0;
+        while (t < n && tids[t] != tid) {
+            t++;
+        }
+        if (t < n) {
+            continue;
+        }
+        if (n == REPLAY_MAX_THREADS) {
+            snprintf(err, err_size, "line %u: more than %d recorded "
+                     "threads (a replay makes a thread for each)",
+                     rq->calls[i]->line, REPLAY_MAX_THREADS);
+            rc = -1;
+            break;
+        }
+        if (n % 64 == 0) {
+            int *g = realloc(tids, (n + 64) * sizeof(*g));
+            if (!g) {
+                snprintf(err, err_size, "out of memory");
+                rc = -1;
+                break;
+            }
+            tids = g;
+        }
+        tids[n++] = tid;
+    }
+    free(tids);
+    return rc;
+}
+
+static void rp_release(struct rp *r)
+{
+    for (size_t i = 0; i < r->n_ranges; i++) {
+        if (r->ranges[i].map) {
+            munmap(r->ranges[i].map, r->ranges[i].map_len);
+        }
+    }
+    free(r->ranges);
+    free(r->allocs);
+    free(r->streams.h);
+    free(r->events.h);
+    free(r->pools.h);
+}
+
+int replay_check(const struct replay_request *rq, char *err, size_t err_size)
+{
+    struct rp r;
+    memset(&r, 0, sizeof(r));
+    r.rq = rq;
+    int rc = check_threads(rq, err, err_size);
+    if (rc == 0) {
+        rc = find_pageable(&r, err, err_size);
+    }
+    rp_release(&r);
+    return rc;
 }
 
 /* Replay call i of rq (in the calling thread). */
@@ -1018,34 +1239,64 @@ static void replay_one(struct rp *r, size_t i)
     }
 }
 
+/* When call i was recorded, call i - 1 had not returned yet: it was
+ * blocked (in a synchronization) while call i started. */
+static bool overlapped(const struct rp *r, size_t i)
+{
+    const struct trace_api_call *a = r->rq->calls[i - 1], *b = r->rq->calls[i];
+    return a->tid != b->tid && a->t1_ns > b->t0_ns;
+}
+
 /*
  * Wait for call i's turn: every earlier call has started, and the one
- * just before has returned or has been running for RP_BLOCKED_NS (so it
- * is blocked, in a synchronization: later calls of other threads may
- * start, as they did when recorded). The grace lets the previous call
- * reach the runtime first, so calls reach it in the recorded order.
+ * just before has returned, or, if it had not returned when call i was
+ * recorded, is blocked now too (its thread asleep at two looks, without
+ * using CPU time in between: waiting in the runtime).
+ *
+ * The runtime lets simulated time go on only while every thread between
+ * calls is blocked (api/cudart/rt.c). So a thread waits asleep only while
+ * the next call to start waits for a return, which may need the
+ * simulation to run; otherwise its turn comes from the replay's own
+ * progress, and it waits runnable (yielding), so that the simulation does
+ * not run ahead of the calls about to be made. Nothing here reads the
+ * wall clock: the replay's timeline does not depend on the machine's load.
  */
 static void turn_wait(struct rp *r, size_t i)
 {
+    uint64_t cpu_seen = 0;
+    bool asleep_seen = false;
     pthread_mutex_lock(&r->turn_lock);
     for (;;) {
-        if (r->started == i &&
-            (r->last_returned || i == 0 ||
-             now_ns() - r->last_start_ns >= RP_BLOCKED_NS)) {
+        size_t next = r->started;
+        if (next == i && (i == 0 || r->last_returned)) {
             break;
         }
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100000;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
+        if (next == i && overlapped(r, i)) {
+            uint64_t cpu = osthread_cpu_ns(r->last_th);
+            if (osthread_runnable(r->last_ostid)) {
+                asleep_seen = false;
+            } else if (asleep_seen && cpu == cpu_seen) {
+                break;
+            } else {
+                asleep_seen = true;
+                cpu_seen = cpu;
+            }
+        } else {
+            asleep_seen = false;
         }
-        pthread_cond_timedwait(&r->turn_cond, &r->turn_lock, &ts);
+        if (next > 0 && !r->last_returned && !overlapped(r, next)) {
+            pthread_cond_wait(&r->turn_cond, &r->turn_lock);
+        } else {
+            pthread_mutex_unlock(&r->turn_lock);
+            sched_yield();
+            pthread_mutex_lock(&r->turn_lock);
+        }
     }
     r->started = i + 1;
     r->last_returned = false;
-    r->last_start_ns = now_ns();
+    r->last_ostid = osthread_self();
+    r->last_th = pthread_self();
+    pthread_cond_broadcast(&r->turn_cond);
     pthread_mutex_unlock(&r->turn_lock);
 }
 
@@ -1165,7 +1416,13 @@ void replay_child(const struct replay_request *rq)
                 dlerror());
         _exit(1);
     }
-    find_pageable(&r);
+    char err[400];
+    if (find_pageable(&r, err, sizeof(err)) < 0) {
+        /* replay_check said so first: not reached for a checked trace. */
+        fprintf(stderr, "p2psim replay: %s\n", err);
+        _exit(1);
+    }
+    ranges_allocate(&r);
     replay_all(&r);
     if (r.unmapped) {
         dprintf(rq->err_fd, "p2psim replay: %u argument(s) named a pointer "

@@ -16,8 +16,10 @@
  *     pointer inside an allocation keeps its offset;
  *   - pageable host memory (pointers outside every allocation, with the
  *     bytes the calls touched) replaced by stand-in buffers: the ranges
- *     are merged into regions and each region is malloc'ed, keeping the
- *     offset within the page;
+ *     are merged into regions and each region is mapped (anonymous,
+ *     MAP_NORESERVE, never written by the replay), keeping the offset
+ *     within the page; so a stand-in costs the pages the calls touch,
+ *     as the program's buffer did, not its size;
  *   - streams, events and pools by their recorded ids;
  *   - host functions and stream callbacks replaced by functions that do
  *     nothing.
@@ -31,6 +33,16 @@
  * synchronization, and the calls other threads made meanwhile may go on).
  * So calls reach the runtime in the recorded order, and each thread has
  * its own simulated clock, as the program's threads had.
+ *
+ * Untrusted traces (replay_check, before the child starts; exit status 2
+ * in the command): every pointer argument with its length must not wrap
+ * the address space, and inside a recorded allocation must end inside
+ * it; the pageable stand-ins together may map at most host_memory bytes
+ * (--host-memory, default REPLAY_HOST_MEMORY_DEFAULT); at most
+ * REPLAY_MAX_THREADS recorded threads; a handle id a call hands back is
+ * at most 4 per call plus 64 (ids count handles in order of appearance),
+ * which bounds the id tables. Stream ids below -2 are not mapped (NULL,
+ * counted as unmapped).
  *
  * Not replayed (counted in the report): kernel launches and registration
  * (kernels are not simulated), IPC, pool creation and attributes (their
@@ -48,8 +60,14 @@
 #define P2PSIM_TOOLS_REPLAY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "traces/api_trace.h"
+
+/* The most recorded threads a replay makes threads for. */
+#define REPLAY_MAX_THREADS 1024
+/* The default cap on the pageable stand-ins' bytes (--host-memory). */
+#define REPLAY_HOST_MEMORY_DEFAULT (UINT64_C(16) << 30)
 
 struct replay_request {
     const struct trace_api_call *const *calls;  /* to replay, in order */
@@ -59,7 +77,16 @@ struct replay_request {
     const char *record;         /* the child's API trace */
     const char *map;            /* the child's call -> index lines */
     int err_fd;                 /* where mismatches are told (stderr) */
+    uint64_t host_memory;       /* cap on the pageable stand-ins, bytes */
 };
+
+/*
+ * replay_check - whether rq's calls can be replayed within the caps
+ * above. 0, or -1 with err ("line N: ...", a line of the trace). The
+ * child checks again, so a request that fails here never runs.
+ */
+int replay_check(const struct replay_request *rq, char *err,
+                 size_t err_size);
 
 /* Whether replay.c can replay a call of this name. */
 int replay_is_supported(const char *name);

@@ -135,7 +135,7 @@ check "... other lines as they are" 0 "^round trip: ok" printf '%s\n' "$out"
 
 # ---- bad input ---------------------------------------------------------------------
 printf 'not json\n' > "$work/bad.jsonl"
-check "replay: a malformed trace" 2 "bad.jsonl:1: not a JSON object" \
+check "replay: a malformed trace" 2 "bad.jsonl:1:1: not a JSON object" \
     "$p2psim" replay "$work/bad.jsonl"
 check "replay: no such file" 2 "none.jsonl" \
     "$p2psim" replay "$work/none.jsonl"

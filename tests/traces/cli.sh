@@ -219,4 +219,88 @@ check "trace filter: wrong arguments" 2 "wrong arguments" \
 check "trace: an unknown option" 2 "unknown option --frob" \
     "$p2psim" trace summarize t.csv --frob
 
+# ---- untrusted input (issue 18) ------------------------------------------------------
+# 300,000 nested arrays overflowed the stack (exit 139): now an error at
+# line:column, exit 2, through each command that reads JSON.
+deep() { # deep PREFIX SUFFIX: PREFIX, 300000 '[', SUFFIX
+    awk -v p="$1" -v s="$2" 'BEGIN { printf "%s", p
+        for (i = 0; i < 300000; i++) printf "["; printf "%s\n", s }'
+}
+deep '{"api_trace":1,"x":' '' > deep.jsonl
+check "replay: arrays nested 300000 deep" 2 \
+    "deep.jsonl:1:35: objects and arrays nested deeper than 16" \
+    "$p2psim" replay deep.jsonl
+{ echo '{"otherData":{"p2psim_trace":1},"traceEvents":['
+  deep '{"args":' ''; } > deep.json
+for sub in "summarize deep.json" "convert deep.json d.csv" "filter deep.json d.csv kind=MWr"; do
+    # shellcheck disable=SC2086
+    check "trace $sub: arrays nested 300000 deep" 2 \
+        "deep.json:2:24: objects and arrays nested deeper than 16" \
+        "$p2psim" trace $sub
+done
+# Times that went through an undefined double-to-integer cast.
+check "trace filter from=1e300s" 2 "'1e300s': .*no exponent" \
+    "$p2psim" trace filter t.csv x.csv from=1e300s
+check "trace filter from=infs" 2 "'infs' is not a time" \
+    "$p2psim" trace filter t.csv x.csv from=infs
+check "trace filter to=nanus" 2 "'nanus' is not a time" \
+    "$p2psim" trace filter t.csv x.csv to=nanus
+check "trace filter from=10000000s" 2 "too large" \
+    "$p2psim" trace filter t.csv x.csv from=10000000s
+check "run --trace-filter from=nanus" 2 "'nanus' is not a time" \
+    run --trace x.csv --trace-filter from=nanus -- ./one_copy
+check "a CSV field that does not fit: file:line:column" 2 \
+    "bad.csv:2:5: bad t_ps '18446744073709551616'" \
+    sh -c "printf 'type,t_ps\nhop,18446744073709551616\n' > bad.csv &&
+           '$p2psim' trace summarize bad.csv"
+# Replay: what a trace says is checked before anything runs (exit 2). A
+# 1 GiB pageable copy allocated and zeroed 2 GiB of stand-ins; they are
+# mapped now, costing only what the copy touches, within --host-memory.
+head='{"api_trace":1,"pid":1,"backend":"sim","program":"x"}'
+copy() { # copy COUNT DST: a cudaMemcpy between pageable buffers
+    printf '%s\n{"seq":0,"pid":1,"tid":0,"depth":0,"name":"cudaMemcpy","t0_ns":1,"t1_ns":2,"args":{"dst":"%s","src":"0x100000000000","count":%s,"kind":0},"ret":0}\n' \
+        "$head" "${2:-0x10000}" "$1"
+}
+copy 1073741824 > gib.jsonl
+check "replay: a 1 GiB pageable copy over --host-memory" 2 \
+    "gib.jsonl:2:90: cudaMemcpy: 1073741824 bytes of pageable host memory at 0x10000: more than --host-memory" \
+    "$p2psim" replay --host-memory 512MiB gib.jsonl
+copy 4194304 > mib.jsonl
+check "replay: a 4 MiB pageable copy" 0 "^cudaMemcpy  *1 " \
+    "$p2psim" replay --topology $machine mib.jsonl
+copy 18446744073709551615 > wrap.jsonl
+check "replay: a count that wraps the address space" 2 \
+    "wrap.jsonl:2:90: cudaMemcpy: 18446744073709551615 bytes at 0x10000 pass the end of the address space" \
+    "$p2psim" replay wrap.jsonl
+copy '"4096"' > str.jsonl
+check "replay: a count that is not a number" 2 \
+    "str.jsonl:2:131: cudaMemcpy: args.count is not a size" "$p2psim" replay str.jsonl
+copy 1e3 > exp.jsonl
+check "replay: a count with an exponent" 2 "args.count is not a size" \
+    "$p2psim" replay exp.jsonl
+{ echo "$head"
+  echo '{"seq":0,"pid":1,"tid":0,"name":"cudaMalloc","t0_ns":1,"t1_ns":2,"args":{"size":4096},"out":{"devPtr":"0x7000000000"},"ret":0}'
+  echo '{"seq":1,"pid":1,"tid":0,"name":"cudaMemcpy","t0_ns":3,"t1_ns":4,"args":{"dst":"0x7000000800","src":"0x10000","count":4096,"kind":1},"ret":0}'
+} > over.jsonl
+check "replay: a copy past the end of its allocation" 2 \
+    "over.jsonl:3:80: cudaMemcpy: 4096 bytes at 0x7000000800 pass the end of the allocation at 0x7000000000 (4096 bytes)" \
+    "$p2psim" replay over.jsonl
+printf '%s\n{"seq":0,"pid":1,"tid":0,"name":"cudaStreamCreate","t0_ns":1,"t1_ns":2,"args":{},"out":{"stream":16777216},"ret":0}\n' \
+    "$head" > id.jsonl
+check "replay: a stream id no trace of one call holds" 2 \
+    "id.jsonl:2:98: cudaStreamCreate: out.stream = 16777216, more than a trace of 1 calls can hold" \
+    "$p2psim" replay id.jsonl
+{ echo "$head"; awk 'BEGIN { for (i = 0; i < 1025; i++)
+    printf "{\"seq\":%d,\"pid\":1,\"tid\":%d,\"name\":\"cudaGetDevice\",\"t0_ns\":1,\"t1_ns\":2,\"args\":{},\"ret\":0}\n", i, i }'
+} > threads.jsonl
+check "replay: 1025 recorded threads" 2 \
+    "threads.jsonl:1026: more than 1024 recorded threads" "$p2psim" replay threads.jsonl
+printf '%s\n{"seq":0,"pid":1,"tid":-1,"name":"cudaGetDevice","t0_ns":1,"t1_ns":2,"args":{},"ret":0}\n' \
+    "$head" > tid.jsonl
+check "replay: a negative thread id" 2 \
+    "tid.jsonl:2:24: \"tid\" is not an integer from 0 to 2147483647" "$p2psim" replay tid.jsonl
+check "replay --pid abc" 2 "--pid abc: a process id" "$p2psim" replay --pid abc mib.jsonl
+check "replay --host-memory 12" 2 "--host-memory 12: a size" \
+    "$p2psim" replay --host-memory 12 mib.jsonl
+
 finish traces-cli
