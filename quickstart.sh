@@ -127,8 +127,8 @@ run)
     heading "p2pBandwidthLatencyTest's matrices on that machine, 4 MB copies" \
         "(p2psim bench --numElems 1000000)"
     ./build/tools/p2psim bench --numElems 1000000
-    heading "The event-core benchmark: simulated events per second of the" \
-        "engines side by side (bench/hold)"
+    heading "The event-core benchmark: how many events per second of wall" \
+        "time each engine handles, side by side (bench/hold)"
     ./build/bench/hold
     heading "Done. p2psim is build/tools/p2psim. For the README's commands" \
         "(p2psim ..., pkg-config p2psim-cudart), type in each new shell:"
