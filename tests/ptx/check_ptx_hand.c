@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 static struct ptx_module *hand;
 
@@ -547,6 +549,54 @@ START_TEST(test_ptx_limits_vector_operands)
 }
 END_TEST
 
+/* Out of memory is an error, not abort(): the address space is capped
+ * just above what the process uses, then a module needing ~200 MB of
+ * instructions is parsed. (Skipped under ASan, whose shadow memory does
+ * not live with an address-space limit.) */
+#if defined(__SANITIZE_ADDRESS__)
+#define PTX_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PTX_TEST_ASAN 1
+#endif
+#endif
+
+START_TEST(test_ptx_limits_out_of_memory_is_an_error)
+{
+#ifndef PTX_TEST_ASAN
+    enum { N = 1000000 };
+    const char *head = HDR ".visible .entry k()\n{\n";
+    size_t h = strlen(head);
+    char *text = malloc(h + 5 * (size_t)N + 3);
+    ck_assert_ptr_nonnull(text);
+    memcpy(text, head, h);
+    for (size_t i = 0; i < N; i++) {
+        memcpy(text + h + 5 * i, "ret;\n", 5);
+    }
+    memcpy(text + h + 5 * (size_t)N, "}\n", 3);
+    size_t len = h + 5 * (size_t)N + 2;
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fscanf(f, "%lu", &pages), 1);
+    fclose(f);
+    struct rlimit old, lim;
+    ck_assert_int_eq(getrlimit(RLIMIT_AS, &old), 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+                   (64u << 20);
+    ck_assert_int_eq(setrlimit(RLIMIT_AS, &lim), 0);
+    struct ptx_error err = {0};
+    struct ptx_module *m = ptx_module_parse(text, len, &err);
+    setrlimit(RLIMIT_AS, &old);
+    ck_assert_ptr_null(m);
+    ck_assert_int_eq(err.code, PTX_ENOMEM);
+    ck_assert_ptr_nonnull(strstr(err.msg, "out of memory"));
+    free(text);
+#endif
+}
+END_TEST
+
 /* ---- Fat binaries built here ------------------------------------------- */
 
 static void put16(uint8_t *p, uint16_t v)
@@ -712,6 +762,7 @@ Suite *make_ptx_hand_suite(void)
     tcase_add_test(tc, test_ptx_limits_registers_and_directives);
     tcase_add_test(tc, test_ptx_limits_param_offset_wraps);
     tcase_add_test(tc, test_ptx_limits_vector_operands);
+    tcase_add_test(tc, test_ptx_limits_out_of_memory_is_an_error);
     tcase_add_test(tc, test_ptx_fatbin_bounds);
     tcase_add_test(tc, test_ptx_fatbin_zstd_claims);
     suite_add_tcase(s, tc);
