@@ -210,11 +210,12 @@ static int ranges_merge(struct rp *r, char *err, size_t err_size)
         g->map_len = (size_t)len;
         if (len > r->rq->host_memory - r->standin_bytes) {
             snprintf(err, err_size, "line %u: the pageable host memory the "
-                     "calls use passes %llu bytes (--host-memory) at "
-                     "0x%llx, %llu bytes", g->line,
-                     (unsigned long long)r->rq->host_memory,
+                     "calls use, %llu bytes with the %llu at 0x%llx, passes "
+                     "--host-memory (%llu bytes)", g->line,
+                     (unsigned long long)(r->standin_bytes + len),
+                     (unsigned long long)(g->hi - g->lo),
                      (unsigned long long)g->lo,
-                     (unsigned long long)(g->hi - g->lo));
+                     (unsigned long long)r->rq->host_memory);
             return -1;
         }
         r->standin_bytes += len;

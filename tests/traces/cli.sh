@@ -265,6 +265,9 @@ copy 1073741824 > gib.jsonl
 check "replay: a 1 GiB pageable copy over --host-memory" 2 \
     "gib.jsonl:2:90: cudaMemcpy: 1073741824 bytes of pageable host memory at 0x10000: more than --host-memory" \
     "$p2psim" replay --host-memory 512MiB gib.jsonl
+check "replay: two 1 GiB stand-ins over --host-memory together" 2 \
+    "gib.jsonl:2: the pageable host memory the calls use, 2147483648 bytes with the 1073741824 at 0x100000000000, passes --host-memory (1073741824 bytes)" \
+    "$p2psim" replay --host-memory 1GiB gib.jsonl
 copy 4194304 > mib.jsonl
 check "replay: a 4 MiB pageable copy" 0 "^cudaMemcpy  *1 " \
     "$p2psim" replay --topology $machine mib.jsonl
