@@ -100,8 +100,11 @@ struct ptx_error {
  * @len:     on success, strlen(*text); may be NULL.
  * @err:     filled on failure; may be NULL.
  *
- * Walks the container's entries, decompresses zstd entries, and picks
- * the PTX entry of the highest virtual architecture. Return: 0, or
+ * The registration gives no size, so the container header's own sizes
+ * bound what is read: header, then at most PTX_FATBIN_MAX_BYTES of
+ * entries, each entry inside them. Walks the container's entries,
+ * decompresses zstd entries, and picks the PTX entry of the highest
+ * virtual architecture. Return: 0, or
  * PTX_ENOPTX when there is only SASS (the message says how to build with
  * PTX), PTX_ECOMPRESS (LZ4, or zstd without libzstd), PTX_EINVAL (bad
  * magic or sizes), PTX_ENOMEM.
