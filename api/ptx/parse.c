@@ -571,6 +571,7 @@ static int read_decl(struct ptx_parse *p, struct decl *d)
     skip_ws(p);
     d->at = here(p);
     for (;;) {
+        skip_ws(p);
         struct loc l = here(p);
         if (!read_word(p, w, sizeof(w))) {
             return 0;
@@ -605,6 +606,7 @@ static int read_decl(struct ptx_parse *p, struct decl *d)
     snprintf(d->name, sizeof(d->name), "%s", w);
     while (accept(p, '[')) {
         unsigned long long v;
+        skip_ws(p);
         struct loc l = here(p);
         if (peek(p, ']')) {
             d->unsized = true;
@@ -655,13 +657,16 @@ static int place_var(struct ptx_parse *p, const struct decl *d,
     return 0;
 }
 
-/* One initial value: an integer or 0f/0d float bits, optionally
- * negated. Return: 1, 0 for an initializer we do not evaluate (an
- * address), -1 when the parse failed. */
-static int read_init_value(struct ptx_parse *p, uint64_t *v)
+/* One initial value of type t: an integer, 0f/0d float bits, or for a
+ * float type a decimal float; optionally negated. Return: 1, 0 for an
+ * initializer we do not evaluate (an address), -1 when the parse
+ * failed. */
+static int read_init_value(struct ptx_parse *p, enum ptx_type t,
+                           uint64_t *v)
 {
     char w[128];
     bool neg = accept(p, '-');
+    bool flt = t == PT_F32 || t == PT_F64;
     skip_ws(p);
     struct loc l = here(p);
     size_t n = read_word(p, w, sizeof(w));
@@ -670,8 +675,9 @@ static int read_init_value(struct ptx_parse *p, uint64_t *v)
     }
     const char *digits = w;
     int base = 0;
-    if (w[0] == '0' && (w[1] == 'f' || w[1] == 'F' || w[1] == 'd' ||
-                        w[1] == 'D')) {
+    bool bits = w[0] == '0' && (w[1] == 'f' || w[1] == 'F' || w[1] == 'd' ||
+                                w[1] == 'D');
+    if (bits) {
         digits = w + 2;
         base = 16;
     } else if (!isdigit((unsigned char)w[0])) {
@@ -679,15 +685,30 @@ static int read_init_value(struct ptx_parse *p, uint64_t *v)
     }
     char *e;
     errno = 0;
-    *v = strtoull(digits, &e, base);
-    if (*e == 'U' || *e == 'u') {
-        e++;
+    if (flt && !bits && strpbrk(w, ".eE") && !strpbrk(w, "xX")) {
+        double x = strtod(w, &e);
+        if (t == PT_F32) {
+            float f = (float)x;
+            uint32_t b;
+            memcpy(&b, &f, sizeof(b));
+            *v = b;
+        } else {
+            memcpy(v, &x, sizeof(*v));
+        }
+        errno = 0; /* a float out of range is inf or 0, as in C */
+    } else {
+        *v = strtoull(digits, &e, base);
+        if (*e == 'U' || *e == 'u') {
+            e++;
+        }
     }
     if (errno == ERANGE || n >= sizeof(w) || *e != '\0' || e == digits) {
         fail_at(p, l, PTX_EPARSE, "malformed initial value '%.40s'", w);
         return -1;
     }
-    if (neg) {
+    if (neg && flt) {
+        *v ^= t == PT_F32 ? 1ull << 31 : 1ull << 63; /* the sign bit */
+    } else if (neg) {
         *v = -*v;
     }
     return 1;
@@ -710,7 +731,7 @@ static int read_init(struct ptx_parse *p, const struct decl *d,
         skip_ws(p);
         struct loc l = here(p);
         uint64_t v;
-        int rc = read_init_value(p, &v);
+        int rc = read_init_value(p, d->type, &v);
         if (rc < 0) {
             free(buf);
             return p->rc;

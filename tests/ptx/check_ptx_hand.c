@@ -430,6 +430,23 @@ START_TEST(test_ptx_limits_variable_sizes)
     ck_assert_uint_eq(v->init[0], 7);
     ck_assert_uint_eq(v->init[2], 9);
     ptx_module_free(m);
+
+    /* float initial values: decimal, and negated bits */
+    const char *fl = HDR ".global .f32 x = 1.5;\n"
+                     ".global .f64 y[2] = {-0d3FF0000000000000, 2.5e0};\n";
+    m = parse_exact(fl, strlen(fl), &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    float x;
+    double y[2];
+    v = ptx_module_var(m, 0);
+    ck_assert_uint_eq(v->init_bytes, 4);
+    memcpy(&x, v->init, 4);
+    ck_assert(x == 1.5f);
+    v = ptx_module_var(m, 1);
+    ck_assert_uint_eq(v->init_bytes, 16);
+    memcpy(y, v->init, 16);
+    ck_assert(y[0] == -1.0 && y[1] == 2.5);
+    ptx_module_free(m);
 }
 END_TEST
 
