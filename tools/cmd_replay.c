@@ -412,6 +412,27 @@ static int pair_calls(const struct trace_api_call *const *sel,
     return rc;
 }
 
+/* A call name not replayed: its first call and how many. */
+struct skipped_kind {
+    const struct trace_api_call *first;
+    size_t n;
+};
+
+/* sel is in seq order, so seq orders first appearances. */
+static int by_name_then_seq(const void *a, const void *b)
+{
+    const struct trace_api_call *x = *(const struct trace_api_call *const *)a;
+    const struct trace_api_call *y = *(const struct trace_api_call *const *)b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int by_first_seq(const void *a, const void *b)
+{
+    const struct skipped_kind *x = a, *y = b;
+    return x->first->seq < y->first->seq ? -1 : x->first->seq > y->first->seq;
+}
+
 static void report(const struct replay_opts *o, const char *machine,
                    const struct trace_api_header *h, long pid,
                    const struct trace_api_call *const *sel, size_t n_sel,
@@ -421,27 +442,36 @@ static void report(const struct replay_opts *o, const char *machine,
            "%s backend), replayed on %s\n",
            o->file, n_sel, h && h->program[0] ? h->program : "a program",
            pid, h && h->backend[0] ? h->backend : "unknown", machine);
-    /* What was not replayed, by name. */
-    struct kind_stats *skipped = NULL;
-    size_t n_skipped_kinds = 0, n_skipped = 0;
-    for (size_t i = 0; i < n_sel; i++) {
+    /* What was not replayed, by name, in order of first appearance:
+     * sorted by name (a made-up trace may hold a million names, which a
+     * linear search per call made quadratic), then by first index. */
+    const struct trace_api_call **skip = calloc(n_sel + 1, sizeof(*skip));
+    size_t n_skipped = 0;
+    for (size_t i = 0; skip && i < n_sel; i++) {
         if (!replay_is_supported(sel[i]->name)) {
-            struct kind_stats *k = kind_get(&skipped, &n_skipped_kinds,
-                                            sel[i]->name);
-            if (k) {
-                k->n++;
-            }
-            n_skipped++;
+            skip[n_skipped++] = sel[i];
         }
     }
     if (n_skipped) {
+        qsort(skip, n_skipped, sizeof(*skip), by_name_then_seq);
+        struct skipped_kind *kinds = calloc(n_skipped, sizeof(*kinds));
+        size_t n_kinds = 0;
+        for (size_t i = 0; kinds && i < n_skipped; i++) {
+            if (i == 0 || strcmp(skip[i]->name, skip[i - 1]->name) != 0) {
+                kinds[n_kinds++] = (struct skipped_kind){ skip[i], 0 };
+            }
+            kinds[n_kinds - 1].n++;
+        }
+        qsort(kinds, n_kinds, sizeof(*kinds), by_first_seq);
         printf("not replayed: %zu (", n_skipped);
-        for (size_t i = 0; i < n_skipped_kinds; i++) {
-            printf("%s%s %zu", i ? ", " : "", skipped[i].name, skipped[i].n);
+        for (size_t i = 0; i < n_kinds; i++) {
+            printf("%s%s %zu", i ? ", " : "", kinds[i].first->name,
+                   kinds[i].n);
         }
         printf(")\n");
+        free(kinds);
     }
-    free(skipped);
+    free(skip);
     printf("recorded: %s; simulated: the calling thread's simulated "
            "clock (exit - entry)\n\n",
            use_sim ? "the simulated time recorded with each call"

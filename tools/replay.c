@@ -106,44 +106,62 @@ static struct rp_alloc *alloc_find(struct rp *r, uint64_t old)
     return old - a->old_base < size ? a : NULL;
 }
 
-static void alloc_add(struct rp *r, uint64_t old, uint64_t size,
+/* The index of the first live allocation based at or above old. */
+static size_t alloc_lower(const struct rp *r, uint64_t old)
+{
+    size_t lo = 0, hi = r->n_allocs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->allocs[mid].old_base < old) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* Add (or replace) the allocation based at old; false when
+ * REPLAY_MAX_ALLOCS are live already or memory is short. Cost: a
+ * binary search and a move of the allocations above (at most
+ * REPLAY_MAX_ALLOCS, which bounds a made-up trace's quadratic worst). */
+static bool alloc_add(struct rp *r, uint64_t old, uint64_t size,
                       void *new_base)
 {
     if (!old) {
-        return;
+        return true;
+    }
+    size_t i = alloc_lower(r, old);
+    if (i < r->n_allocs && r->allocs[i].old_base == old) {
+        r->allocs[i] = (struct rp_alloc){ old, size, new_base };
+        return true;
+    }
+    if (r->n_allocs == REPLAY_MAX_ALLOCS) {
+        return false;
     }
     if (r->n_allocs == r->cap_allocs) {
         size_t cap = r->cap_allocs ? 2 * r->cap_allocs : 64;
         struct rp_alloc *t = realloc(r->allocs, cap * sizeof(*t));
         if (!t) {
-            return;
+            return false;
         }
         r->allocs = t;
         r->cap_allocs = cap;
-    }
-    size_t i = r->n_allocs;
-    while (i > 0 && r->allocs[i - 1].old_base > old) {
-        i--;
-    }
-    if (i > 0 && r->allocs[i - 1].old_base == old) {
-        r->allocs[i - 1] = (struct rp_alloc){ old, size, new_base };
-        return;
     }
     memmove(&r->allocs[i + 1], &r->allocs[i],
             (r->n_allocs - i) * sizeof(*r->allocs));
     r->allocs[i] = (struct rp_alloc){ old, size, new_base };
     r->n_allocs++;
+    return true;
 }
 
 static void alloc_remove(struct rp *r, uint64_t old)
 {
-    for (size_t i = 0; i < r->n_allocs; i++) {
-        if (r->allocs[i].old_base == old) {
-            memmove(&r->allocs[i], &r->allocs[i + 1],
-                    (r->n_allocs - i - 1) * sizeof(*r->allocs));
-            r->n_allocs--;
-            return;
-        }
+    size_t i = alloc_lower(r, old);
+    if (i < r->n_allocs && r->allocs[i].old_base == old) {
+        memmove(&r->allocs[i], &r->allocs[i + 1],
+                (r->n_allocs - i - 1) * sizeof(*r->allocs));
+        r->n_allocs--;
     }
 }
 
@@ -1136,7 +1154,10 @@ static int find_pageable(struct rp *r, char *err, size_t err_size)
                            (unsigned long long)size,
                            (unsigned long long)base);
             }
-            alloc_add(r, base, size, NULL);
+            if (!alloc_add(r, base, size, NULL)) {
+                CHECK_FAIL("line %u: %s: more than %d allocations live at "
+                           "once", c->line, c->name, REPLAY_MAX_ALLOCS);
+            }
         } else if (freed_alloc(c, &base)) {
             alloc_remove(r, base);
         } else if (note_extent(r, c, k->ptr1, k->len1, err, err_size) < 0 ||

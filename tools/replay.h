@@ -39,7 +39,8 @@
  * the address space, and inside a recorded allocation must end inside
  * it; the pageable stand-ins together may map at most host_memory bytes
  * (--host-memory, default REPLAY_HOST_MEMORY_DEFAULT); at most
- * REPLAY_MAX_THREADS recorded threads; a handle id a call hands back is
+ * REPLAY_MAX_THREADS recorded threads and REPLAY_MAX_ALLOCS allocations
+ * live at once; a handle id a call hands back is
  * at most 4 per call plus 64 (ids count handles in order of appearance),
  * which bounds the id tables. Stream ids below -2 are not mapped (NULL,
  * counted as unmapped).
@@ -48,12 +49,15 @@
  * (kernels are not simulated), IPC, pool creation and attributes (their
  * arguments are structures the trace does not hold), error strings.
  *
- * Model: the host work a program did between its calls is not replayed;
- * a thread waiting for its turn counts as busy outside CUDA, which the
- * runtime stops waiting for after P2PSIM_HOST_GRACE_MS (20 ms of wall
- * time; docs/cuda-shim-design.md, "Time"). So a multi-threaded replay is
- * exact only when each thread's calls follow each other closely, as in
- * the recording. A call that returns a different result than it did when
+ * Model: the host work a program did between its calls is not replayed.
+ * Several threads make their calls in recorded order; a call waits for
+ * its predecessor's return unless, when recorded, it started while that
+ * one was still running (blocked). A thread whose turn waits for a return
+ * sleeps, so the runtime takes it as blocked and lets the simulation run;
+ * otherwise it waits runnable, so the simulation waits for its call
+ * (docs/cuda-shim-design.md, "Time"). No wall time is read: the replay of
+ * a trace gives the same times however loaded the machine is. A call
+ * that returns a different result than it did when
  * recorded is reported; the replay goes on.
  */
 #ifndef P2PSIM_TOOLS_REPLAY_H
@@ -66,6 +70,8 @@
 
 /* The most recorded threads a replay makes threads for. */
 #define REPLAY_MAX_THREADS 1024
+/* The most recorded allocations live at once. */
+#define REPLAY_MAX_ALLOCS 65536
 /* The default cap on the pageable stand-ins' bytes (--host-memory). */
 #define REPLAY_HOST_MEMORY_DEFAULT (UINT64_C(16) << 30)
 

@@ -304,6 +304,12 @@ check "replay: a stream id no trace of one call holds" 2 \
 } > threads.jsonl
 check "replay: 1025 recorded threads" 2 \
     "threads.jsonl:1026: more than 1024 recorded threads" "$p2psim" replay threads.jsonl
+{ echo "$head"; awk 'BEGIN { for (i = 0; i <= 65536; i++)
+    printf "{\"seq\":%d,\"pid\":1,\"tid\":0,\"name\":\"cudaMalloc\",\"t0_ns\":1,\"t1_ns\":2,\"args\":{\"size\":256},\"out\":{\"devPtr\":\"0x%x\"},\"ret\":0}\n", i, 4096 * (i + 1) }'
+} > allocs.jsonl
+check "replay: 65537 allocations live at once" 2 \
+    "allocs.jsonl:65538: cudaMalloc: more than 65536 allocations live at once" \
+    "$p2psim" replay allocs.jsonl
 printf '%s\n{"seq":0,"pid":1,"tid":-1,"name":"cudaGetDevice","t0_ns":1,"t1_ns":2,"args":{},"ret":0}\n' \
     "$head" > tid.jsonl
 check "replay: a negative thread id" 2 \
