@@ -189,7 +189,8 @@ int flow__res(struct p2psim_flow *f, const void *owner,
         unsigned cap_n = f->cap_res ? 2 * f->cap_res : 64;
         void *n = realloc(f->res, cap_n * sizeof(*f->res));
         if (!n) {
-            return -1;
+            return sim_fail_nomem(f->sim, "the flow fidelity",
+                                  "its table of resources");
         }
         f->res = n;
         f->cap_res = cap_n;
@@ -476,7 +477,11 @@ static void op_start_stream(struct p2psim_flow *f, struct flow_op *o)
     if (f->n_act == f->cap_act) {
         unsigned cap = f->cap_act ? 2 * f->cap_act : 32;
         void *n = realloc(f->act, cap * sizeof(*f->act));
-        SIM_ASSERT(n, "flow: out of memory");
+        if (!n) {
+            sim_fail_nomem(f->sim, "the flow fidelity",
+                           "its table of active operations");
+            return;
+        }
         f->act = n;
         f->cap_act = cap;
     }
@@ -777,7 +782,11 @@ static void op_complete(struct flow_ce *ce)
         struct flow_op *o = ce->head;
         struct p2psim_flow *f = o->f;
         struct gpu_dma *op = o->op;
-        if (o->plan.move && op_move(f, o) < 0 && o->plan.status == 0) {
+        int rc = o->plan.move ? op_move(f, o) : 0;
+        if (rc == -SIM_ENOMEM) {
+            sim_component_nomem(o->g, "a page of memory");
+        }
+        if (rc < 0 && o->plan.status == 0) {
             o->plan.status = -SIM_EIO;
         }
         ce->head = o->next;

@@ -319,7 +319,7 @@ static void use_at(struct p2psim_flow *f, struct flow_plan *pl,
     }
     int r = flow__res(f, owner, kind, cap);
     if (r < 0) {
-        return;                 /* out of memory: Model: not charged */
+        return;                 /* out of memory: the simulation has failed */
     }
     for (unsigned i = 0; i < pl->n_use; i++) {
         struct flow_use *u = &pl->use[i];

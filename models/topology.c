@@ -91,6 +91,16 @@ static int find_ent(struct loader *L, const char *id)
     return -1;
 }
 
+/* sim_props_set, with the loader's error out of memory. */
+static int set_prop(struct loader *L, struct sim_props *p, const char *key,
+                    const char *value, const struct sim_mark *m)
+{
+    if (sim_props_set(p, key, value ? value : "", m, m) < 0) {
+        return sim_error_set(L->err, SIM_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
 static const char *const top_keys[] = {
     "p2psim-machine", "name", "description", "sources", "defaults", "sockets",
     "socket-links", "switches", "gpus", "nvswitches", "nvlinks",
@@ -558,7 +568,9 @@ static int catalog_props(struct loader *L, struct ent *g, struct sim_props *p)
     yaml_node_t *n;
     if ((n = ydoc_get(c, root, "memory-bandwidth"))) {
         struct sim_mark m = ydoc_mark_of(c, n);
-        sim_props_set(p, "hbm-bandwidth", ydoc_scalar(n) ? ydoc_scalar(n) : "", &m, &m);
+        if ((rc = set_prop(L, p, "hbm-bandwidth", ydoc_scalar(n), &m)) < 0) {
+            return rc;
+        }
     }
     /* pcie: {speed|gen, width} */
     if ((n = ydoc_get(c, root, "pcie"))) {
@@ -580,11 +592,15 @@ static int catalog_props(struct loader *L, struct ent *g, struct sim_props *p)
                 }
                 v = buf;
             }
-            sim_props_set(p, "pcie-gen", v ? v : "", &m, &m);
+            if ((rc = set_prop(L, p, "pcie-gen", v, &m)) < 0) {
+                return rc;
+            }
         }
         if (w) {
             struct sim_mark m = ydoc_mark_of(c, w);
-            sim_props_set(p, "pcie-width", ydoc_scalar(w) ? ydoc_scalar(w) : "", &m, &m);
+            if ((rc = set_prop(L, p, "pcie-width", ydoc_scalar(w), &m)) < 0) {
+                return rc;
+            }
         }
     }
     if ((n = ydoc_get(c, root, "nvlink"))) {
@@ -600,7 +616,9 @@ static int catalog_props(struct loader *L, struct ent *g, struct sim_props *p)
             yaml_node_t *v = ydoc_get(c, n, k[i]);
             if (v) {
                 struct sim_mark m = ydoc_mark_of(c, v);
-                sim_props_set(p, to[i], ydoc_scalar(v) ? ydoc_scalar(v) : "", &m, &m);
+                if ((rc = set_prop(L, p, to[i], ydoc_scalar(v), &m)) < 0) {
+                    return rc;
+                }
             }
         }
     }
@@ -616,7 +634,9 @@ static int catalog_props(struct loader *L, struct ent *g, struct sim_props *p)
             yaml_node_t *v = ydoc_get(c, n, k[i]);
             if (v) {
                 struct sim_mark m = ydoc_mark_of(c, v);
-                sim_props_set(p, to[i], ydoc_scalar(v) ? ydoc_scalar(v) : "", &m, &m);
+                if ((rc = set_prop(L, p, to[i], ydoc_scalar(v), &m)) < 0) {
+                    return rc;
+                }
             }
         }
     }
@@ -675,8 +695,10 @@ static int gpu_setup(struct loader *L, struct ent *g)
     yaml_node_t *un = ydoc_get(d, g->n, "p2p-unlocked");
     if (un) {
         struct sim_mark m = ydoc_mark_of(d, un);
-        sim_props_set(g->gpu_props, "p2p-unlocked",
-                      ydoc_scalar(un) ? ydoc_scalar(un) : "", &m, &m);
+        if ((rc = set_prop(L, g->gpu_props, "p2p-unlocked", ydoc_scalar(un),
+                           &m)) < 0) {
+            return rc;
+        }
     }
     g->max_gen = prop_uint(g->gpu_props, "pcie-gen", 5);
     g->max_width = prop_uint(g->gpu_props, "pcie-width", 16);
@@ -720,7 +742,9 @@ static int link_props(struct loader *L, struct ent *e, struct sim_props *p)
                               "give either speed or gen, not both");
             }
             struct sim_mark m = ydoc_mark_of(d, sp);
-            sim_props_set(p, "gen", buf, &m, &m);
+            if ((rc = set_prop(L, p, "gen", buf, &m)) < 0) {
+                return rc;
+            }
         }
     }
     if (e->kind == ENT_GPU) {
@@ -828,9 +852,13 @@ static int build_socket(struct loader *L, struct fab *f, struct ent *s,
         rc = socket_shape(L, ydoc_get(d, s->n, "root-complex"), ts);
     }
     if (rc == 0) {
-        set_num(p, "root-ports", s->n_ports);
-        set_num(p, "socket-links", s->n_xs);
-        rc = fab_add(f, "root-complex", s->id, p, L->err) ? 0 : -SIM_EINVAL;
+        if (set_num(p, "root-ports", s->n_ports) < 0 ||
+            set_num(p, "socket-links", s->n_xs) < 0) {
+            rc = sim_error_set(L->err, SIM_ENOMEM, "out of memory");
+        } else {
+            rc = fab_add(f, "root-complex", s->id, p, L->err) ? 0
+                                                              : -SIM_EINVAL;
+        }
     }
     free_props(p);
     if (rc < 0) {
@@ -1223,11 +1251,13 @@ static int build_nvlinks(struct loader *L, struct fab *f)
         }
         static const char *const skip[] = { "between", NULL };
         rc = ydoc_add_props(d, e, p, skip, "NVLink", L->err);
-        set_num(p, "generation", gen[0]);
+        if (rc == 0 && set_num(p, "generation", gen[0]) < 0) {
+            rc = sim_error_set(L->err, SIM_ENOMEM, "out of memory");
+        }
         /* GA102 bridges: the GPUs' own per-link rate (the slower end) */
         const char *r = rate[0] ? rate[0] : rate[1];
-        if (r) {
-            sim_props_set(p, "link-rate", r, NULL, NULL);
+        if (rc == 0 && r) {
+            rc = set_prop(L, p, "link-rate", r, NULL);
         }
         if (rc == 0 && !fab_connect(f, port[0], port[1], "nvlink", p,
                                     L->err)) {
@@ -1709,8 +1739,10 @@ struct topo_machine *topo_load_file(const char *path,
     size_t len = 0;
     char *text = ydoc_read_file(path, &len);
     if (!text) {
-        sim_error_set_at(err, SIM_ENOENT, ydoc_intern(path), 0, 0,
-                         "cannot read the machine file: %s", strerror(errno));
+        int e = errno;
+        sim_error_set_at(err, e == ENOMEM ? SIM_ENOMEM : SIM_ENOENT,
+                         ydoc_intern(path), 0, 0,
+                         "cannot read the machine file: %s", strerror(e));
         return NULL;
     }
     struct topo_machine *m = topo_load_string(path, text, len, opt, err);

@@ -7,6 +7,7 @@
 
 #include "models/topology_int.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -295,6 +296,7 @@ char *ydoc_read_file(const char *path, size_t *len)
             if (!nb) {
                 free(buf);
                 fclose(f);
+                errno = ENOMEM; /* the caller tells it from a missing file */
                 return NULL;
             }
             buf = nb;

@@ -110,7 +110,11 @@ static int rebuild(struct sim__cq *q, uint32_t n_buckets)
     struct sim_event **all = malloc(sizeof(*all) * (q->n ? q->n : 1));
     struct sim_event **nb = calloc(n_buckets, sizeof(*nb));
     uint64_t *bm = calloc(n_buckets / 64, sizeof(*bm));
-    if (!all || !nb || !bm) {
+    /* Room in the far heap for every event, so that placing them below
+     * cannot fail half-way (a narrower width may put many beyond the
+     * window). */
+    if (!all || !nb || !bm || q->n > UINT32_MAX ||
+        sim__heap_reserve(&q->far, (uint32_t)q->n) < 0) {
         free(all);
         free(nb);
         free(bm);
@@ -147,7 +151,8 @@ static int rebuild(struct sim__cq *q, uint32_t n_buckets)
     q->far.n = 0;
     q->cur_slot = k ? min_when >> q->shift : 0;
     for (uint64_t i = 0; i < k; i++) {
-        sim__cq_place(q, all[i]);
+        int rc = sim__cq_place(q, all[i]);
+        (void)rc; /* 0: the far heap has room for all (reserved above) */
     }
     free(all);
     q->n_rebuilds++;

@@ -177,6 +177,11 @@ struct sim_port *sim_port_add(struct sim_component *c, const char *name,
     return p;
 }
 
+int sim_component_nomem(struct sim_component *c, const char *what)
+{
+    return sim_fail_nomem(c->sim, c->name, "%s", what);
+}
+
 struct sim_port *sim_port_find(const struct sim_component *c, const char *name)
 {
     for (uint32_t i = 0; i < c->n_ports; i++) {

@@ -77,6 +77,14 @@ static inline void *sim_component_state(const struct sim_component *c)
     return c->state;
 }
 
+/*
+ * sim_component_nomem - c could not allocate what (a short noun phrase,
+ * "a completion"): fails c's simulation, naming c and the simulated time
+ * (sim_fail_nomem in sim/sim.h). Returns -SIM_ENOMEM. The model then gives
+ * up the operation (freeing what it holds) and returns.
+ */
+int sim_component_nomem(struct sim_component *c, const char *what);
+
 /* Find kind in a NULL-terminated table of ops (models/models.c keeps one). */
 const struct sim_component_ops *
 sim_component_ops_find(const struct sim_component_ops *const *table,

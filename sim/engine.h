@@ -30,8 +30,10 @@ struct sim_engine_ops {
     /* Allocate engine state and attach it with sim_engine_set_state(). */
     int (*create)(struct sim *sim, struct sim_error *err);
     void (*destroy)(struct sim *sim);
-    /* Add a pending event; ev->when and ev->seq are set by the core. */
-    void (*insert)(struct sim *sim, struct sim_event *ev);
+    /* Add a pending event; ev->when and ev->seq are set by the core.
+     * Returns 0, or -SIM_ENOMEM when the event could not be queued (the
+     * core then fails the simulation: sim_fail_nomem in sim/sim.h). */
+    int (*insert)(struct sim *sim, struct sim_event *ev);
     /* Remove a pending event (cancel). */
     void (*remove)(struct sim *sim, struct sim_event *ev);
     /*

@@ -34,9 +34,9 @@ static void cq_destroy(struct sim *sim)
     free(q);
 }
 
-static void cq_insert(struct sim *sim, struct sim_event *ev)
+static int cq_insert(struct sim *sim, struct sim_event *ev)
 {
-    sim__cq_insert(sim->engine_state, ev);
+    return sim__cq_insert(sim->engine_state, ev) < 0 ? -SIM_ENOMEM : 0;
 }
 
 static void cq_remove(struct sim *sim, struct sim_event *ev)
@@ -93,11 +93,9 @@ static void heap_destroy(struct sim *sim)
     free(h);
 }
 
-static void heap_insert(struct sim *sim, struct sim_event *ev)
+static int heap_insert(struct sim *sim, struct sim_event *ev)
 {
-    if (sim__heap_insert(sim->engine_state, ev) < 0) {
-        sim_bug("out of memory growing the event heap");
-    }
+    return sim__heap_insert(sim->engine_state, ev) < 0 ? -SIM_ENOMEM : 0;
 }
 
 static void heap_remove(struct sim *sim, struct sim_event *ev)

@@ -10,6 +10,19 @@
  *  - broken invariants (a model freeing a TLP twice, scheduling a pending
  *    event) stop the program through sim_bug() with a message.
  * The libraries never call exit().
+ *
+ * Out of memory, one policy. Outside a running simulation (building a
+ * machine, an API call) an allocation failure is an error like the
+ * others: the function returns -SIM_ENOMEM (the CUDA runtime
+ * cudaErrorMemoryAllocation) and leaves nothing allocated. Inside one (an
+ * event, or scheduling one) it fails the simulation: the component calls
+ * sim_fail_nomem() or sim_component_nomem(), which record "out of memory
+ * in <component> at <simulated time> (<what>)" and stop the run; the
+ * component gives up the operation without crashing or leaking, and
+ * sim_run*() return -SIM_ENOMEM from then on (sim/sim.h). An event the
+ * queue cannot hold fails the simulation the same way, never dropped. The
+ * command line prints the message and exits 1. tests/check_oom fails each
+ * allocation of a short run in turn to hold everyone to this.
  */
 #ifndef P2PSIM_SIM_ERROR_H
 #define P2PSIM_SIM_ERROR_H

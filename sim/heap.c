@@ -74,16 +74,29 @@ static void sift_down(struct sim__heap *h, uint32_t i, struct sim_event *ev)
     heap_place(h, i, ev);
 }
 
+int sim__heap_reserve(struct sim__heap *h, uint32_t n)
+{
+    if (n <= h->cap) {
+        return 0;
+    }
+    uint32_t cap = h->cap ? h->cap : 64;
+    while (cap < n) {
+        cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+    }
+    struct sim_event **s = realloc(h->slot, sizeof(*s) * (size_t)cap);
+    if (!s) {
+        return -1;
+    }
+    h->slot = s;
+    h->cap = cap;
+    return 0;
+}
+
 int sim__heap_insert(struct sim__heap *h, struct sim_event *ev)
 {
-    if (h->n == h->cap) {
-        uint32_t cap = h->cap * 2;
-        struct sim_event **s = realloc(h->slot, sizeof(*s) * cap);
-        if (!s) {
-            return -1;
-        }
-        h->slot = s;
-        h->cap = cap;
+    if (h->n == h->cap && (h->n == UINT32_MAX ||
+                           sim__heap_reserve(h, h->n + 1) < 0)) {
+        return -1;
     }
     sift_up(h, h->n++, ev);
     return 0;

@@ -45,11 +45,16 @@ int sim_props_set(struct sim_props *p, const char *key, const char *value,
                   const struct sim_mark *mark, const struct sim_mark *key_mark)
 {
     struct sim_prop *it = (struct sim_prop *)sim_props_find(p, key);
+    char *v = strdup(value);
+    if (!v) {
+        return -SIM_ENOMEM;
+    }
     if (!it) {
         if (p->n == p->cap) {
             unsigned cap = p->cap ? p->cap * 2 : 8;
             struct sim_prop *n = realloc(p->item, cap * sizeof(*n));
             if (!n) {
+                free(v);
                 return -SIM_ENOMEM;
             }
             p->item = n;
@@ -58,13 +63,10 @@ int sim_props_set(struct sim_props *p, const char *key, const char *value,
         it = &p->item[p->n];
         memset(it, 0, sizeof(*it));
         if (!(it->key = strdup(key))) {
+            free(v);
             return -SIM_ENOMEM;
         }
         p->n++;
-    }
-    char *v = strdup(value);
-    if (!v) {
-        return -SIM_ENOMEM;
     }
     free(it->value);
     it->value = v;

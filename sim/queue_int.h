@@ -29,7 +29,10 @@ struct sim__heap {
 
 int sim__heap_init(struct sim__heap *h);
 void sim__heap_fini(struct sim__heap *h);
+/* Returns 0, or -1 when the heap cannot grow (ev is then not held). */
 int sim__heap_insert(struct sim__heap *h, struct sim_event *ev);
+/* Make room for n events without allocating again; 0 or -1. */
+int sim__heap_reserve(struct sim__heap *h, uint32_t n);
 void sim__heap_remove(struct sim__heap *h, struct sim_event *ev);
 struct sim_event *sim__heap_pop(struct sim__heap *h);
 static inline struct sim_event *sim__heap_peek(const struct sim__heap *h)
@@ -157,7 +160,8 @@ static inline void sim__cq_bucket_unlink(struct sim__cq *q, struct sim_event *ev
 
 /* ---- placing an event ------------------------------------------------------- */
 
-static inline void sim__cq_place(struct sim__cq *q, struct sim_event *ev)
+/* Returns 0, or -1 when the far heap cannot grow (ev is then not held). */
+static inline int sim__cq_place(struct sim__cq *q, struct sim_event *ev)
 {
     uint64_t slot = ev->when >> q->shift;
     if (slot <= q->cur_slot) {
@@ -166,8 +170,10 @@ static inline void sim__cq_place(struct sim__cq *q, struct sim_event *ev)
         sim__cq_bucket_push(q, ev, (uint32_t)slot & q->mask);
     } else {
         q->far_inserts++;
-        sim__heap_insert(&q->far, ev); /* sets ev->index to its heap slot */
+        /* sets ev->index to its heap slot */
+        return sim__heap_insert(&q->far, ev);
     }
+    return 0;
 }
 
 static inline void sim__cq_unplace(struct sim__cq *q, struct sim_event *ev)
@@ -198,12 +204,16 @@ static inline void sim__cq_tick(struct sim__cq *q)
     }
 }
 
+/* Returns 0, or -1 out of memory (ev is then not held; the queue is
+ * unchanged but for its statistics). */
 static inline int sim__cq_insert(struct sim__cq *q, struct sim_event *ev)
 {
     if (__builtin_expect(q->n == 0, 0)) {
         q->cur_slot = ev->when >> q->shift;
     }
-    sim__cq_place(q, ev);
+    if (__builtin_expect(sim__cq_place(q, ev) < 0, 0)) {
+        return -1;
+    }
     q->n++;
     if (__builtin_expect(q->n > 2 * (uint64_t)q->n_buckets, 0)) {
         sim__cq_resize(q);

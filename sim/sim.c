@@ -25,6 +25,7 @@
 #include "sim/queue_int.h"
 #include "sim/sim_int.h"
 #include "sim/trace.h"
+#include "sim/units.h"
 
 /* ---- RNG: xoshiro256** seeded through splitmix64 -------------------------- */
 
@@ -142,6 +143,18 @@ void sim_engine_set_state(struct sim *sim, void *state) { sim->engine_state = st
 
 /* ---- events ------------------------------------------------------------------ */
 
+/* The queue could not take ev (out of memory): it stays idle, and the
+ * simulation fails, so that the event is not lost without a word. */
+static void __attribute__((noinline, cold))
+schedule_failed(struct sim *sim, struct sim_event *ev)
+{
+    char at[32];
+    ev->state = SIM_EVENT_IDLE;
+    sim->n_pending--;
+    sim_fail_nomem(sim, "the event queue", "an event due at %s",
+                   sim_format_time(ev->when, at, sizeof(at)));
+}
+
 static void schedule_at(struct sim *sim, struct sim_event *ev, sim_time_t when)
 {
     SIM_ASSERT(ev != NULL, "scheduling a NULL event");
@@ -158,10 +171,14 @@ static void schedule_at(struct sim *sim, struct sim_event *ev, sim_time_t when)
     sim->n_pending++;
     /* The default engine's insert, inlined: about one event per TLP hop
      * comes through here, and this saves an indirect call and a frame. */
+    int rc;
     if (__builtin_expect(sim->engine == &sim_engine_native, 1)) {
-        sim__cq_insert(sim->engine_state, ev);
+        rc = sim__cq_insert(sim->engine_state, ev);
     } else {
-        sim->engine->insert(sim, ev);
+        rc = sim->engine->insert(sim, ev);
+    }
+    if (__builtin_expect(rc < 0, 0)) {
+        schedule_failed(sim, ev);
     }
 }
 
@@ -240,10 +257,34 @@ void sim_engine_fire(struct sim *sim, struct sim_event *ev)
     sim__fire(sim, ev);
 }
 
+int sim_fail_nomem(struct sim *sim, const char *who, const char *fmt, ...)
+{
+    if (sim->failure.code == 0) {
+        char what[256], at[32];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof(what), fmt, ap);
+        va_end(ap);
+        sim_error_set(&sim->failure, SIM_ENOMEM, "out of memory in %s at %s (%s)",
+                      who ? who : "the simulation",
+                      sim_format_time(sim->now, at, sizeof(at)), what);
+    }
+    sim->stop = true;
+    return -SIM_ENOMEM;
+}
+
+const struct sim_error *sim_failure(const struct sim *sim)
+{
+    return sim->failure.code ? &sim->failure : NULL;
+}
+
 static int run(struct sim *sim, sim_time_t t_end, sim_cond_fn *cond, void *arg)
 {
     if (sim->running) {
         return -SIM_ESTATE;
+    }
+    if (sim->failure.code) {
+        return -sim->failure.code;
     }
     sim->running = true;
     sim->stop = false;
@@ -253,6 +294,9 @@ static int run(struct sim *sim, sim_time_t t_end, sim_cond_fn *cond, void *arg)
     sim->engine->run(sim, t_end);
     sim->running = false;
     sim->cond = NULL;
+    if (sim->failure.code) {
+        return -sim->failure.code;
+    }
     if (sim->stop) {
         return SIM_RUN_STOPPED;
     }

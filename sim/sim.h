@@ -53,7 +53,8 @@ static inline sim_time_t sim_now(const struct sim *sim)
 /*
  * sim_run_until - fire every event with when <= t_end, then set now to
  * t_end (unless t_end is SIM_TIME_MAX). Returns an enum sim_run_result,
- * or -SIM_ESTATE if called from inside an event callback.
+ * -SIM_ESTATE if called from inside an event callback, or -SIM_ENOMEM
+ * once the simulation has failed (sim_fail_nomem).
  */
 int sim_run_until(struct sim *sim, sim_time_t t_end);
 
@@ -69,6 +70,20 @@ int sim_run_while(struct sim *sim, sim_cond_fn *cond, void *arg,
 
 /* Make the current run return after the event being fired. */
 void sim_stop(struct sim *sim);
+
+/*
+ * Running out of memory inside a simulation (sim/error.h, "Out of
+ * memory"). sim_fail_nomem records "out of memory in <who> at <time>:
+ * <what>" (only the first failure is kept), stops the current run after
+ * the event being fired and returns -SIM_ENOMEM; the caller then gives up
+ * what it was doing without crashing or leaking. From then on every
+ * sim_run_*() returns -SIM_ENOMEM at once and scheduling does nothing:
+ * the simulation can only be reported (sim_failure) and destroyed.
+ * sim_failure: the recorded failure, or NULL while there is none.
+ */
+int sim_fail_nomem(struct sim *sim, const char *who, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+const struct sim_error *sim_failure(const struct sim *sim);
 
 uint64_t sim_events_fired(const struct sim *sim);
 uint64_t sim_events_pending(const struct sim *sim);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/error.h"
 #include "sim/event.h"
 #include "sim/sim.h"
 #include "sim/trace.h"
@@ -46,6 +47,8 @@ struct sim {
     struct sim_trace_sink sinks[SIM_TRACE_MAX_SINKS];
     unsigned n_sinks;
     int log_level;
+    /* the failure that ended the simulation (sim_fail_nomem), code 0 if none */
+    struct sim_error failure;
 };
 
 /* The bodies of sim_engine_may_fire() and sim_engine_fire(), inlined into

@@ -200,7 +200,10 @@ static struct tlp *ce_new_request(struct gpu *g, const struct gpu_dma *op,
                                   uint32_t len)
 {
     struct tlp *t = tlp_alloc(g->c->sim, kind);
-    SIM_ASSERT(t, "gpu %s: out of TLPs", g->c->name);
+    if (!t) {
+        sim_component_nomem(g->c, "a request");
+        return NULL;
+    }
     t->requester_id = g->id;
     t->attr = op->attr;
     t->at = TLP_AT_UNTRANSLATED;
@@ -222,8 +225,14 @@ static struct tlp *ce_new_write(struct gpu *g, struct gpu_dma *op)
     uint64_t addr = op->remote_addr + op->issued_bytes;
     uint32_t n = ce_chunk(addr, op->len_bytes - op->issued_bytes, mps);
     struct tlp *t = ce_new_request(g, op, TLP_MWR, addr, n);
-    SIM_ASSERT(tlp_data_alloc(t, n) == 0, "gpu %s: out of memory",
-               g->c->name);
+    if (!t) {
+        return NULL;
+    }
+    if (tlp_data_alloc(t, n) < 0) {
+        tlp_free(t);
+        sim_component_nomem(g->c, "a request's payload");
+        return NULL;
+    }
     int rc = mem_sparse_read(g->hbm, op->local_addr + op->issued_bytes,
                              t->data, n);
     SIM_ASSERT(rc == 0, "gpu %s: HBM read failed (%s)", g->c->name,
@@ -236,8 +245,6 @@ static struct tlp *ce_new_write(struct gpu *g, struct gpu_dma *op)
 static struct tlp *ce_new_read(struct ce *ce, struct gpu_dma *op, bool flush)
 {
     struct gpu *g = ce->g;
-    uint16_t tag = g->free_tag[--g->n_free_tag];
-    struct ce_tag *e = &g->tag[tag];
     uint64_t addr;
     uint32_t n = 0;
     if (flush) {
@@ -248,6 +255,12 @@ static struct tlp *ce_new_read(struct ce *ce, struct gpu_dma *op, bool flush)
         addr = op->remote_addr + op->issued_bytes;
         n = ce_chunk(addr, op->len_bytes - op->issued_bytes, mrrs);
     }
+    struct tlp *t = ce_new_request(g, op, TLP_MRD, addr, n);
+    if (!t) {
+        return NULL;
+    }
+    uint16_t tag = g->free_tag[--g->n_free_tag];
+    struct ce_tag *e = &g->tag[tag];
     *e = (struct ce_tag){
         .op = op, .ce = ce, .offset = op->issued_bytes, .len_bytes = n,
         .flush = flush, .issued_ps = sim_now(g->c->sim),
@@ -255,7 +268,6 @@ static struct tlp *ce_new_read(struct ce *ce, struct gpu_dma *op, bool flush)
     ce__cto_arm(g);
     op->issued_bytes += n;
     op->outstanding++;
-    struct tlp *t = ce_new_request(g, op, TLP_MRD, addr, n);
     t->tag = tag;
     return t;
 }
@@ -463,7 +475,10 @@ static void ce_local_copy(struct gpu *g, uint64_t dst, uint64_t src,
 {
     uint64_t chunk = len < CE_LOCAL_CHUNK_BYTES ? len : CE_LOCAL_CHUNK_BYTES;
     uint8_t *buf = malloc(chunk);
-    SIM_ASSERT(buf, "gpu %s: out of memory", g->c->name);
+    if (!buf) {
+        sim_component_nomem(g->c, "a buffer for a copy within HBM");
+        return;
+    }
     bool backwards = dst > src && dst < src + len;
     for (uint64_t done = 0; done < len;) {
         uint64_t n = len - done < chunk ? len - done : chunk;
@@ -472,8 +487,13 @@ static void ce_local_copy(struct gpu *g, uint64_t dst, uint64_t src,
         if (rc == 0) {
             rc = mem_sparse_write(g->hbm, dst + at, buf, n);
         }
-        SIM_ASSERT(rc == 0, "gpu %s: HBM copy failed (%s)", g->c->name,
+        SIM_ASSERT(rc == 0 || rc == -SIM_ENOMEM,
+                   "gpu %s: HBM copy failed (%s)", g->c->name,
                    sim_strerror(rc));
+        if (rc < 0) {
+            sim_component_nomem(g->c, "a page of HBM");
+            break;
+        }
         done += n;
     }
     free(buf);
@@ -612,8 +632,12 @@ void ce__receive_completion(struct gpu *g, struct tlp *t)
             if (t->data) {
                 int rc = mem_sparse_write(g->hbm, op->local_addr + at,
                                           t->data, n);
-                SIM_ASSERT(rc == 0, "gpu %s: HBM write failed (%s)",
-                           g->c->name, sim_strerror(rc));
+                SIM_ASSERT(rc == 0 || rc == -SIM_ENOMEM,
+                           "gpu %s: HBM write failed (%s)", g->c->name,
+                           sim_strerror(rc));
+                if (rc < 0) {
+                    sim_component_nomem(g->c, "a page of HBM");
+                }
             }
             e->received += n;
             op->completed_bytes += n;
@@ -657,7 +681,10 @@ static void ce_cto_expire(struct gpu *g, uint16_t tag)
         return;
     }
     struct tlp *t = tlp_alloc(g->c->sim, TLP_CPL);
-    SIM_ASSERT(t, "gpu %s: out of TLPs", g->c->name);
+    if (!t) {
+        sim_component_nomem(g->c, "a completion");
+        return;
+    }
     t->requester_id = g->id;
     t->completer_id = g->id;
     t->tag = tag;

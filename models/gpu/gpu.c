@@ -159,8 +159,11 @@ static void out_push(struct gpu *g, unsigned o, struct gpu_slot s)
         sim_time_t at = s.t->not_before > now ? s.t->not_before : now;
         s.t->not_before = nvl_power_claim(g->nvl_power, at, wire);
     }
-    int rc = ring_push(&out->q, s);
-    SIM_ASSERT(rc == 0, "gpu %s: out of memory queueing a TLP", g->c->name);
+    if (ring_push(&out->q, s) < 0) {
+        tlp_free(s.t);
+        sim_component_nomem(g->c, "its egress queue");
+        return;
+    }
     out->sent_bytes += wire;
     if (out->q.count > g->egress_max) {
         g->egress_max = out->q.count;
@@ -303,8 +306,11 @@ static void gpu_hbm_pipe_push(struct gpu *g, struct tlp *cpl, sim_time_t when)
 {
     int rc = ring_push(&g->hbm_pipe, (struct gpu_slot){ .t = cpl,
                                                          .when = when });
-    SIM_ASSERT(rc == 0, "gpu %s: out of memory queueing a completion",
-               g->c->name);
+    if (rc < 0) {
+        tlp_free(cpl);
+        sim_component_nomem(g->c, "its HBM pipe");
+        return;
+    }
     if (!sim_event_is_pending(&g->hbm_ev)) {
         sim_event_schedule_at(g->c->sim, &g->hbm_ev, when);
     }
@@ -319,6 +325,15 @@ static void gpu_hbm_pipe_push(struct gpu *g, struct tlp *cpl, sim_time_t when)
  * needed (write if src, read into dst otherwise). The caller has checked
  * with gpu_bar1_is_mapped.
  */
+/* An HBM access's result: 0, or out of memory for a page of HBM (the
+ * simulation fails); anything else is a bug. */
+static int gpu_hbm_check(struct gpu *g, int rc)
+{
+    SIM_ASSERT(rc == 0 || rc == -SIM_ENOMEM, "gpu %s: HBM access failed (%s)",
+               g->c->name, sim_strerror(rc));
+    return rc < 0 ? sim_component_nomem(g->c, "a page of HBM") : 0;
+}
+
 static void gpu_bar1_access(struct gpu *g, uint64_t off, void *dst,
                             const void *src, uint64_t len)
 {
@@ -328,8 +343,7 @@ static void gpu_bar1_access(struct gpu *g, uint64_t off, void *dst,
         uint64_t hbm = off & ~GPU_OFF_HBM;
         int rc = src ? mem_sparse_write(g->hbm, hbm, src, len)
                      : mem_sparse_read(g->hbm, hbm, dst, len);
-        SIM_ASSERT(rc == 0, "gpu %s: HBM access failed (%s)", g->c->name,
-                   sim_strerror(rc));
+        gpu_hbm_check(g, rc);
         return;
     }
     while (done < len) {
@@ -343,8 +357,9 @@ static void gpu_bar1_access(struct gpu *g, uint64_t off, void *dst,
         } else {
             rc = mem_sparse_read(g->hbm, hbm, (uint8_t *)dst + done, n);
         }
-        SIM_ASSERT(rc == 0, "gpu %s: HBM access failed (%s)", g->c->name,
-                   sim_strerror(rc));
+        if (gpu_hbm_check(g, rc) < 0) {
+            return;
+        }
         done += n;
     }
 }
@@ -390,7 +405,10 @@ static void gpu_complete_error(struct gpu *g, const struct tlp *req,
                                uint8_t status)
 {
     struct tlp *cpl = tlp_new_completion(g->c->sim, req, status, 0);
-    SIM_ASSERT(cpl, "gpu %s: out of TLPs", g->c->name);
+    if (!cpl) {
+        sim_component_nomem(g->c, "a completion");
+        return;
+    }
     cpl->route_hint = req->route_hint;
     cpl->completer_id = g->id;
     cpl->byte_count = req->len_bytes;
@@ -423,9 +441,8 @@ static void gpu_write(struct gpu *g, struct tlp *t)
         bar1__translate(&g->bar1, off, &hbm, &contig) &&
         contig >= t->len_bytes) {
         if (t->data) {
-            int rc = mem_sparse_write(g->hbm, hbm, t->data, t->len_bytes);
-            SIM_ASSERT(rc == 0, "gpu %s: HBM access failed (%s)", g->c->name,
-                       sim_strerror(rc));
+            gpu_hbm_check(g, mem_sparse_write(g->hbm, hbm, t->data,
+                                              t->len_bytes));
         }
         g->cnt.bytes_written_in += t->len_bytes;
         tlp_free(t);
@@ -452,6 +469,22 @@ static void gpu_write(struct gpu *g, struct tlp *t)
  * RCB boundary (PCIe r6.0 §2.3.1.1). Each carries byte_count (bytes left,
  * itself included) and lower_addr. They enter the HBM pipe at `when`.
  */
+/* A successful completion for req with n bytes of payload, or NULL out
+ * of memory (the simulation has failed then). */
+static struct tlp *gpu_data_completion(struct gpu *g, const struct tlp *req,
+                                       uint32_t n)
+{
+    struct tlp *cpl = tlp_new_completion(g->c->sim, req, TLP_CPL_SC, n);
+    if (cpl && tlp_data_alloc(cpl, n) == 0) {
+        return cpl;
+    }
+    if (cpl) {
+        tlp_free(cpl);
+    }
+    sim_component_nomem(g->c, "a completion");
+    return NULL;
+}
+
 static void gpu_split_completions(struct gpu *g, const struct tlp *req,
                                   const uint8_t *buf, uint32_t len,
                                   sim_time_t when)
@@ -461,9 +494,10 @@ static void gpu_split_completions(struct gpu *g, const struct tlp *req,
     while (a < end) {
         uint32_t n = pcie_cpl_split_bytes(a, end, g->mps, g->rcb);
         uint64_t stop = a + n;
-        struct tlp *cpl = tlp_new_completion(g->c->sim, req, TLP_CPL_SC, n);
-        SIM_ASSERT(cpl && tlp_data_alloc(cpl, n) == 0,
-                   "gpu %s: out of memory building a completion", g->c->name);
+        struct tlp *cpl = gpu_data_completion(g, req, n);
+        if (!cpl) {
+            return;
+        }
         memcpy(cpl->data, buf + (a - req->addr), n);
         cpl->route_hint = req->route_hint;
         cpl->completer_id = g->id;
@@ -502,14 +536,14 @@ static void gpu_read(struct gpu *g, struct tlp *t)
          */
         uint8_t dw[4] = { 0 };
         sim_time_t when = gpu__hbm_reserve(g, 4) + g->hbm_latency_ps;
-        struct tlp *cpl = tlp_new_completion(g->c->sim, t, TLP_CPL_SC, 4);
-        SIM_ASSERT(cpl && tlp_data_alloc(cpl, 4) == 0,
-                   "gpu %s: out of memory building a completion", g->c->name);
-        memcpy(cpl->data, dw, 4);
-        cpl->route_hint = t->route_hint;
-        cpl->completer_id = g->id;
-        cpl->byte_count = 1;
-        gpu_hbm_pipe_push(g, cpl, when);
+        struct tlp *cpl = gpu_data_completion(g, t, 4);
+        if (cpl) {
+            memcpy(cpl->data, dw, 4);
+            cpl->route_hint = t->route_hint;
+            cpl->completer_id = g->id;
+            cpl->byte_count = 1;
+            gpu_hbm_pipe_push(g, cpl, when);
+        }
     } else {
         uint8_t buf[GPU_MAX_READ_BYTES];
         gpu_bar1_access(g, off, buf, NULL, len);
@@ -570,9 +604,11 @@ static void gpu_atomic(struct gpu *g, struct tlp *t)
     g->atomics++;
     sim_time_t when = gpu__hbm_reserve(g, 2 * (uint64_t)size) +
                       g->hbm_latency_ps;
-    struct tlp *cpl = tlp_new_completion(g->c->sim, t, TLP_CPL_SC, size);
-    SIM_ASSERT(cpl && tlp_data_alloc(cpl, size) == 0,
-               "gpu %s: out of memory building a completion", g->c->name);
+    struct tlp *cpl = gpu_data_completion(g, t, size);
+    if (!cpl) {
+        tlp_free(t);
+        return;
+    }
     memcpy(cpl->data, old, size);
     cpl->route_hint = t->route_hint;
     cpl->completer_id = g->id;

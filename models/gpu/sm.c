@@ -94,6 +94,7 @@ struct sm_out {
     struct gpu_sm_req *req;     /* LOAD, ATOMIC, FLUSH it serves */
     bool flush;                 /* zero-length read of a FLUSH */
     uint32_t got;               /* completion bytes so far */
+    struct sm_out *live_prev, *live_next; /* every sm_out not yet freed */
 };
 
 struct sm_unit {
@@ -111,6 +112,9 @@ struct sm_state {
     struct gpu_sm_params prm;
     struct sm_unit *u;
     struct sm_out *head, *tail; /* the FIFO */
+    struct sm_out *live;        /* every sm_out, queued or in flight, so
+                                   that a machine stopped mid-flight (out
+                                   of memory) frees them */
     unsigned in_flight;         /* sm_out handed to the GPU, not answered */
     struct sim_event retry_ev;  /* the GPU had no free tag */
     /* Requests over NVLink: tags GPU_TAGS_MAX + i for i < n_nvl_tag
@@ -256,6 +260,8 @@ int sm__configure(struct gpu *g, const struct sim_props *p,
     return 0;
 }
 
+static void sm_out_free(struct sm_out *o);
+
 void sm__fini(struct gpu *g)
 {
     struct sm_state *st = g->sm;
@@ -264,14 +270,9 @@ void sm__fini(struct gpu *g)
     }
     sm_free_units(st);
     sim_event_cancel(g->c->sim, &st->retry_ev);
-    while (st->head) {
-        struct sm_out *o = st->head;
-        st->head = o->next;
-        free(o->wdata);
-        free(o);
+    while (st->live) {
+        sm_out_free(st->live);  /* queued, or still in flight */
     }
-    /* Model: sm_out still in flight belong to TLPs the GPU frees with its
-     * queues; they are leaked only if the machine is destroyed mid-flight. */
     free(st);
     g->sm = NULL;
 }
@@ -389,12 +390,22 @@ static void sm_finish_at(struct gpu *g, struct gpu_sm_req *r, sim_time_t t)
 
 /* ---- the FIFO of TLPs to be ------------------------------------------------ */
 
+/* A new request queued on the FIFO, or NULL out of memory (the
+ * simulation has failed then). */
 static struct sm_out *sm_out_new(struct sm_state *st, enum tlp_kind kind,
                                  unsigned sm, uint64_t addr, uint32_t len,
                                  struct gpu_sm_req *req)
 {
     struct sm_out *o = calloc(1, sizeof(*o));
-    SIM_ASSERT(o, "gpu %s: out of memory in the SM model", st->g->c->name);
+    if (!o) {
+        sim_component_nomem(st->g->c, "an SM request");
+        return NULL;
+    }
+    o->live_next = st->live;
+    if (st->live) {
+        st->live->live_prev = o;
+    }
+    st->live = o;
     o->st = st;
     o->kind = kind;
     o->sm = sm;
@@ -431,6 +442,21 @@ static void sm_byte_enables(struct tlp *t)
         t->first_be = first;
         t->last_be = last;
     }
+}
+
+static void sm_out_free(struct sm_out *o)
+{
+    struct sm_state *st = o->st;
+    if (o->live_prev) {
+        o->live_prev->live_next = o->live_next;
+    } else {
+        st->live = o->live_next;
+    }
+    if (o->live_next) {
+        o->live_next->live_prev = o->live_prev;
+    }
+    free(o->wdata);
+    free(o);
 }
 
 static void sm_cpl(void *ctx, struct tlp *cpl);
@@ -483,14 +509,20 @@ static void sm_pump(struct sm_state *st)
             return;             /* a completion of this SM pumps again */
         }
         struct tlp *t = tlp_alloc(g->c->sim, o->kind);
-        SIM_ASSERT(t, "gpu %s: out of TLPs", g->c->name);
+        if (!t) {
+            sim_component_nomem(g->c, "an SM request");
+            return;
+        }
         t->at = TLP_AT_UNTRANSLATED;
         t->addr = o->addr;
         t->len_bytes = o->len;
         sm_byte_enables(t);
         if (tlp_kind_has_data(o->kind) && o->len) {
-            SIM_ASSERT(tlp_data_alloc(t, o->len) == 0,
-                       "gpu %s: out of memory", g->c->name);
+            if (tlp_data_alloc(t, o->len) < 0) {
+                tlp_free(t);
+                sim_component_nomem(g->c, "an SM request's payload");
+                return;
+            }
             memcpy(t->data, o->wdata ? o->wdata : o->data, o->len);
         }
         /* Off the FIFO first: a posted write may be answered (sm_cpl,
@@ -537,8 +569,7 @@ static void sm_pump(struct sm_state *st)
                     sm_finish_at(g, o->req, sim_now(g->c->sim));
                 }
             }
-            free(o->wdata);
-            free(o);
+            sm_out_free(o);
             continue;
         }
     }
@@ -588,8 +619,12 @@ static void sm_line_send(struct sm_state *st, unsigned sm, struct sm_line *l)
         }
         struct sm_out *o = sm_out_new(st, TLP_MWR, sm, l->base + i, j - i,
                                       NULL);
-        o->wdata = malloc(j - i);
-        SIM_ASSERT(o->wdata, "gpu %s: out of memory", g->c->name);
+        if (o && !(o->wdata = malloc(j - i))) {
+            sim_component_nomem(g->c, "an SM write's payload");
+        }
+        if (!o || !o->wdata) {
+            break;      /* the simulation has failed */
+        }
         memcpy(o->wdata, l->data + i, j - i);
         st->cnt.remote_writes++;
         st->cnt.remote_write_bytes += j - i;
@@ -735,6 +770,9 @@ static void sm_queue_atomic(struct sm_state *st, struct gpu_sm_req *r,
     unsigned n = gpu_sm_type_bytes(r->type);
     struct sm_out *o = sm_out_new(st, kind, r->sm, r->addr,
                                   kind == TLP_CAS ? 2 * n : n, r);
+    if (!o) {
+        return;
+    }
     gpu__put_le(o->data, a, n);
     if (kind == TLP_CAS) {
         gpu__put_le(o->data + n, b, n);
@@ -763,8 +801,12 @@ static void sm_local(struct sm_state *st, struct gpu_sm_req *r)
         }
         charge = 2 * (uint64_t)n;
     }
-    SIM_ASSERT(rc == 0, "gpu %s: HBM access failed (%s)", g->c->name,
-               sim_strerror(rc));
+    SIM_ASSERT(rc == 0 || rc == -SIM_ENOMEM, "gpu %s: HBM access failed (%s)",
+               g->c->name, sim_strerror(rc));
+    if (rc < 0) {
+        sim_component_nomem(g->c, "a page of HBM");
+        return;
+    }
     sm_finish_at(g, r, gpu__hbm_reserve(g, charge) + g->hbm_latency_ps);
 }
 
@@ -783,7 +825,9 @@ static void sm_begin(struct sim *sim, struct sim_event *ev)
             struct sm_out *o = sm_out_new(st, TLP_MRD, r->sm,
                                           u->written[i].addr & ~UINT64_C(3),
                                           0, r);
-            o->flush = true;
+            if (o) {
+                o->flush = true;
+            }
         }
         u->n_written = 0;
         if (r->pending == 0) {
@@ -851,7 +895,7 @@ int gpu_sm_submit(struct sim_component *c, struct gpu_sm_req *r)
     struct gpu *g = gpu__from(c);
     struct sm_state *st = sm_get(g);
     if (!st) {
-        return -SIM_ENOMEM;
+        return sim_component_nomem(c, "the SM model's state");
     }
     if (!r || !sm_req_is_valid(g, st, r)) {
         return -SIM_EINVAL;
@@ -915,8 +959,7 @@ static void sm_cpl(void *ctx, struct tlp *cpl)
     if (!cpl) {
         /* Posted: nothing waits for it beyond the count. */
         st->in_flight--;
-        free(o->wdata);
-        free(o);
+        sm_out_free(o);
         return;
     }
     uint32_t n = tlp_payload_bytes(cpl);
@@ -952,8 +995,7 @@ static void sm_cpl(void *ctx, struct tlp *cpl)
     enum tlp_kind kind = o->kind;
     uint64_t expected = gpu__get_le(o->data, gpu_sm_type_bytes(r->type));
     bool flush = o->flush;
-    free(o->wdata);
-    free(o);
+    sm_out_free(o);
     if (flush) {
         if (--r->pending == 0) {
             r->done(r);

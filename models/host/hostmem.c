@@ -143,7 +143,11 @@ static void hmem_complete(struct hmem *h, struct tlp *cpl, sim_time_t due_ps)
     if (h->q_n == h->q_cap) {
         uint32_t cap = h->q_cap ? h->q_cap * 2 : 64;
         struct hmem_out *q = malloc(cap * sizeof(*q));
-        SIM_ASSERT(q != NULL, "host memory %s: out of memory", h->self->name);
+        if (!q) {
+            tlp_free(cpl);
+            sim_component_nomem(h->self, "its completion queue");
+            return;
+        }
         for (uint32_t i = 0; i < h->q_n; i++) {
             q[i] = h->q[(h->q_head + i) & (h->q_cap - 1)];
         }
@@ -200,8 +204,11 @@ static void hmem_unsupported(struct hmem *h, struct tlp *t, const char *why)
     } else {
         hmem_trace(h, SIM_TP_MODEL, t, why);
         struct tlp *cpl = tlp_new_completion(h->self->sim, t, TLP_CPL_UR, 0);
-        SIM_ASSERT(cpl != NULL, "host memory %s: out of memory", h->self->name);
-        hmem_complete(h, cpl, sim_now(h->self->sim));
+        if (!cpl) {
+            sim_component_nomem(h->self, "a completion");
+        } else {
+            hmem_complete(h, cpl, sim_now(h->self->sim));
+        }
     }
     tlp_free(t);
 }
@@ -220,8 +227,14 @@ static void hmem_write(struct hmem *h, struct tlp *t)
     if (t->data && t->len_bytes) {
         int rc = mem_sparse_write(h->store, t->addr - h->base, t->data,
                                   t->len_bytes);
-        SIM_ASSERT(rc == 0, "host memory %s: store write failed (%d)",
-                   h->self->name, rc);
+        SIM_ASSERT(rc == 0 || rc == -SIM_ENOMEM,
+                   "host memory %s: store write failed (%d)", h->self->name,
+                   rc);
+        if (rc < 0) {
+            sim_component_nomem(h->self, "a page of its store");
+            tlp_free(t);
+            return;
+        }
     }
     h->cnt.writes++;
     h->cnt.bytes_written += t->len_bytes;
@@ -251,8 +264,11 @@ static void hmem_read(struct hmem *h, struct tlp *t)
     if (t->len_bytes == 0) {
         /* Model: a zero-length read (a flush) gets one Cpl, no data. */
         struct tlp *cpl = tlp_new_completion(sim, t, TLP_CPL_SC, 0);
-        SIM_ASSERT(cpl != NULL, "host memory %s: out of memory", h->self->name);
-        hmem_complete(h, cpl, sim_time_add(start, h->latency_ps));
+        if (!cpl) {
+            sim_component_nomem(h->self, "a completion");
+        } else {
+            hmem_complete(h, cpl, sim_time_add(start, h->latency_ps));
+        }
         tlp_free(t);
         return;
     }
@@ -260,8 +276,13 @@ static void hmem_read(struct hmem *h, struct tlp *t)
     while (pos < end) {
         uint32_t n = hmem_cpl_bytes(h, pos, end);
         struct tlp *cpl = tlp_new_completion(sim, t, TLP_CPL_SC, n);
-        SIM_ASSERT(cpl && tlp_data_alloc(cpl, n) == 0,
-                   "host memory %s: out of memory", h->self->name);
+        if (!cpl || tlp_data_alloc(cpl, n) < 0) {
+            if (cpl) {
+                tlp_free(cpl);
+            }
+            sim_component_nomem(h->self, "a completion");
+            break;
+        }
         cpl->byte_count = (uint32_t)(end - pos);
         cpl->lower_addr = (uint16_t)(pos & 0x7f);
         int rc = mem_sparse_read(h->store, pos - h->base, cpl->data, n);
@@ -343,14 +364,25 @@ static void hmem_atomic(struct hmem *h, struct tlp *t)
         }
         le_store(buf, n, val);
         rc = mem_sparse_write(h->store, off, buf, n);
-        SIM_ASSERT(rc == 0, "host memory %s: store write failed",
-                   h->self->name);
+        SIM_ASSERT(rc == 0 || rc == -SIM_ENOMEM,
+                   "host memory %s: store write failed", h->self->name);
+        if (rc < 0) {
+            sim_component_nomem(h->self, "a page of its store");
+            tlp_free(t);
+            return;
+        }
     }
     h->cnt.atomics++;
     sim_time_t start = hmem_charge(h, 2 * n);
     struct tlp *cpl = tlp_new_completion(sim, t, TLP_CPL_SC, n);
-    SIM_ASSERT(cpl && tlp_data_alloc(cpl, n) == 0,
-               "host memory %s: out of memory", h->self->name);
+    if (!cpl || tlp_data_alloc(cpl, n) < 0) {
+        if (cpl) {
+            tlp_free(cpl);
+        }
+        sim_component_nomem(h->self, "a completion");
+        tlp_free(t);
+        return;
+    }
     le_store(cpl->data, n, old);
     sim_time_t ready = sim_time_add(start,
                                     sim_time_for_bytes(n, h->rate_bytes_per_s));

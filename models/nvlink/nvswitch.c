@@ -229,11 +229,12 @@ static void nvsw_unroutable(struct nvsw *sw, struct sim_port *in,
                         "(fabric manager not running?)");
     if (tlp_is_request(t) && !tlp_is_posted(t)) {
         struct tlp *cpl = tlp_new_completion(sw->c->sim, t, TLP_CPL_UR, 0);
-        SIM_ASSERT(cpl, "nvswitch %s: out of TLPs", sw->c->name);
-        cpl->byte_count = t->len_bytes;
         struct nvsw_port *back = &sw->port[in->index];
-        if (q_push(back, cpl) < 0) {
+        if (!cpl) {
+            sim_component_nomem(sw->c, "a completion");
+        } else if ((cpl->byte_count = t->len_bytes, q_push(back, cpl)) < 0) {
             tlp_free(cpl);
+            sim_component_nomem(sw->c, "a place in a port's queue");
         } else {
             nvsw_drain(sw, back);
         }
@@ -257,7 +258,11 @@ static void nvsw_receive(struct sim_component *c, struct sim_port *in,
                                                           sw->bw));
     t->not_before = sim_time_add(sw->xbar_busy_until, sw->latency_ps);
     struct nvsw_port *p = &sw->port[e];
-    SIM_ASSERT(q_push(p, t) == 0, "nvswitch %s: out of memory", c->name);
+    if (q_push(p, t) < 0) {
+        tlp_free(t);
+        sim_component_nomem(c, "a place in a port's queue");
+        return;
+    }
     if (p->count > sw->queued_max) {
         sw->queued_max = p->count;
     }

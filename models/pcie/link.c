@@ -719,14 +719,16 @@ static struct plink_rb_entry *plink_rb_at(struct plink_dir *d, unsigned i)
 }
 
 /* Append t to d's replay buffer, growing it (in order) when full. */
-static void plink_rb_push(struct plink_dir *d, struct tlp *t,
-                          sim_time_t end, bool bad)
+static int plink_rb_push(struct plink_dir *d, struct tlp *t,
+                         sim_time_t end, bool bad)
 {
     if (d->rb_n == d->rb_cap) {
         unsigned cap = d->rb_cap ? 2 * d->rb_cap : 64;
         struct plink_rb_entry *rb = calloc(cap, sizeof(*rb));
-        SIM_ASSERT(rb != NULL, "link '%s': out of memory for the replay "
-                   "buffer", d->link->name);
+        if (!rb) {
+            return sim_fail_nomem(d->link->sim, d->link->name,
+                                  "its replay buffer");
+        }
         for (unsigned i = 0; i < d->rb_n; i++) {
             rb[i] = *plink_rb_at(d, i);
         }
@@ -741,13 +743,17 @@ static void plink_rb_push(struct plink_dir *d, struct tlp *t,
     e->seq = d->next_seq;
     e->bad = bad;
     d->next_seq = (uint16_t)((d->next_seq + 1) & PLINK_SEQ_MASK);
+    return 0;
 }
 
 /* Put t, already charged to end at `end`, on the wire of d. */
 static void plink_err_send(struct plink *pl, struct plink_dir *d,
                            struct tlp *t, uint32_t wire, sim_time_t end)
 {
-    plink_rb_push(d, t, end, plink_err_hit(pl, d, wire));
+    if (plink_rb_push(d, t, end, plink_err_hit(pl, d, wire)) < 0) {
+        tlp_free(t);    /* the simulation has failed */
+        return;
+    }
     sim_event_init(&t->ev, plink_err_arrive);
     sim_event_schedule_at(d->link->sim, &t->ev,
                           sim_time_add(end, pl->latency_ps));

@@ -547,9 +547,7 @@ static inline void rc_enqueue(struct rc *rc, unsigned e, struct tlp *t,
 {
     struct rc_port *p = &rc->port[e];
     if (pcie_egress_send(&p->q, t, stream, p->port) < 0) {
-        sim_log(rc->comp->sim, SIM_LOG_ERROR, rc->comp->name,
-                "out of memory queueing a TLP for %s; dropped",
-                p->port->name);
+        sim_component_nomem(rc->comp, "a place in an egress queue");
         tlp_free(t);
     }
 }
@@ -568,7 +566,8 @@ static void rc_complete(struct rc *rc, unsigned in, struct tlp *req,
     uint32_t len = status == TLP_CPL_SC ? 8 : 0;
     struct tlp *cpl = tlp_new_completion(rc->comp->sim, req, status, len);
     tlp_free(req);
-    if (SIM_NEVER(cpl == NULL)) {
+    if (!cpl) {
+        sim_component_nomem(rc->comp, "a completion");
         return;
     }
     cpl->completer_id = RC_ID;
@@ -739,7 +738,8 @@ static int rc_configure_ports(struct rc *rc, struct sim_error *err)
         }
         p->port = sim_port_add(c, name, role);
         if (!p->port) {
-            return sim_error_set(err, SIM_EEXIST,
+            return sim_error_set(err, sim_port_find(c, name) ? SIM_EEXIST
+                                                             : SIM_ENOMEM,
                                  "root complex '%s': cannot add port '%s' "
                                  "(added already? configure runs once)",
                                  c->name, name);

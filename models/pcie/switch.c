@@ -281,9 +281,7 @@ static inline void psw_enqueue(struct psw *sw, unsigned e, struct tlp *t,
     struct psw_port *p = &sw->port[e];
     int n = pcie_egress_send(&p->q, t, stream, p->port);
     if (n < 0) {
-        sim_log(sw->comp->sim, SIM_LOG_ERROR, sw->comp->name,
-                "out of memory queueing a TLP for %s; dropped",
-                p->port->name);
+        sim_component_nomem(sw->comp, "a place in an egress queue");
         p->n.dropped++;
         sw->in_flight--;
         tlp_free(t);
@@ -309,7 +307,8 @@ static void psw_complete_unsupported(struct psw *sw, unsigned in,
 {
     struct tlp *cpl = tlp_new_completion(sw->comp->sim, req, TLP_CPL_UR, 0);
     tlp_free(req);
-    if (SIM_NEVER(cpl == NULL)) {
+    if (!cpl) {
+        sim_component_nomem(sw->comp, "a completion");
         sw->in_flight--;
         sw->port[in].n.dropped++;
         return;
@@ -427,7 +426,8 @@ static int psw_configure(struct sim_component *c,
                                                      ? SIM_PORT_UPSTREAM
                                                      : SIM_PORT_DOWNSTREAM);
         if (!sw->port[i].port) {
-            return sim_error_set(err, SIM_EEXIST,
+            return sim_error_set(err, sim_port_find(c, name) ? SIM_EEXIST
+                                                             : SIM_ENOMEM,
                                  "switch '%s': cannot add port '%s' (added "
                                  "already? configure runs once)",
                                  c->name, name);

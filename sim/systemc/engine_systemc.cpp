@@ -332,14 +332,14 @@ void sc_engine_destroy(struct sim *sim)
     sim_engine_set_state(sim, nullptr);
 }
 
-void sc_engine_insert(struct sim *sim, struct sim_event *ev)
+int sc_engine_insert(struct sim *sim, struct sim_event *ev)
 {
     engine_state *st = state_of(sim);
     if (sim__cq_insert(&st->q, ev) < 0) {
-        sim_bug("SystemC engine: event queue insert failed");
+        return -SIM_ENOMEM;     /* the core fails the simulation */
     }
     if (!st->armed || ev->when >= st->armed_at) {
-        return;     /* the common case: from on_wake(), or between runs */
+        return 0;   /* the common case: from on_wake(), or between runs */
     }
     /* Scheduled by another SystemC process, before what wake waits for. */
     try {
@@ -350,6 +350,7 @@ void sc_engine_insert(struct sim *sim, struct sim_event *ev)
     } catch (...) {
         bug_from_exception("insert");
     }
+    return 0;
 }
 
 void sc_engine_remove(struct sim *sim, struct sim_event *ev)
