@@ -1067,7 +1067,9 @@ static int note_extent(struct rp *r, const struct trace_api_call *c,
     struct rp_alloc *a = alloc_find(r, p);
     if (a) {
         uint64_t off = p - a->old_base;
-        if (a->size && (len ? len : 1) > a->size - off) {
+        /* A 0-byte allocation holds nothing: the replay's may be 0
+         * bytes too, so no call may use its bytes. */
+        if (len > a->size - (off < a->size ? off : a->size)) {
             CHECK_FAIL("line %u:%u: %s: %llu bytes at 0x%llx pass the end "
                        "of the allocation at 0x%llx (%llu bytes)", c->line,
                        col_of(c, pk), c->name, (unsigned long long)len,

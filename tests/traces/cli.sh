@@ -294,6 +294,13 @@ check "replay: a count with an exponent" 2 "args.count is not a size" \
 check "replay: a copy past the end of its allocation" 2 \
     "over.jsonl:3:80: cudaMemcpy: 4096 bytes at 0x7000000800 pass the end of the allocation at 0x7000000000 (4096 bytes)" \
     "$p2psim" replay over.jsonl
+{ echo "$head"
+  echo '{"seq":0,"pid":1,"tid":0,"name":"cudaMalloc","t0_ns":1,"t1_ns":2,"args":{"size":0},"out":{"devPtr":"0x7000000000"},"ret":0}'
+  echo '{"seq":1,"pid":1,"tid":0,"name":"cudaMemset","t0_ns":3,"t1_ns":4,"args":{"devPtr":"0x7000000000","value":0,"count":16},"ret":0}'
+} > zero.jsonl
+check "replay: a set in a 0-byte allocation" 2 \
+    "zero.jsonl:3:83: cudaMemset: 16 bytes at 0x7000000000 pass the end of the allocation at 0x7000000000 (0 bytes)" \
+    "$p2psim" replay zero.jsonl
 printf '%s\n{"seq":0,"pid":1,"tid":0,"name":"cudaStreamCreate","t0_ns":1,"t1_ns":2,"args":{},"out":{"stream":16777216},"ret":0}\n' \
     "$head" > id.jsonl
 check "replay: a stream id no trace of one call holds" 2 \
