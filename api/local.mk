@@ -11,6 +11,8 @@ api_libp2psim_la_SOURCES = \
 	%reldir%/hbm_space.h \
 	%reldir%/links.c \
 	%reldir%/links.h \
+	%reldir%/osthread.c \
+	%reldir%/osthread.h \
 	%reldir%/p2psim.c \
 	%reldir%/p2psim.h \
 	%reldir%/p2psim_int.h \

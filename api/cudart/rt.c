@@ -17,11 +17,21 @@
  * A thread that is neither in a call nor waiting may be blocked outside
  * CUDA (pthread_join on the workers that are waiting here, a barrier):
  * waiting for it would deadlock. When no call has been made for a grace
- * period of wall time (P2PSIM_HOST_GRACE_MS, default 20), such threads are
- * taken as blocked outside, and time goes on without them; when one comes
- * back, its clock catches up with the simulation. This is the only place
- * where wall time can influence simulated time; a program whose threads
- * all enter CUDA calls within the grace period is deterministic.
+ * period of wall time (P2PSIM_HOST_GRACE_MS, default 20), the kernel is
+ * asked about each such thread (osthread.h): one asleep in the kernel at
+ * two grace checks, without using CPU time in between, is taken as
+ * blocked outside, and time goes on without it; one still
+ * runnable is working towards its next call and is waited for, however
+ * long a loaded machine makes that, unless it has used more than
+ * P2PSIM_HOST_SPIN_MS (default 200) of CPU time since its last call, as a
+ * thread spinning on a flag does. While any such thread works, no other
+ * is taken as outside (it may be what they wait for), and threads that
+ * have not called CUDA yet count too while runnable (a worker just
+ * created). When a thread comes
+ * back, its clock catches up with the simulation. So simulated time
+ * depends on wall time only through threads that compute for longer than
+ * that CPU time between calls, or that block outside CUDA and are woken
+ * by something other than a CUDA call or another thread's progress.
  */
 #include <config.h>
 
@@ -29,11 +39,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "api/osthread.h"
 #include "api/cudart/remote.h"
 #include "api/links.h"
 #include "sim/error.h"
@@ -119,6 +131,9 @@ static pthread_key_t rt_key;
 static _Thread_local struct rt_thread *rt_self_;
 static uint64_t rt_activity;    /* calls made, for the grace period */
 static long rt_grace_ms = 20;
+static uint64_t rt_spin_ns = 200000000; /* P2PSIM_HOST_SPIN_MS */
+static atomic_uint rt_entering; /* threads on their way into the lock */
+static bool rt_newcomer_busy;   /* a thread not seen yet is runnable */
 
 /* ---- host threads -------------------------------------------------------------- */
 
@@ -149,6 +164,8 @@ struct rt_thread *rt_self(void)
     t->state = RT_RUNNING;
     t->id = rt.n_threads++;
     t->deadline = SIM_TIME_MAX;
+    t->ostid = osthread_self();
+    t->pth = pthread_self();
     t->next = rt.threads;
     rt.threads = t;
     rt_self_ = t;
@@ -175,6 +192,12 @@ static void rt_init(void)
         if (rt_grace_ms < 1) {
             rt_grace_ms = 1;
         }
+    }
+    const char *sp = getenv("P2PSIM_HOST_SPIN_MS");
+    if (sp && *sp) {
+        long ms = strtol(sp, NULL, 10);
+        rt_spin_ns = (uint64_t)(ms < 1 ? 1 : ms > 3600000 ? 3600000 : ms) *
+                     1000000u;
     }
     const char *file = getenv("P2PSIM_TOPOLOGY");
     if (file && !*file) {
@@ -244,9 +267,14 @@ static cudaError_t enter(bool sticky)
     if (!rt.ready) {
         return rt.init_error ? rt.init_error : cudaErrorInitializationError;
     }
+    atomic_fetch_add(&rt_entering, 1);
     pthread_mutex_lock(&rt.lock);
+    atomic_fetch_sub(&rt_entering, 1);
     rt_activity++;
+    rt_newcomer_busy = false;   /* looked at again at the next grace */
     self = rt_self();
+    self->cpu_marked = false;
+    self->asleep_seen = false;
     if (self->state != RT_RUNNING) {
         /* Back from outside CUDA: catch up with the simulation. */
         self->state = RT_RUNNING;
@@ -339,6 +367,141 @@ static bool run_simulation(void)
     return ok;
 }
 
+/* A runnable thread that has used more than rt_spin_ns of CPU time since
+ * *mark (taken the first time it was seen runnable) is spinning. */
+static bool spinning(bool *marked, uint64_t *mark, uint64_t cpu)
+{
+    if (!*marked) {
+        *marked = true;
+        *mark = cpu;
+        return false;
+    }
+    return cpu - *mark > rt_spin_ns;
+}
+
+/* Runnable threads of the process that have not called CUDA yet, with the
+ * CPU time each had when first seen so (RT_NEWCOMERS at most). */
+#define RT_NEWCOMERS 64
+static struct { pid_t tid; uint64_t mark; } rt_newcomers[RT_NEWCOMERS];
+static unsigned rt_n_newcomers;
+
+static bool is_known(pid_t tid)
+{
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        if (t->ostid == tid && t->state != RT_EXITED) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The process has threads the runtime has not seen (or has seen exit). */
+static bool unknown_threads(void)
+{
+    unsigned known = 0;
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        known += t->state != RT_EXITED;
+    }
+    return osthread_count() > known;
+}
+
+/* Some thread the runtime has not seen is runnable and not spinning: it
+ * may be about to make its first call. */
+static bool newcomer_busy(void)
+{
+    pid_t tids[256];
+    unsigned n = osthread_list(tids, 256);
+    bool busy = false;
+    for (unsigned i = 0; i < n && i < 256; i++) {
+        if (is_known(tids[i]) || !osthread_runnable(tids[i])) {
+            continue;
+        }
+        uint64_t cpu = osthread_cpu_ns_tid(tids[i]);
+        unsigned k = 0;
+        while (k < rt_n_newcomers && rt_newcomers[k].tid != tids[i]) {
+            k++;
+        }
+        if (k == rt_n_newcomers) {
+            if (k == RT_NEWCOMERS) {
+                continue;   /* too many to follow: taken as spinning */
+            }
+            rt_newcomers[k].tid = tids[i];
+            rt_newcomers[k].mark = cpu;
+            rt_n_newcomers++;
+            busy = true;
+        } else if (cpu - rt_newcomers[k].mark <= rt_spin_ns) {
+            busy = true;
+        }
+    }
+    return busy;
+}
+
+/*
+ * Thread t, between calls, is blocked: asleep in the kernel at this grace
+ * check and at the one before, without using CPU time in between (a
+ * thread that only paused on a lock has moved on by then), or spinning.
+ */
+static bool blocked(struct rt_thread *t)
+{
+    uint64_t cpu = osthread_cpu_ns(t->pth);
+    if (osthread_runnable(t->ostid)) {
+        t->asleep_seen = false;
+        return spinning(&t->cpu_marked, &t->cpu_mark, cpu);
+    }
+    if (!t->asleep_seen || t->asleep_cpu != cpu) {
+        t->asleep_seen = true;
+        t->asleep_cpu = cpu;
+        return false;
+    }
+    return true;
+}
+
+/*
+ * Nobody has called in for the grace period. If every thread between
+ * calls is blocked, they are blocked outside CUDA. While one of them is
+ * working, none is: the others may be waiting for it (a lock it holds, a
+ * condition it will signal), and it will call CUDA or block in its turn.
+ * Nothing is decided while a thread is on its way into the lock.
+ */
+static void grace_expired(void)
+{
+    if (atomic_load(&rt_entering) > 0) {
+        return;
+    }
+    rt_newcomer_busy = newcomer_busy();
+    bool all_blocked = !rt_newcomer_busy;
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        if (t->state == RT_RUNNING && !blocked(t)) {
+            all_blocked = false;   /* every thread still looked at */
+        }
+    }
+    if (!all_blocked) {
+        return;
+    }
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        if (t->state == RT_RUNNING) {
+            t->state = RT_OUTSIDE;
+        }
+    }
+}
+
+/*
+ * A thread taken as blocked outside that is working again (woken by
+ * another thread, or a timeout of its own) is waited for again, unless it
+ * is the spinner it was taken for.
+ */
+static void outside_woken(void)
+{
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        if (t->state == RT_OUTSIDE && osthread_runnable(t->ostid) &&
+            !(t->cpu_marked &&
+              osthread_cpu_ns(t->pth) - t->cpu_mark > rt_spin_ns)) {
+            t->state = RT_RUNNING;
+            t->asleep_seen = false;
+        }
+    }
+}
+
 static void timed_wait(long ms)
 {
     struct timespec ts;
@@ -368,8 +531,15 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
         }
         /* Run the simulation if nobody runs, nobody is about to (a
          * released waiter that has not left yet), and it is not running. */
+        if (!rt.running_sim) {
+            outside_woken();
+            if (threads_running() == 0 && !rt_newcomer_busy &&
+                unknown_threads()) {
+                rt_newcomer_busy = newcomer_busy();
+            }
+        }
         if (!rt.running_sim && threads_running() == 0 &&
-            none_released(NULL)) {
+            !rt_newcomer_busy && none_released(NULL)) {
             if (!run_simulation()) {
                 e = cudaErrorUnknown;
                 fprintf(stderr, "p2psim: every host thread waits for work "
@@ -383,13 +553,7 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
         timed_wait(rt_grace_ms);
         slept = true;
         if (rt_activity == seen && !rt.running_sim) {
-            /* Nobody called in for the grace period: whoever is running
-             * is blocked outside CUDA. */
-            for (struct rt_thread *t = rt.threads; t; t = t->next) {
-                if (t->state == RT_RUNNING) {
-                    t->state = RT_OUTSIDE;
-                }
-            }
+            grace_expired();
         }
         seen = rt_activity;
     }

@@ -29,6 +29,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "api/include/cuda_runtime_api.h"
 #include "api/p2psim.h"
@@ -59,6 +60,13 @@ struct rt_thread {
     bool (*until)(void *arg);
     void *until_arg;
     sim_time_t deadline;        /* SIM_TIME_MAX: none */
+    /* the OS thread, for rt.c's "blocked outside CUDA, or working?" */
+    pid_t ostid;
+    pthread_t pth;
+    bool cpu_marked;            /* cpu_mark taken since the last call */
+    uint64_t cpu_mark;          /* its CPU time then, ns */
+    bool asleep_seen;           /* asleep at a grace check since then */
+    uint64_t asleep_cpu;        /* its CPU time then, ns */
     struct rt_thread *next;     /* all threads */
 };
 
