@@ -108,6 +108,12 @@ TESTS += tools/check-includes.sh tests/cli.sh
 EXTRA_DIST += tests/cli.sh
 TESTS_ENVIRONMENT = top_srcdir=$(top_srcdir); export top_srcdir; \
 	P2PSIM=$(abs_top_builddir)/tools/p2psim; export P2PSIM;
+# Check's per-case timeouts (4 s, or what a case sets) are there to catch
+# hangs, not slowness: in the sanitizer build on a loaded machine a case
+# takes several times as long, so they are ten times longer unless
+# CK_TIMEOUT_MULTIPLIER says otherwise.
+TESTS_ENVIRONMENT += CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-10}; \
+	export CK_TIMEOUT_MULTIPLIER;
 EXTRA_DIST += tests/valgrind.sh
 
 # tests/shim/: the CUDA shim as programs meet it, each a shell script
