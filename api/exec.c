@@ -119,10 +119,13 @@ int p2psim__exec_init(struct p2psim *p)
     return 0;
 }
 
+static void ops_drop(struct p2psim *p);
+
 void p2psim__exec_fini(struct p2psim *p)
 {
     p2psim__flow_destroy(p->flow);
     p->flow = NULL;
+    ops_drop(p);
     for (unsigned k = 0; k < p->n_host; k++) {
         free(p->host[k].r);
     }
@@ -705,6 +708,7 @@ int p2psim_copy_after(struct p2psim *p, uint64_t after,
  */
 struct fop {
     struct p2psim *p;
+    struct fop *next, *prev;    /* p->fops */
     struct sim_event start;
     unsigned gpu;
     uint64_t addr, len;
@@ -715,9 +719,23 @@ struct fop {
     struct gpu_dma dma;
 };
 
+/* Take f out of p->fops (it is done, or the machine closes). */
+static void fop_unlink(struct fop *f)
+{
+    if (f->prev) {
+        f->prev->next = f->next;
+    } else {
+        f->p->fops = f->next;
+    }
+    if (f->next) {
+        f->next->prev = f->prev;
+    }
+}
+
 static void fop_finish(struct fop *f)
 {
     f->p->n_ops--;
+    fop_unlink(f);
     f->res.t_end = sim_now(p2psim_sim(f->p));
     if (f->done) {
         f->done(f->arg, &f->res);
@@ -781,6 +799,11 @@ int p2psim_fill(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
     sim_event_init(&f->start, fop_start);
     sim_time_t now = sim_now(sim);
     sim_event_schedule_at(sim, &f->start, start_at > now ? start_at : now);
+    f->next = p->fops;
+    if (p->fops) {
+        p->fops->prev = f;
+    }
+    p->fops = f;
     p->n_ops++;
     return 0;
 }
@@ -814,6 +837,8 @@ int p2psim_hbm_write(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
 }
 
 struct call_at {
+    struct p2psim *p;
+    struct call_at *next, *prev;        /* p->calls */
     struct sim_event ev;
     p2psim_call_fn *fn;
     void *arg;
@@ -825,6 +850,14 @@ static void call_at_fire(struct sim *sim, struct sim_event *ev)
     struct call_at *c = SIM_CONTAINER_OF(ev, struct call_at, ev);
     p2psim_call_fn *fn = c->fn;
     void *arg = c->arg;
+    if (c->prev) {
+        c->prev->next = c->next;
+    } else {
+        c->p->calls = c->next;
+    }
+    if (c->next) {
+        c->next->prev = c->prev;
+    }
     free(c);
     fn(arg);
 }
@@ -836,8 +869,14 @@ int p2psim_call_at(struct p2psim *p, sim_time_t t, p2psim_call_fn *fn,
     if (!c) {
         return -SIM_ENOMEM;
     }
+    c->p = p;
     c->fn = fn;
     c->arg = arg;
+    c->next = p->calls;
+    if (p->calls) {
+        p->calls->prev = c;
+    }
+    p->calls = c;
     struct sim *sim = p2psim_sim(p);
     sim_event_init(&c->ev, call_at_fire);
     sim_time_t now = sim_now(sim);
@@ -900,4 +939,37 @@ void p2psim_set_staging_chunk(struct p2psim *p, uint64_t bytes)
     if (bytes >= EXEC_ALIGN) {
         p->chunk = bytes & ~(EXEC_ALIGN - 1);
     }
+}
+
+/*
+ * The machine closes with operations in flight (a program that exits with
+ * an asynchronous copy or memset running, a server whose client left):
+ * they are dropped without their done or fn being called (what the caller
+ * gave as arg is the caller's to free). Their events leave the queue
+ * first; the engines and links that still hold their DMA descriptors and
+ * TLPs are torn down after this without looking at them.
+ */
+static void ops_drop(struct p2psim *p)
+{
+    struct sim *sim = p2psim_sim(p);
+    while (p->xops) {
+        struct xop *x = p->xops;
+        p->xops = x->next;
+        sim_event_cancel(sim, &x->start);
+        free(x->dma);
+        free(x);
+    }
+    while (p->fops) {
+        struct fop *f = p->fops;
+        p->fops = f->next;
+        sim_event_cancel(sim, &f->start);
+        free(f);
+    }
+    while (p->calls) {
+        struct call_at *c = p->calls;
+        p->calls = c->next;
+        sim_event_cancel(sim, &c->ev);
+        free(c);
+    }
+    p->n_ops = 0;
 }

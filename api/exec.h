@@ -34,6 +34,9 @@ struct p2psim_copy_result {
     sim_time_t t_start, t_end;  /* ps */
 };
 
+/* done is called once per operation, from inside the simulation; an
+ * operation still in flight when p2psim_close runs is dropped without
+ * it (arg stays the caller's to free). The same for p2psim_call_at. */
 typedef void p2psim_done_fn(void *arg, const struct p2psim_copy_result *r);
 
 /*

@@ -36,6 +36,8 @@ struct p2psim {
     unsigned *ce_next;          /* per GPU: next copy engine to use */
     unsigned n_ops;             /* copies and fills not yet done */
     struct xop *xops;           /* copies not yet done, newest first */
+    struct fop *fops;           /* fills not yet done */
+    struct call_at *calls;      /* p2psim_call_at's not yet called */
     uint64_t next_copy_id;      /* p2psim_copy_after's next id (from 1) */
     /* the flow fidelity (api/flow.c); NULL: the TLP fidelity */
     struct p2psim_flow *flow;

@@ -5,6 +5,7 @@ tools_p2psim_SOURCES = \
 	%reldir%/cmd_explain.c \
 	%reldir%/cmd_run.c \
 	%reldir%/cmd_server.c \
+	%reldir%/server.c \
 	%reldir%/server.h \
 	%reldir%/server_ipc.c \
 	%reldir%/cmd_topo.c \

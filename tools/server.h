@@ -1,13 +1,14 @@
 /*
- * tools/server.h - the p2psim server's state, shared by its two files:
- * cmd_server.c (the command, clients, the protocol's loop and time, the
- * machine's operations) and server_ipc.c (who owns which HBM, memory
- * exports, interprocess events). Not installed; the protocol itself is
- * api/cudart/wire.h.
+ * tools/server.h - the p2psim server's state, shared by its three files:
+ * server.c (clients, the protocol's messages and time, the machine's
+ * operations), server_ipc.c (who owns which HBM, memory exports,
+ * interprocess events) and cmd_server.c (the command: sockets, signals).
+ * Not installed; the protocol itself is api/cudart/wire.h.
  */
 #ifndef P2PSIM_TOOLS_SERVER_H
 #define P2PSIM_TOOLS_SERVER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,26 @@
 
 struct p2psim;
 struct sim;
+
+/*
+ * Caps on what clients can make the server hold (any process of the user
+ * can connect; docs/cuda-shim.md lists them). A request past one gets
+ * -SIM_ENOMEM (the shim's cudaErrorMemoryAllocation); a connection past
+ * SRV_MAX_CLIENTS is closed at once.
+ */
+#define SRV_MAX_CLIENTS 1024u           /* connected at once */
+#define SRV_MAX_OPS (1u << 20)          /* copies, fills, timers, grids
+                                           in the simulation, all clients */
+#define SRV_MAX_MAPS 4096u              /* host registrations per client */
+#define SRV_MAX_MODULES 4096u           /* PTX modules per client */
+#define SRV_MAX_MODULE_BYTES (UINT64_C(1) << 30)  /* PTX text per module */
+#define SRV_MAX_ALLOCS (1u << 20)       /* HBM allocations, all clients */
+#define SRV_MAX_EVENTS 65536u           /* exported events, all clients */
+#define SRV_MAX_PENDING 65536u          /* records not yet done, per event */
+#define SRV_MAX_WAITERS (1u << 20)      /* waits not yet done, all clients */
+/* A client that stops reading what it is sent, or stops in the middle of
+ * a message it sends, for this long is dropped (seconds). */
+#define SRV_IO_TIMEOUT_S 10
 
 enum srv_state {
     SRV_BUSY,                   /* running, or processing a batch */
@@ -31,18 +52,21 @@ struct srv_map {
     uint64_t bus;
     void *base;
     size_t map_len;
+    bool dead;                  /* unregistered, kept mapped while the
+                                   client's operations run */
 };
 
 struct srv_export;
 struct ptx_module;
 
 /* A module of PTX a client loaded (WIRE_MODULE_LOAD), its kernels run
- * here. text collects the chunks until the module is whole. */
+ * here. text collects the chunks until the module is whole (text NULL,
+ * mod NULL: none has come yet). */
 struct srv_module {
     struct srv_module *next;
     uint64_t id;                /* the client's number */
     char *text;                 /* NULL once parsed */
-    uint64_t total, have;       /* bytes */
+    uint64_t total, have, cap;  /* bytes (cap: of text) */
     struct ptx_module *mod;     /* NULL until parsed */
 };
 
@@ -71,6 +95,7 @@ struct srv_client {
     unsigned n_out, cap_out;
     unsigned inflight;          /* its operations in the simulation */
     struct srv_map *maps;
+    unsigned n_maps, n_modules;
     struct srv_module *modules; /* freed with maps, when nothing runs */
     struct srv_import *imports;
 };
@@ -114,9 +139,12 @@ struct srv_event {
     uint64_t gen;               /* last generation recorded (0: none) */
     int32_t last_status;        /* of generation gen, once done */
     struct srv_gen *pending;
+    unsigned n_pending;
     struct srv_waiter *waiters;
     bool closed;                /* the exporter destroyed it */
 };
+
+struct srv_op;
 
 struct server {
     struct p2psim *p;
@@ -130,12 +158,43 @@ struct server {
     struct srv_alloc *allocs;
     struct srv_export *exports;
     struct srv_event *events;
+    unsigned n_allocs, n_events, n_waiters;
     uint64_t next_event_id;
+    struct srv_op *ops;         /* in the simulation, newest first */
+    unsigned n_ops;
     bool produced;              /* a callback was queued in this run */
-    unsigned char *buf;         /* a message's payload */
+    unsigned char *buf;         /* a message's payload (WIRE_MAX_PAYLOAD) */
+    /* Set by the command's signal handler: a run in progress stops at the
+     * next event (NULL: none). */
+    volatile sig_atomic_t *stop;
+    /* A run stops after this many events (0: no limit; for harnesses). */
+    uint64_t max_run_events;
+    uint64_t run_fired0;        /* events fired before this run */
 };
 
-/* ---- cmd_server.c --------------------------------------------------------------- */
+/* ---- server.c ------------------------------------------------------------------- */
+
+/* The server of machine p (not owned): 0 or -SIM_ENOMEM. listen_fd -1. */
+int srv_init(struct server *s, struct p2psim *p);
+/* Free everything, clients and operations in the simulation included
+ * (p is not closed: the caller closes it after this). */
+void srv_fini(struct server *s);
+/* A new client on connected socket fd (taken over; closed when it goes).
+ * NULL: refused (SRV_MAX_CLIENTS, out of memory), fd closed. */
+struct srv_client *srv_client_new(struct server *s, int fd);
+/* Serve one message of c: len bytes, a struct wire_hdr and its payload;
+ * fd: the descriptor that came with it, or -1 (not taken over). A
+ * message that is not whole or not one a client may send at this point
+ * drops c. Returns 0, or -1 when c is gone. */
+int srv_message(struct server *s, struct srv_client *c, const void *msg,
+                size_t len, int fd);
+/* The same for a header whose payload (h->len bytes, at most
+ * WIRE_MAX_PAYLOAD) is already in s->buf. */
+int srv_handle(struct server *s, struct srv_client *c,
+               const struct wire_hdr *h, int fd);
+/* Deliver what is due and advance the simulation if it may; free the
+ * clients that are gone. false: nothing can happen before a message. */
+bool srv_step(struct server *s);
 
 /* Queue a callback for c's next batch (and stop the run in progress). */
 void srv_queue_callback(struct server *s, struct srv_client *c,

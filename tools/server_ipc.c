@@ -71,6 +71,7 @@ static void alloc_release(struct server *s, struct srv_alloc *a)
             break;
         }
     }
+    s->n_allocs--;
     free(a);
 }
 
@@ -164,6 +165,7 @@ static void gen_complete(struct server *s, struct srv_event *ev, uint64_t gen,
         if ((*pp)->gen == gen) {
             struct srv_gen *g = *pp;
             *pp = g->next;
+            ev->n_pending--;
             free(g);
             break;
         }
@@ -182,6 +184,7 @@ static void gen_complete(struct server *s, struct srv_event *ev, uint64_t gen,
                                     .t_start = now, .t_end = now };
         srv_queue_callback(s, w->c, &cb);
         *pp = w->next;
+        s->n_waiters--;
         free(w);
     }
 }
@@ -193,6 +196,9 @@ int srv_hbm_alloc(struct server *s, struct srv_client *c,
 {
     if (m->gpu >= s->n_gpus) {
         return -SIM_EINVAL;
+    }
+    if (s->n_allocs >= SRV_MAX_ALLOCS) {
+        return -SIM_ENOMEM;
     }
     struct srv_alloc *a = calloc(1, sizeof(*a));
     if (!a) {
@@ -209,6 +215,7 @@ int srv_hbm_alloc(struct server *s, struct srv_client *c,
     a->len = m->len;
     a->next = s->allocs;
     s->allocs = a;
+    s->n_allocs++;
     return 0;
 }
 
@@ -291,7 +298,9 @@ int srv_event_request(struct server *s, struct srv_client *c, uint32_t type,
                     const struct wire_ipc_event *m, uint64_t v[3])
 {
     if (type == WIRE_IPC_EVENT_EXPORT) {
-        struct srv_event *ev = calloc(1, sizeof(*ev));
+        struct srv_event *ev = s->n_events < SRV_MAX_EVENTS
+                                   ? calloc(1, sizeof(*ev))
+                                   : NULL;
         if (!ev) {
             return -SIM_ENOMEM;
         }
@@ -300,6 +309,7 @@ int srv_event_request(struct server *s, struct srv_client *c, uint32_t type,
         ev->owner = c;
         ev->next = s->events;
         s->events = ev;
+        s->n_events++;
         v[0] = ev->id;
         v[1] = ev->nonce;
         return 0;
@@ -320,7 +330,9 @@ int srv_event_request(struct server *s, struct srv_client *c, uint32_t type,
         }
         return 0;
     case WIRE_IPC_EVENT_RECORD: {
-        struct srv_gen *g = calloc(1, sizeof(*g));
+        struct srv_gen *g = ev->n_pending < SRV_MAX_PENDING
+                                ? calloc(1, sizeof(*g))
+                                : NULL;
         if (!g) {
             return -SIM_ENOMEM;
         }
@@ -328,6 +340,7 @@ int srv_event_request(struct server *s, struct srv_client *c, uint32_t type,
         g->by = c;
         g->next = ev->pending;
         ev->pending = g;
+        ev->n_pending++;
         v[0] = g->gen;
         return 0;
     }
@@ -351,7 +364,9 @@ int srv_event_request(struct server *s, struct srv_client *c, uint32_t type,
             v[2] = m->gen == ev->gen ? (uint64_t)(int64_t)ev->last_status : 0;
             return 0;
         }
-        struct srv_waiter *w = calloc(1, sizeof(*w));
+        struct srv_waiter *w = s->n_waiters < SRV_MAX_WAITERS
+                                   ? calloc(1, sizeof(*w))
+                                   : NULL;
         if (!w) {
             return -SIM_ENOMEM;
         }
@@ -360,6 +375,7 @@ int srv_event_request(struct server *s, struct srv_client *c, uint32_t type,
         w->cb = m->cb;
         w->next = ev->waiters;
         ev->waiters = w;
+        s->n_waiters++;
         return 0;
     }
     }
@@ -379,9 +395,17 @@ void srv_ipc_client_gone(struct server *s, struct srv_client *c)
             alloc_free(s, a);
         }
     }
+    /* c's struct is freed once its operations are over: nothing may
+     * point at it then (owners compared after stale or closed only). */
+    for (struct srv_export *x = s->exports; x; x = x->next) {
+        if (x->owner == c) {
+            x->owner = NULL;
+        }
+    }
     for (struct srv_event *ev = s->events; ev; ev = ev->next) {
         if (ev->owner == c) {
             ev->closed = true;
+            ev->owner = NULL;
         }
         for (struct srv_gen *g = ev->pending, *next; g; g = next) {
             next = g->next;
@@ -393,6 +417,7 @@ void srv_ipc_client_gone(struct server *s, struct srv_client *c)
             struct srv_waiter *w = *pp;
             if (w->c == c) {
                 *pp = w->next;
+                s->n_waiters--;
                 free(w);
             } else {
                 pp = &w->next;

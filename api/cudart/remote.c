@@ -792,8 +792,11 @@ static struct rm_shm *shm_new(uint64_t len)
         return NULL;
     }
     s->len = len;
-    s->fd = memfd_create("p2psim-host", MFD_CLOEXEC);
-    if (s->fd < 0 || ftruncate(s->fd, (off_t)len) < 0) {
+    /* Sealed against shrinking: the server maps it, and refuses a memfd
+     * that could shrink under its mapping (its accesses would fault). */
+    s->fd = memfd_create("p2psim-host", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (s->fd < 0 || ftruncate(s->fd, (off_t)len) < 0 ||
+        fcntl(s->fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0) {
         if (s->fd >= 0) {
             close(s->fd);
         }

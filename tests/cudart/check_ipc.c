@@ -10,21 +10,28 @@
  * test process itself never calls CUDA in them: a runtime does not
  * survive fork). Children report through pipes and their exit status.
  */
+#define _GNU_SOURCE /* memfd_create */
 #include <config.h>
 
 #include "tests/cudart/cudart_test.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "api/cudart/wire.h"
+#include "sim/error.h"
 
 #define MACHINE "pcie-8gpu-2socket.yaml"
 #define LAZY cudaIpcMemLazyEnablePeerAccess
@@ -175,9 +182,9 @@ static void server_start(struct cudart_test_server *s)
     cudart_test_server_start(s, MACHINE);
 }
 
-static void server_stop(struct cudart_test_server *s)
+static int server_stop(struct cudart_test_server *s)
 {
-    cudart_test_server_stop(s);
+    return cudart_test_server_stop(s);
 }
 
 /* A child process: fn(rfd, wfd, arg) with the pipes to and from us. */
@@ -577,6 +584,269 @@ START_TEST(test_ipc_server_refuses_another_machine)
 }
 END_TEST
 
+/* ---- the server's protocol as untrusted input ------------------------------ */
+
+/* A client that speaks the wire protocol by hand (api/cudart/wire.h). */
+static int raw_connect(const struct cudart_test_server *srv)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    size_t len = strlen(srv->path);
+    ck_assert_uint_lt(len, sizeof(sa.sun_path));
+    memcpy(sa.sun_path, srv->path, len + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    return fd;
+}
+
+static void raw_write(int fd, const void *p, size_t n)
+{
+    ck_assert_int_eq(send(fd, p, n, MSG_NOSIGNAL), (ssize_t)n);
+}
+
+static void raw_send(int fd, uint32_t type, const void *m, size_t len)
+{
+    struct wire_hdr h = { .type = type, .len = (uint32_t)len, .seq = 1 };
+    raw_write(fd, &h, sizeof(h));
+    if (len) {
+        raw_write(fd, m, len);
+    }
+}
+
+/* The next message's header and payload (at most cap bytes kept); -1: the
+ * server closed the connection (or said nothing for 20 s). */
+static int raw_read(int fd, struct wire_hdr *h, void *buf, size_t cap)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    if (poll(&p, 1, 20000) != 1) {
+        return -1;
+    }
+    if (recv(fd, h, sizeof(*h), MSG_WAITALL) != (ssize_t)sizeof(*h)) {
+        return -1;
+    }
+    for (uint32_t got = 0; got < h->len;) {
+        char tmp[4096];
+        size_t want = h->len - got < sizeof(tmp) ? h->len - got : sizeof(tmp);
+        ssize_t n = recv(fd, tmp, want, MSG_WAITALL);
+        if (n <= 0) {
+            return -1;
+        }
+        if (got < cap) {
+            memcpy((char *)buf + got, tmp,
+                   cap - got < (size_t)n ? cap - got : (size_t)n);
+        }
+        got += (uint32_t)n;
+    }
+    return 0;
+}
+
+/* A request and its reply's rc (INT32_MIN: the connection closed). */
+static int raw_call(int fd, uint32_t type, const void *m, size_t len,
+                    struct wire_reply *r)
+{
+    struct wire_reply tmp;
+    struct wire_hdr h;
+    raw_send(fd, type, m, len);
+    if (!r) {
+        r = &tmp;
+    }
+    memset(r, 0, sizeof(*r));
+    if (raw_read(fd, &h, r, sizeof(*r)) < 0) {
+        return INT32_MIN;
+    }
+    ck_assert_uint_eq(h.type, WIRE_REPLY);
+    return r->rc;
+}
+
+static bool raw_closed(int fd)
+{
+    struct wire_hdr h;
+    char buf[64];
+    return raw_read(fd, &h, buf, sizeof(buf)) < 0;
+}
+
+static int raw_hello(const struct cudart_test_server *srv)
+{
+    int fd = raw_connect(srv);
+    struct wire_hello m = { .version = WIRE_VERSION, .pid = 1, .n_gpus = 8 };
+    snprintf(m.machine, sizeof(m.machine), "pcie-8gpu-2socket");
+    ck_assert_int_eq(raw_call(fd, WIRE_HELLO, &m, sizeof(m), NULL), 0);
+    return fd;
+}
+
+/* The server still serves a well-behaved client. */
+static void assert_server_alive(const struct cudart_test_server *srv)
+{
+    int fd = raw_hello(srv);
+    ck_assert_int_eq(raw_call(fd, WIRE_STATS, NULL, 0, NULL), 0);
+    close(fd);
+}
+
+/* Messages no client may send: the connection closes, nothing else. */
+START_TEST(test_server_malformed_messages_close_the_connection)
+{
+    struct cudart_test_server srv;
+    server_start(&srv);
+    struct wire_copy copy = { .len = 1 };
+    int fd = raw_connect(&srv);
+    raw_send(fd, WIRE_COPY, &copy, sizeof(copy));
+    ck_assert_msg(raw_closed(fd), "a request before HELLO");
+    close(fd);
+
+    struct wire_hdr big = { .type = WIRE_HBM_WRITE,
+                            .len = WIRE_MAX_PAYLOAD + 1 };
+    fd = raw_hello(&srv);
+    raw_write(fd, &big, sizeof(big));
+    ck_assert_msg(raw_closed(fd), "a payload past WIRE_MAX_PAYLOAD");
+    close(fd);
+
+    fd = raw_hello(&srv);
+    raw_send(fd, 77, NULL, 0);
+    ck_assert_msg(raw_closed(fd), "an unknown type");
+    close(fd);
+
+    fd = raw_hello(&srv);
+    raw_send(fd, WIRE_IDLE, &copy, 3);
+    ck_assert_msg(raw_closed(fd), "IDLE of the wrong size");
+    close(fd);
+
+    fd = raw_hello(&srv);
+    raw_send(fd, WIRE_REPLY, NULL, 0);
+    ck_assert_msg(raw_closed(fd), "a server's message");
+    close(fd);
+
+    /* A truncated message, then the client leaves. */
+    fd = raw_hello(&srv);
+    struct wire_hdr half = { .type = WIRE_COPY, .len = sizeof(copy) };
+    raw_write(fd, &half, sizeof(half));
+    raw_write(fd, &copy, 10);
+    close(fd);
+    assert_server_alive(&srv);
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
+/* Well-formed requests with values no shim sends: an error reply. */
+START_TEST(test_server_bad_values_get_errors)
+{
+    struct cudart_test_server srv;
+    server_start(&srv);
+    int fd = raw_hello(&srv);
+    /* A link index past 32 bits was cut to one that exists. */
+    struct wire_u64 link = { UINT64_C(1) << 32 };
+    ck_assert_int_eq(raw_call(fd, WIRE_LINK_STAT, &link, sizeof(link), NULL),
+                     -SIM_EINVAL);
+    /* A memfd that could shrink under the server's mapping. */
+    int mfd = memfd_create("raw", MFD_CLOEXEC);
+    ck_assert_int_ge(mfd, 0);
+    ck_assert_int_eq(ftruncate(mfd, 65536), 0);
+    struct wire_host_register reg = { .offset = 0, .len = 4096 };
+    struct wire_hdr h = { .type = WIRE_HOST_REGISTER, .len = sizeof(reg) };
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    memset(&ctl, 0, sizeof(ctl));
+    struct iovec iov = { &h, sizeof(h) };
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+                          .msg_control = ctl.buf,
+                          .msg_controllen = sizeof(ctl.buf) };
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &mfd, sizeof(int));
+    ck_assert_int_eq(sendmsg(fd, &msg, MSG_NOSIGNAL), (ssize_t)sizeof(h));
+    raw_write(fd, &reg, sizeof(reg));
+    struct wire_reply r;
+    ck_assert_int_eq(raw_read(fd, &h, &r, sizeof(r)), 0);
+    ck_assert_int_eq(r.rc, -SIM_EINVAL);
+    close(mfd);
+    /* A module whose header claims 1 GiB: refused only past the cap, and
+     * nothing is allocated before its bytes come. */
+    struct {
+        struct wire_module m;
+        char text[8];
+    } mod = { { .id = 1, .total = UINT64_C(1) << 30, .offset = 0 }, "// ptx" };
+    ck_assert_int_eq(raw_call(fd, WIRE_MODULE_LOAD, &mod, sizeof(mod), NULL),
+                     0);
+    mod.m.offset = 1;
+    ck_assert_int_eq(raw_call(fd, WIRE_MODULE_LOAD, &mod, sizeof(mod), NULL),
+                     -SIM_EINVAL);
+    mod.m.id = 2;
+    mod.m.offset = 0;
+    mod.m.total = (UINT64_C(1) << 30) + 1;
+    ck_assert_int_eq(raw_call(fd, WIRE_MODULE_LOAD, &mod, sizeof(mod), NULL),
+                     -SIM_EINVAL);
+    /* Records that never complete are capped per event. */
+    struct wire_reply ex;
+    ck_assert_int_eq(raw_call(fd, WIRE_IPC_EVENT_EXPORT,
+                              &(struct wire_ipc_event){ 0 },
+                              sizeof(struct wire_ipc_event), &ex), 0);
+    struct wire_ipc_event ev = { .id = ex.v[0], .nonce = ex.v[1] };
+    int rc = 0;
+    unsigned n = 0;
+    while (n <= 65536 && (rc = raw_call(fd, WIRE_IPC_EVENT_RECORD, &ev,
+                                        sizeof(ev), NULL)) == 0) {
+        n++;
+    }
+    ck_assert_int_eq(rc, -SIM_ENOMEM);
+    ck_assert_uint_eq(n, 65536);
+    close(fd);
+    assert_server_alive(&srv);
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
+/*
+ * A client that leaves with a memset and a copy still in flight
+ * (../shared/fuzz-found/ipc-1.c): the server frees them when it stops;
+ * an ASan build's leak check makes its exit status 23 when it does not.
+ */
+START_TEST(test_server_client_leaves_with_work_in_flight)
+{
+    struct cudart_test_server srv;
+    server_start(&srv);
+    int fd = raw_hello(&srv);
+    struct wire_hbm alloc = { .gpu = 0, .len = 1 << 20, .align = 512 };
+    struct wire_reply r;
+    ck_assert_int_eq(raw_call(fd, WIRE_HBM_ALLOC, &alloc, sizeof(alloc), &r),
+                     0);
+    struct wire_fill fill = { .gpu = 0, .off = r.v[0], .len = 1 << 20,
+                              .cb = 1 };
+    ck_assert_int_eq(raw_call(fd, WIRE_FILL, &fill, sizeof(fill), NULL), 0);
+    struct wire_copy copy = {
+        .dst = { .kind = 1, .gpu = 1, .addr = 0 },
+        .src = { .kind = 1, .gpu = 0, .addr = r.v[0] },
+        .len = 1 << 20, .cb = 2,
+    };
+    ck_assert_int_eq(raw_call(fd, WIRE_COPY, &copy, sizeof(copy), NULL), 0);
+    struct wire_timer timer = { .at = 1000000000, .cb = 3 };
+    ck_assert_int_eq(raw_call(fd, WIRE_TIMER, &timer, sizeof(timer), NULL), 0);
+    close(fd);
+    assert_server_alive(&srv);
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
+/* A client that stops in the middle of a message holds the others for
+ * SRV_IO_TIMEOUT_S (10 s) at most, then is dropped. */
+START_TEST(test_server_stalled_client_dropped)
+{
+    struct cudart_test_server srv;
+    server_start(&srv);
+    int fd = raw_hello(&srv);
+    struct wire_hdr half = { .type = WIRE_STATS };
+    raw_write(fd, &half, 8);
+    time_t t0 = time(NULL);
+    assert_server_alive(&srv);
+    ck_assert_int_le(time(NULL) - t0, 15);
+    ck_assert(raw_closed(fd));
+    close(fd);
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
 Suite *make_cudart_ipc_suite(void)
 {
     Suite *s = suite_create("cudart-ipc");
@@ -591,6 +861,13 @@ Suite *make_cudart_ipc_suite(void)
     tcase_add_test(tc, test_ipc_processes_share_one_timeline);
     tcase_add_test(tc, test_ipc_host_register_through_server);
     tcase_add_test(tc, test_ipc_server_refuses_another_machine);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Protocol");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_server_malformed_messages_close_the_connection);
+    tcase_add_test(tc, test_server_bad_values_get_errors);
+    tcase_add_test(tc, test_server_client_leaves_with_work_in_flight);
+    tcase_add_test(tc, test_server_stalled_client_dropped);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -46,7 +46,7 @@ static inline void cudart_test_machine(const char *file)
  * on a fresh socket, ready when cudart_test_server_start returns; it sets
  * P2PSIM_SERVER, so CUDA calls made after it (in this process, or in
  * children forked before their first CUDA call) share its machine.
- * cudart_test_server_stop ends it and unsets P2PSIM_SERVER.
+ * cudart_test_server_stop ends it (SIGTERM) and unsets P2PSIM_SERVER.
  */
 #include <sys/types.h>
 
@@ -58,7 +58,8 @@ struct cudart_test_server {
 
 void cudart_test_server_start(struct cudart_test_server *s,
                               const char *machine);
-void cudart_test_server_stop(struct cudart_test_server *s);
+/* Returns the server's wait status (a sanitizer's report: not 0). */
+int cudart_test_server_stop(struct cudart_test_server *s);
 
 /* ck_assert that a CUDA call returned e (prints both names otherwise). */
 #define ck_cuda(call, e)                                                      \

@@ -61,12 +61,13 @@ void cudart_test_server_start(struct cudart_test_server *s,
     setenv("P2PSIM_SERVER", s->path, 1);
 }
 
-void cudart_test_server_stop(struct cudart_test_server *s)
+int cudart_test_server_stop(struct cudart_test_server *s)
 {
-    int status;
+    int status = -1;
     kill(s->pid, SIGTERM);
     waitpid(s->pid, &status, 0);
     unlink(s->path);
     rmdir(s->dir);
     unsetenv("P2PSIM_SERVER");
+    return status;
 }

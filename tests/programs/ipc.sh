@@ -40,4 +40,34 @@ check "without a server: refused, not crashed" 1 \
     "cudaIpcOpenMemHandle.*cudaErrorNotSupported" \
     env P2PSIM_SERVER= "$p2psim" run --quiet --topology $machine -- \
     "$work/ipc_exchange" --mib=1
+
+# A process that exits with an asynchronous memset and copy in flight
+# (../shared/fuzz-found/ipc-1.c, found by fuzzing): the server frees
+# them; in a sanitizer build its leak check would report them.
+cat >"$work/inflight.c" <<'EOF'
+#include <cuda_runtime_api.h>
+int main(void)
+{
+    void *d, *e;
+    cudaMalloc(&d, 1 << 20);
+    cudaMalloc(&e, 1 << 20);
+    cudaMemsetAsync(d, 0, 1 << 20, 0);
+    cudaMemcpyAsync(e, d, 1 << 20, cudaMemcpyDeviceToDevice, 0);
+    return 0;                   /* exits with both in flight */
+}
+EOF
+# shellcheck disable=SC2086
+check "inflight builds" 0 "" \
+    ${CC:-cc} -std=c11 -Wall -Wextra -Werror $SAN_FLAGS \
+    -I"$top/api/include" -o "$work/inflight" "$work/inflight.c" \
+    -L"$shim" -lcudart -Wl,-rpath,"$shim"
+check "exit with a memset and a copy in flight" 0 "" \
+    env ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=1" \
+    "$p2psim" run --quiet --topology $machine -- "$work/inflight"
+if printf '%s\n' "$out" | grep -q 'Sanitizer'; then
+    bad "the server frees what was in flight" "$(printf '%s\n' "$out" |
+        grep -m1 'SUMMARY')"
+else
+    ok "the server frees what was in flight"
+fi
 finish ipc

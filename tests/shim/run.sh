@@ -101,4 +101,89 @@ if [ $rc -eq 7 ]; then
 else
     bad "SIGTERM forwarded to the program" "exit $rc, expected 7"
 fi
+
+# SIGTERM in the middle of a long simulation, to `p2psim run` (the
+# program gets it, and the server, which is simulating, stops too) and to
+# the server alone (the program then fails, having lost its machine). The
+# server promises to stop within a second; the bound here is generous,
+# 20 s, and a hang of minutes fails it. The program copies 2 GiB between
+# GPUs 1,000 times (hours; each copy half a minute or more in one run of
+# the server's simulation): it must still be simulating when signalled.
+shim=$(cd "$shim_dir" && pwd -P)
+# sigterm_while_simulating NAME WHOM: WHOM is "run" or "server".
+sigterm_while_simulating() {
+    "$p2psim" run --quiet -- "$work/long_copy" >"$work/long.out" 2>&1 &
+    pid=$!
+    i=0
+    while ! grep -q '^simulating$' "$work/long.out" && [ $i -lt 300 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    sleep 1
+    server=$(ps -o pid= -o args= --ppid $pid | awk '$3 == "server" { print $1 }')
+    if grep -q '^done$' "$work/long.out" || ! kill -0 $pid 2>/dev/null ||
+       [ -z "$server" ]; then
+        bad "$1" "the run was over before the signal (or had no server)"
+        kill -KILL $pid $server 2>/dev/null
+        wait $pid
+        return
+    fi
+    if [ "$2" = server ]; then
+        kill -TERM $server
+    else
+        kill -TERM $pid
+    fi
+    i=0
+    while kill -0 $pid 2>/dev/null && [ $i -lt 200 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    if kill -0 $pid 2>/dev/null; then
+        bad "$1" "p2psim run still there 20 s after the signal"
+        kill -KILL $pid $server 2>/dev/null
+    else
+        ok "$1: gone after $((i / 10)).$((i % 10)) s"
+    fi
+    wait $pid
+}
+cat >"$work/long_copy.c" <<'EOF'
+/*
+ * long_copy.c (written by tests/shim/run.sh) - a program whose simulation
+ * takes hours: it copies 2 GiB from GPU 0 to GPU 1 (half a minute or more
+ * of simulation each, in one run of the server's machine) again and
+ * again; run.sh sends SIGTERM in the middle of it. Prints "simulating"
+ * before the first copy and "done" after the last.
+ */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+
+int main(void)
+{
+    void *a, *b;
+    size_t n = (size_t)2 << 30;
+    if (cudaSetDevice(0) || cudaMalloc(&a, n) || cudaSetDevice(1) ||
+        cudaMalloc(&b, n)) {
+        fprintf(stderr, "long_copy: no memory\n");
+        return 1;
+    }
+    printf("simulating\n");
+    fflush(stdout);
+    for (int i = 0; i < 1000; i++) {
+        if (cudaMemcpyPeer(b, 1, a, 0, n) || cudaDeviceSynchronize()) {
+            fprintf(stderr, "long_copy: the copy failed\n");
+            return 1;
+        }
+    }
+    printf("done\n");
+    return 0;
+}
+EOF
+# shellcheck disable=SC2086
+if [ -f "$shim/libcudart.so.13" ] &&
+   ${CC:-cc} -std=c11 $SAN_FLAGS -I"$top/api/include" -o "$work/long_copy" \
+       "$work/long_copy.c" -L"$shim" -lcudart \
+       -Wl,-rpath,"$shim" >"$work/cc.log" 2>&1; then
+    sigterm_while_simulating "SIGTERM to p2psim run while simulating" run
+    sigterm_while_simulating "SIGTERM to the server while simulating" server
+else
+    echo "long_copy: not built (no shared shim?): skipped"
+fi
 finish run
