@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tools/cli.h"
 #include "traces/format.h"
@@ -80,6 +81,8 @@ static int copy_records(const char *in, const char *out, const char *fmt,
         return CLI_FAIL;
     }
     if (rc < 0) {
+        /* No half-converted file is left to be taken for the whole. */
+        unlink(out);
         fprintf(stderr, "p2psim trace: %s\n", err);
         return CLI_BAD_INPUT;
     }

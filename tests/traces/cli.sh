@@ -244,6 +244,7 @@ for sub in "summarize deep.json" "convert deep.json d.csv" "filter deep.json d.c
         "deep.json:2:24: objects and arrays nested deeper than 16" \
         "$p2psim" trace $sub
 done
+[ -e d.csv ] && bad "no output left by a convert that failed" "d.csv exists"
 # Times that went through an undefined double-to-integer cast.
 check "trace filter from=1e300s" 2 "'1e300s': .*no exponent" \
     "$p2psim" trace filter t.csv x.csv from=1e300s
