@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools/cli.h"
@@ -52,6 +53,14 @@ static int copy_records(const char *in, const char *out, const char *fmt,
         fprintf(stderr, "p2psim trace: %s: say the output format (--format "
                         "csv or perfetto) or name it *.csv or *.json\n",
                 fmt ? fmt : out);
+        return CLI_BAD_INPUT;
+    }
+    struct stat si, so;
+    if (stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev &&
+        si.st_ino == so.st_ino) {
+        /* Opening OUT would empty IN before it is read. */
+        fprintf(stderr, "p2psim trace: %s and %s are the same file\n", in,
+                out);
         return CLI_BAD_INPUT;
     }
     struct trace_reader *r = trace_reader_open(in, err, sizeof(err));

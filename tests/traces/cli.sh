@@ -245,6 +245,10 @@ for sub in "summarize deep.json" "convert deep.json d.csv" "filter deep.json d.c
         "$p2psim" trace $sub
 done
 [ -e d.csv ] && bad "no output left by a convert that failed" "d.csv exists"
+cp t.csv same.csv
+check "trace convert IN IN" 2 "same.csv and ./same.csv are the same file" \
+    "$p2psim" trace convert same.csv ./same.csv
+check "trace convert IN IN left IN as it was" 0 "" cmp t.csv same.csv
 # Times that went through an undefined double-to-integer cast.
 check "trace filter from=1e300s" 2 "'1e300s': .*no exponent" \
     "$p2psim" trace filter t.csv x.csv from=1e300s
