@@ -188,10 +188,14 @@ static int parse_opd(struct ptx_parse *p, const char *s, enum ptx_type t,
 static int parse_mem(struct ptx_parse *p, const char *s, struct ptx_opd *o,
                      enum ptx_space *sym_space, char *why, size_t wl)
 {
-    char buf[256];
     size_t n = strlen(s);
-    if (n < 2 || s[n - 1] != ']' || n - 2 >= sizeof(buf)) {
+    if (n < 2 || s[n - 1] != ']') {
         snprintf(why, wl, "malformed address '%s'", s);
+        return -1;
+    }
+    char *buf = malloc(n - 1); /* a symbol name may be long */
+    if (!buf) {
+        snprintf(why, wl, "out of memory");
         return -1;
     }
     memcpy(buf, s + 1, n - 2);
@@ -209,14 +213,12 @@ static int parse_mem(struct ptx_parse *p, const char *s, struct ptx_opd *o,
         minus = strchr(buf + 1, '-');
     }
     char *off = NULL;
-    char neg_off[256];
     if (plus) {
         *plus = '\0';
         off = plus + 1;
     } else if (minus) {
-        snprintf(neg_off, sizeof(neg_off), "%s", minus); /* keeps the sign */
         *minus = '\0';
-        off = neg_off;
+        off = minus + 1; /* negated below */
     }
     char *base = buf;
     while (isspace((unsigned char)*base)) {
@@ -257,9 +259,11 @@ static int parse_mem(struct ptx_parse *p, const char *s, struct ptx_opd *o,
             rc = -1;
         } else {
             /* wraps as the address arithmetic does, without overflow */
-            o->imm = (int64_t)((uint64_t)o->imm + (uint64_t)v);
+            uint64_t d = minus ? 0 - (uint64_t)v : (uint64_t)v;
+            o->imm = (int64_t)((uint64_t)o->imm + d);
         }
     }
+    free(buf);
     return rc;
 }
 

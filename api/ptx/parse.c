@@ -548,7 +548,7 @@ static int add_sym(struct ptx_parse *p, struct sym **v, unsigned *n,
 /* ---------------------------------------------------------------------- */
 
 struct decl {
-    char name[256];
+    char name[PTX_NAME_MAX + 1];
     enum ptx_type type;
     uint32_t align;
     uint64_t count;   /* elements; 0 for name[] */
@@ -565,7 +565,7 @@ struct decl {
  * with the reason). */
 static int read_decl(struct ptx_parse *p, struct decl *d)
 {
-    char w[256];
+    char w[PTX_NAME_MAX + 1];
     memset(d, 0, sizeof(*d));
     d->count = 1;
     skip_ws(p);
@@ -573,8 +573,14 @@ static int read_decl(struct ptx_parse *p, struct decl *d)
     for (;;) {
         skip_ws(p);
         struct loc l = here(p);
-        if (!read_word(p, w, sizeof(w))) {
+        size_t n = read_word(p, w, sizeof(w));
+        if (!n) {
             return 0;
+        }
+        if (n > PTX_NAME_MAX) {
+            fail_at(p, l, PTX_EPARSE, "a name of %zu characters (at most "
+                    "%u)", n, PTX_NAME_MAX);
+            return -1;
         }
         if (w[0] != '.') {
             break;

@@ -87,6 +87,7 @@ struct ptx_error {
 #define PTX_INSN_MAX (1u << 22)           /* instructions of a kernel */
 #define PTX_STATEMENT_MAX_BYTES 65536u    /* one instruction statement */
 #define PTX_NTID_MAX 1024u                /* a .maxntid/.reqntid value */
+#define PTX_NAME_MAX 4096u                /* a variable or parameter name */
 
 /* ---------------------------------------------------------------------- */
 /* Fat binaries                                                            */

@@ -566,6 +566,43 @@ START_TEST(test_ptx_limits_vector_operands)
 }
 END_TEST
 
+/* Mangled template names run long: a kernel and its parameters named
+ * with 600 characters resolve (each parameter its own offset), and a
+ * name beyond PTX_NAME_MAX is refused rather than cut. */
+START_TEST(test_ptx_limits_long_names)
+{
+    char name[601];
+    memset(name, 'a', 600);
+    name[0] = '_';
+    name[600] = '\0';
+    size_t cap = 8 * 600 + 1000;
+    char *t = malloc(cap);
+    ck_assert_ptr_nonnull(t);
+    snprintf(t, cap, HDR ".visible .entry %s(.param .u64 %s_param_0, "
+             ".param .u32 %s_param_1)\n{\n.reg .b32 %%r<2>;\n"
+             ".reg .b64 %%rd<2>;\nld.param.u64 %%rd1, [%s_param_0];\n"
+             "ld.param.u32 %%r1, [%s_param_1];\n"
+             "st.global.u32 [%%rd1], %%r1;\nret;\n}\n",
+             name, name, name, name, name);
+    struct ptx_error err;
+    struct ptx_module *m = parse_exact(t, strlen(t), &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    uint32_t out = 0, *po = &out, val = 1234;
+    void *args[] = {&po, &val};
+    ck_assert_int_eq(ptx_test_run(m, name, 1, 1, args, &err), 0);
+    ck_assert_uint_eq(out, 1234);
+    ptx_module_free(m);
+    /* a parameter name of 5000 characters */
+    t = realloc(t, 6000);
+    ck_assert_ptr_nonnull(t);
+    int h = snprintf(t, 200, HDR ".visible .entry k(.param .u64 ");
+    memset(t + h, 'b', 5000);
+    strcpy(t + h + 5000, ")\n{\nret;\n}\n");
+    refused(t, PTX_EPARSE, "PTX line 4:31: a name of 5000 characters");
+    free(t);
+}
+END_TEST
+
 /* Out of memory is an error, not abort(): the address space is capped
  * just above what the process uses, then a module needing ~200 MB of
  * instructions is parsed. (Skipped under ASan, whose shadow memory does
@@ -779,6 +816,7 @@ Suite *make_ptx_hand_suite(void)
     tcase_add_test(tc, test_ptx_limits_registers_and_directives);
     tcase_add_test(tc, test_ptx_limits_param_offset_wraps);
     tcase_add_test(tc, test_ptx_limits_vector_operands);
+    tcase_add_test(tc, test_ptx_limits_long_names);
     tcase_add_test(tc, test_ptx_limits_out_of_memory_is_an_error);
     tcase_add_test(tc, test_ptx_fatbin_bounds);
     tcase_add_test(tc, test_ptx_fatbin_zstd_claims);
