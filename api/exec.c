@@ -105,6 +105,9 @@ int p2psim__exec_init(struct p2psim *p)
     p->host = calloc(p->n_host ? p->n_host : 1, sizeof(*p->host));
     p->ce_next = calloc(fab_n_gpus(p->m->fab) + 1, sizeof(*p->ce_next));
     if (!p->host || !p->ce_next) {
+        if (!p->host) {
+            p->n_host = 0;      /* p2psim__exec_fini walks them */
+        }
         return -SIM_ENOMEM;
     }
     for (unsigned k = 0; k < p->n_host; k++) {
@@ -393,12 +396,22 @@ static void staged_freed(void *arg)
     staged_pump(x);
 }
 
+/* Out of memory inside the run: the simulation fails (sim/error.h, "Out
+ * of memory"); other errors are the operation's. Returns rc. */
+static int exec_nomem(struct p2psim *p, int rc, const char *what)
+{
+    if (rc == -SIM_ENOMEM) {
+        sim_fail_nomem(p2psim_sim(p), "the copy executor", "%s", what);
+    }
+    return rc;
+}
+
 static void staged_handoff(struct xop *x, p2psim_call_fn *fn)
 {
     struct p2psim *p = x->p;
     if (p2psim_call_at(p, sim_now(p2psim_sim(p)) + EXEC_STAGING_HANDOFF, fn,
                        x) < 0) {
-        x->res.status = -SIM_ENOMEM;
+        x->res.status = exec_nomem(p, -SIM_ENOMEM, "a staging hand-off");
         fn(x);                  /* no memory for the event: no delay */
     }
 }
@@ -613,7 +626,7 @@ static void xop_start(struct sim *sim, struct sim_event *ev)
                                                 : next_ce(x->p, pl.gpu));
     }
     if (rc < 0) {
-        x->res.status = rc;
+        x->res.status = exec_nomem(x->p, rc, "starting a copy");
         xop_finish(x);
     }
 }
@@ -752,7 +765,7 @@ static void fill_done(struct gpu_dma *d)
         struct sim_component *g = fab_gpu(f->p->m->fab, f->gpu);
         int rc = mem_sparse_fill(gpu_hbm(g), f->addr, f->value, f->len);
         if (rc < 0) {
-            f->res.status = rc;
+            f->res.status = exec_nomem(f->p, rc, "pages for a fill");
         }
     }
     fop_finish(f);
@@ -771,7 +784,7 @@ static void fop_start(struct sim *sim, struct sim_event *ev)
     f->dma.user = f;
     int rc = exec_dma_submit(f->p, f->gpu, &f->dma);
     if (rc < 0) {
-        f->res.status = rc;
+        f->res.status = exec_nomem(f->p, rc, "starting a fill");
         fop_finish(f);
     }
 }

@@ -126,6 +126,7 @@ void p2psim_close(struct p2psim *p)
 {
     if (p) {
         p2psim_trace_stop(p);
+        p2psim__kernel_fini(p);
         p2psim__exec_fini(p);
         topo_machine_destroy(p->m);
         free(p);

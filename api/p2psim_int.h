@@ -43,9 +43,13 @@ struct p2psim {
     struct p2psim_flow *flow;
     /* the trace, event log and counters (api/trace_sink.c); NULL: none */
     struct p2psim_trace *trace;
+    /* kernels not yet done (api/kernel/exec.c) */
+    struct kx_grid *grids;
 };
 
 int p2psim__exec_init(struct p2psim *p);
 void p2psim__exec_fini(struct p2psim *p);
+/* Free the kernels not yet done (a machine closed mid-run). */
+void p2psim__kernel_fini(struct p2psim *p);
 
 #endif /* P2PSIM_API_P2PSIM_INT_H */

@@ -59,6 +59,22 @@ if HAVE_SYSTEMC
 nodist_EXTRA_tests_check_api_SOURCES = dummy.cxx
 endif
 
+# The allocation-failure sweep (sim/error.h, "Out of memory"): a short
+# run with its Nth allocation failed, for every N. The libraries are
+# convenience libraries linked statically, so --wrap routes their
+# allocations through the runner's hook.
+check_PROGRAMS += tests/check_oom
+TESTS += tests/check_oom
+tests_check_oom_SOURCES = %reldir%/check_oom.c
+tests_check_oom_CFLAGS = $(AM_CFLAGS) -DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_oom_LDFLAGS = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
+	-Wl,--wrap=strdup,--wrap=strndup,--wrap=aligned_alloc \
+	-Wl,--wrap=posix_memalign,--wrap=mmap
+tests_check_oom_LDADD = api/libp2psim.la -lpthread
+if HAVE_SYSTEMC
+nodist_EXTRA_tests_check_oom_SOURCES = dummy.cxx
+endif
+
 # The CUDA shim, called as programs call it: one suite per file of
 # api/cudart/, the error-path suite, each test in its own process.
 check_PROGRAMS += tests/check_cudart

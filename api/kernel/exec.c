@@ -104,6 +104,14 @@ void kx__fail(struct kx_grid *gr, int status, const char *fmt, ...)
     }
 }
 
+/* Out of memory inside the run: the grid fails, and so does the
+ * simulation, naming the GPU (sim/error.h, "Out of memory"). */
+static void kx_nomem(struct kx_grid *gr, const char *what)
+{
+    kx__fail(gr, P2PSIM_KERNEL_FAULT, "out of memory (%s)", what);
+    sim_component_nomem(gr->gpu, what);
+}
+
 uint64_t kx__time_sreg(struct kx_grid *gr, enum ptx_time_sreg which)
 {
     sim_time_t now = sim_now(gr->sim);
@@ -223,7 +231,9 @@ static int resolve(struct kx_grid *gr, uint64_t va, unsigned len,
 
 struct kx_sub {
     struct gpu_sm_req r;        /* first: the SM model's request */
-    struct kx_warp *w;
+    struct kx_grid *gr;
+    struct kx_sub *live_prev, *live_next; /* the grid's (gr->subs) */
+    struct kx_warp *w;          /* NULL: the flush at the grid's end */
     uint32_t lanes;             /* LOAD: lanes served; ATOMIC: one lane */
     uint64_t va;                /* LOAD: address of r.data[0] */
     bool store;                 /* counted in stores_out */
@@ -231,6 +241,36 @@ struct kx_sub {
 
 static void warp_mem_complete(struct kx_warp *w);
 static void warp_fence_check(struct kx_warp *w);
+
+/* A request of grid gr, on its list until sub_free; NULL out of memory. */
+static struct kx_sub *sub_alloc(struct kx_grid *gr)
+{
+    struct kx_sub *s = calloc(1, sizeof(*s));
+    if (!s) {
+        return NULL;
+    }
+    s->gr = gr;
+    s->live_next = gr->subs;
+    if (gr->subs) {
+        gr->subs->live_prev = s;
+    }
+    gr->subs = s;
+    return s;
+}
+
+static void sub_free(struct kx_sub *s)
+{
+    struct kx_grid *gr = s->gr;
+    if (s->live_prev) {
+        s->live_prev->live_next = s->live_next;
+    } else {
+        gr->subs = s->live_next;
+    }
+    if (s->live_next) {
+        s->live_next->live_prev = s->live_prev;
+    }
+    free(s);
+}
 
 static void sub_done(struct gpu_sm_req *r)
 {
@@ -248,7 +288,7 @@ static void sub_done(struct gpu_sm_req *r)
     if (s->store) {
         w->stores_out--;
         gr->stores_out--;
-        free(s);
+        sub_free(s);
         warp_fence_check(w);
         if (gr->ending) {
             grid_dispatch(gr);
@@ -271,7 +311,7 @@ static void sub_done(struct gpu_sm_req *r)
             }
         }
     }
-    free(s);
+    sub_free(s);
     if (--w->pending == 0) {
         warp_mem_complete(w);
     }
@@ -280,9 +320,9 @@ static void sub_done(struct gpu_sm_req *r)
 static struct kx_sub *sub_new(struct kx_warp *w, enum gpu_sm_kind kind,
                               const struct kx_target *t)
 {
-    struct kx_sub *s = calloc(1, sizeof(*s));
+    struct kx_sub *s = sub_alloc(w->b->gr);
     if (!s) {
-        kx__fail(w->b->gr, P2PSIM_KERNEL_FAULT, "out of memory");
+        kx_nomem(w->b->gr, "a warp's memory request");
         return NULL;
     }
     s->w = w;
@@ -303,7 +343,7 @@ static bool sub_submit(struct kx_warp *w, struct kx_sub *s)
         kx__fail(gr, P2PSIM_KERNEL_FAULT,
                  "GPU %u: SM request refused (%s) at 0x%llx", gr->l.gpu,
                  sim_strerror(rc), (unsigned long long)s->r.addr);
-        free(s);
+        sub_free(s);
         return false;
     }
     if (s->store) {
@@ -326,7 +366,7 @@ static void fence_flush_done(struct gpu_sm_req *r)
                  "GPU %u: a fence's flushing read got an error completion",
                  w->b->gr->l.gpu);
     }
-    free(s);
+    sub_free(s);
     w->flush_pending--;
     warp_fence_check(w);
 }
@@ -362,7 +402,7 @@ static bool fence_start(struct kx_warp *w, enum ptx_mem_scope scope)
         }
         s->r.done = fence_flush_done;
         if (gpu_sm_submit(w->b->gr->gpu, &s->r) < 0) {
-            free(s);
+            sub_free(s);
             return true;
         }
         w->flush_pending++;
@@ -793,6 +833,9 @@ static int block_start(struct kx_grid *gr, uint64_t linear, unsigned sm)
     b->next = gr->blocks;
     gr->blocks = b;
     if (!b->warps || !b->smem) {
+        if (!b->warps) {
+            b->n_warps = 0;     /* kx__fail walks them */
+        }
         return -SIM_ENOMEM;
     }
     for (unsigned i = 0; i < b->n_warps; i++) {
@@ -859,6 +902,17 @@ static int block_start(struct kx_grid *gr, uint64_t linear, unsigned sm)
 
 static void grid_free(struct kx_grid *gr)
 {
+    if (gr->live_prev) {
+        gr->live_prev->live_next = gr->live_next;
+    } else if (gr->p->grids == gr) {
+        gr->p->grids = gr->live_next;
+    }
+    if (gr->live_next) {
+        gr->live_next->live_prev = gr->live_prev;
+    }
+    while (gr->subs) {
+        sub_free(gr->subs);     /* only when closed mid-kernel */
+    }
     while (gr->blocks) {
         struct kx_block *b = gr->blocks;
         gr->blocks = b->next;
@@ -879,7 +933,7 @@ static void grid_free(struct kx_grid *gr)
 static void end_flush_done(struct gpu_sm_req *r)
 {
     struct kx_grid *gr = r->user;
-    free(r);
+    sub_free((struct kx_sub *)r);
     gr->end_flushes--;
     grid_dispatch(gr);
 }
@@ -918,8 +972,11 @@ static void grid_dispatch(struct kx_grid *gr)
         gr->sm_used[best] = true;
         gr->live_blocks++;
         if (block_start(gr, gr->next_block++, best) < 0) {
-            kx__fail(gr, gr->status ? gr->status : P2PSIM_KERNEL_FAULT,
-                     "out of memory starting a block");
+            if (gr->status) {
+                sim_component_nomem(gr->gpu, "a kernel block");
+            } else {
+                kx_nomem(gr, "a kernel block");
+            }
         }
     }
     if (gr->live_blocks || (!gr->status && gr->next_block < gr->n_blocks)) {
@@ -931,16 +988,18 @@ static void grid_dispatch(struct kx_grid *gr)
         if (!gr->sm_used[k]) {
             continue;
         }
-        struct gpu_sm_req *r = calloc(1, sizeof(*r));
-        if (!r) {
+        struct kx_sub *s = sub_alloc(gr);
+        if (!s) {
+            kx_nomem(gr, "the flush at a kernel's end");
             continue;
         }
+        struct gpu_sm_req *r = &s->r;
         r->kind = GPU_SM_FLUSH;
         r->sm = k;
         r->done = end_flush_done;
         r->user = gr;
         if (gpu_sm_submit(gr->gpu, r) < 0) {
-            free(r);
+            sub_free(s);
             continue;
         }
         gr->end_flushes++;
@@ -1045,6 +1104,11 @@ int p2psim_kernel_launch(struct p2psim *p, const struct p2psim_launch *l)
         grid_free(gr);
         return rc;
     }
+    gr->live_next = p->grids;
+    if (p->grids) {
+        p->grids->live_prev = gr;
+    }
+    p->grids = gr;
     /* The GPU's front end takes launch-latency from the doorbell (the
      * runtime's start_at) to the first block on an SM (sm.h). */
     struct gpu_sm_params prm;
@@ -1055,4 +1119,22 @@ int p2psim_kernel_launch(struct p2psim *p, const struct p2psim_launch *l)
                           sim_time_add(l->start_at > now ? l->start_at : now,
                                        prm.launch_ps));
     return 0;
+}
+
+void p2psim__kernel_fini(struct p2psim *p)
+{
+    while (p->grids) {
+        struct kx_grid *gr = p->grids;
+        /* Stopped mid-kernel: its events leave the queue first. */
+        sim_event_cancel(gr->sim, &gr->start_ev);
+        for (struct kx_sub *s = gr->subs; s; s = s->live_next) {
+            sim_event_cancel(gr->sim, &s->r.ev);
+        }
+        for (struct kx_block *b = gr->blocks; b; b = b->next) {
+            for (unsigned i = 0; i < b->n_warps; i++) {
+                sim_event_cancel(gr->sim, &b->warps[i].ev);
+            }
+        }
+        grid_free(gr);
+    }
 }

@@ -93,6 +93,9 @@ struct kx_grid {
     uint64_t peer_nvl_base[KX_MAX_PEERS];
     struct sim_event start_ev;
     sim_time_t t_start;
+    /* what a machine closed mid-kernel (out of memory) must free */
+    struct kx_sub *subs;        /* SM requests not yet done */
+    struct kx_grid *live_prev, *live_next; /* the machine's grids */
 };
 
 /* exec.c */

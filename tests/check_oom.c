@@ -1,0 +1,656 @@
+/*
+ * tests/check_oom.c - the allocation-failure sweep (sim/error.h, "Out of
+ * memory"): a short run through libp2psim, repeated with its Nth
+ * allocation failing for every N from 1 to the number of allocations the
+ * run makes, each in a child process. Every run must end in one of two
+ * ways: the failure is reported (an API call returns -SIM_ENOMEM, or the
+ * simulation stops with "out of memory in <component> at <time>") or the
+ * run completes with every result right (a failure that was recovered
+ * from). A crash, an abort, a result missing without an error (a silent
+ * drop) or, under ASan, a leak fails the test.
+ *
+ * The hook: this runner is linked with -Wl,--wrap for the allocation
+ * functions (tests/local.mk), so every call from sim/, models/, api/ and
+ * traces/ (linked statically as convenience libraries) comes through the
+ * __wrap_ functions below, which count and fail the armed one.
+ *
+ * Environment: OOM_ONLY=N runs allocation N alone, in this process (for
+ * a debugger); OOM_VERBOSE=1 prints how each run ended.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "api/include/p2psim_kernel.h"
+#include "api/kernel/kernel.h"
+#include "api/p2psim.h"
+#include "sim/engine.h"
+#include "sim/error.h"
+#include "sim/event.h"
+#include "sim/sim.h"
+
+#ifndef P2PSIM_SRCDIR
+#define P2PSIM_SRCDIR "."
+#endif
+
+/* A machine with NVLink P2P between its two GPUs: direct and staged
+ * copies both happen on it. */
+#define MACHINE P2PSIM_SRCDIR "/topologies/desktop-2x-rtx3090-nvlink.yaml"
+
+/* ---- the hook -------------------------------------------------------------- */
+
+static bool hook_on;            /* count (and maybe fail) allocations */
+static long hook_count;         /* allocations seen while on */
+static long hook_fail_at;       /* the one to fail (1-based); 0: none */
+static bool hook_failed;        /* it was failed */
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t k, size_t n);
+void *__real_realloc(void *p, size_t n);
+char *__real_strdup(const char *s);
+char *__real_strndup(const char *s, size_t n);
+void *__real_aligned_alloc(size_t align, size_t n);
+int __real_posix_memalign(void **p, size_t align, size_t n);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd,
+                  off_t off);
+
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t k, size_t n);
+void *__wrap_realloc(void *p, size_t n);
+char *__wrap_strdup(const char *s);
+char *__wrap_strndup(const char *s, size_t n);
+void *__wrap_aligned_alloc(size_t align, size_t n);
+int __wrap_posix_memalign(void **p, size_t align, size_t n);
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
+                  off_t off);
+
+/* Where the failed allocation is: a place for a debugger's breakpoint
+ * (gdb -ex 'break hook_hit' with OOM_ONLY=N). */
+void hook_hit(void);
+void __attribute__((noinline)) hook_hit(void)
+{
+    __asm__ volatile("");
+}
+
+static bool hook_fail(void)
+{
+    if (!hook_on) {
+        return false;
+    }
+    if (++hook_count == hook_fail_at) {
+        hook_hit();
+        hook_failed = true;
+        errno = ENOMEM;
+        return true;
+    }
+    return false;
+}
+
+void *__wrap_malloc(size_t n)
+{
+    return hook_fail() ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t k, size_t n)
+{
+    return hook_fail() ? NULL : __real_calloc(k, n);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    return hook_fail() ? NULL : __real_realloc(p, n);
+}
+
+char *__wrap_strdup(const char *s)
+{
+    return hook_fail() ? NULL : __real_strdup(s);
+}
+
+char *__wrap_strndup(const char *s, size_t n)
+{
+    return hook_fail() ? NULL : __real_strndup(s, n);
+}
+
+void *__wrap_aligned_alloc(size_t align, size_t n)
+{
+    return hook_fail() ? NULL : __real_aligned_alloc(align, n);
+}
+
+int __wrap_posix_memalign(void **p, size_t align, size_t n)
+{
+    return hook_fail() ? ENOMEM : __real_posix_memalign(p, align, n);
+}
+
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
+                  off_t off)
+{
+    if ((flags & MAP_ANONYMOUS) && hook_fail()) {
+        return MAP_FAILED;
+    }
+    return __real_mmap(addr, len, prot, flags, fd, off);
+}
+
+/* ---- the short run ------------------------------------------------------- */
+
+#define LEN (256u << 10)        /* bytes per copy: a few staging chunks */
+#define CHUNK (64u << 10)       /* staging chunk */
+#define N_WORDS 256u            /* the kernel's elements */
+#define VA_GPU_SHIFT 44
+#define VA(g, x) (((uint64_t)(g) + 1) << VA_GPU_SHIFT | (uint64_t)(x))
+
+/* How a run ended. */
+struct outcome {
+    const char *step;           /* the step that reported an error, or NULL */
+    int code;                   /* its error */
+    char msg[SIM_ERROR_MSG_MAX + 64];
+};
+
+struct done_box {
+    int calls;
+    int status;
+    char msg[128];              /* a kernel's */
+};
+
+static void on_copy(void *arg, const struct p2psim_copy_result *r)
+{
+    struct done_box *b = arg;
+    b->calls++;
+    b->status = r->status;
+}
+
+static void on_kernel(void *arg, int status, const char *msg, sim_time_t t)
+{
+    struct done_box *b = arg;
+    (void)t;
+    b->calls++;
+    b->status = status;
+    snprintf(b->msg, sizeof(b->msg), "%s", msg ? msg : "");
+}
+
+static int resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
+                   struct p2psim_loc *loc)
+{
+    struct p2psim *p = arg;
+    (void)gpu;
+    uint64_t g = (va >> VA_GPU_SHIFT) - 1;
+    uint64_t off = va & ((UINT64_C(1) << VA_GPU_SHIFT) - 1);
+    if (g >= p2psim_gpu_count(p) || off + len > p2psim_hbm_size(p, g)) {
+        return -1;
+    }
+    *loc = (struct p2psim_loc){ P2PSIM_DEVICE, (unsigned)g, off };
+    return 0;
+}
+
+/* dst[i] = src[i] + 1 */
+static void k_inc(void **args)
+{
+    uint32_t *dst = *(uint32_t **)args[0];
+    const uint32_t *src = *(uint32_t **)args[1];
+    unsigned i = devapi_global_id();
+    if (i < N_WORDS) {
+        devapi_st_u32(&dst[i], devapi_ld_u32(&src[i]) + 1);
+    }
+}
+
+static const size_t inc_args[] = { 8, 8 };
+
+/* Record an error of a step; true if there was one. */
+static bool failed(struct outcome *o, const char *step, int rc,
+                   const char *msg)
+{
+    if (rc >= 0) {
+        return false;
+    }
+    o->step = step;
+    o->code = rc;
+    snprintf(o->msg, sizeof(o->msg), "%s", msg ? msg : "");
+    return true;
+}
+
+/* An error of the simulation: the run's result and its failure. */
+static bool run_failed(struct outcome *o, struct p2psim *p, const char *step,
+                       int rc)
+{
+    const struct sim_error *f = sim_failure(p2psim_sim(p));
+    if (rc >= 0 && !f) {
+        return false;
+    }
+    if (rc >= 0) {
+        rc = -SIM_ENOMEM; /* checked by the caller: a failure was missed */
+        o->step = step;
+        o->code = 1;
+        snprintf(o->msg, sizeof(o->msg), "run returned %d with a failure "
+                 "recorded: %s", rc, f->msg);
+        return true;
+    }
+    return failed(o, step, rc, f ? f->msg : "(no failure recorded)");
+}
+
+static void check_copy(struct outcome *o, const char *step,
+                       const struct done_box *b)
+{
+    if (!o->step && (b->calls != 1 || b->status != 0)) {
+        o->step = step;
+        o->code = 1; /* not an error code: a silent drop */
+        snprintf(o->msg, sizeof(o->msg), "completed %d times, status %d "
+                 "(%s), without an error", b->calls, b->status, b->msg);
+    }
+}
+
+/*
+ * The short run: open a machine, host <-> GPU copies, a P2P copy, a staged
+ * one, a kernel, then the flow fidelity's copy. Stops at the first error
+ * (recorded in *o); fills *o->step with NULL when everything completed,
+ * and checks the bytes then.
+ */
+static const void *kernel;      /* oom_inc, registered by main */
+
+static void short_run(struct outcome *o)
+{
+    memset(o, 0, sizeof(*o));
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct p2psim_options opt = { .seed = 1 };
+    uint8_t *in = malloc(LEN), *out = calloc(1, LEN);
+    if (!in || !out) {
+        abort(); /* the test's own memory: not counted */
+    }
+    for (unsigned i = 0; i < LEN; i++) {
+        in[i] = (uint8_t)(i * 7 + (i >> 8));
+    }
+    hook_on = true;
+    struct p2psim *p = p2psim_open(MACHINE, &opt, &err);
+    if (!p) {
+        failed(o, "open", -err.code, err.msg);
+        if (err.code == 0) {
+            o->code = -SIM_EINVAL; /* no code: reported as wrong below */
+        }
+        goto out;
+    }
+    p2psim_set_staging_chunk(p, CHUNK);
+    uint64_t bin = 0, bout = 0;
+    int rc = p2psim_host_register(p, in, LEN, 0, &bin);
+    if (failed(o, "host_register", rc, "")) {
+        goto close;
+    }
+    rc = p2psim_host_register(p, out, LEN, 0, &bout);
+    if (failed(o, "host_register", rc, "")) {
+        goto close;
+    }
+    struct p2psim_loc h_in = { P2PSIM_HOST, 0, bin };
+    struct p2psim_loc h_out = { P2PSIM_HOST, 0, bout };
+    struct p2psim_loc d0 = { P2PSIM_DEVICE, 0, 0 };
+    struct p2psim_loc d1 = { P2PSIM_DEVICE, 1, 0 };
+    struct p2psim_loc d1b = { P2PSIM_DEVICE, 1, 1u << 20 };
+    struct done_box b[5];
+    memset(b, 0, sizeof(b));
+    /* host -> gpu0; gpu0 -> gpu1 directly and, without the peer flag,
+     * staged through host memory */
+    rc = p2psim_copy(p, &d0, &h_in, LEN, 0, 0, on_copy, &b[0]);
+    if (failed(o, "copy h2d", rc, "")) {
+        goto close;
+    }
+    if (run_failed(o, p, "run h2d", p2psim_run(p))) {
+        goto close;
+    }
+    check_copy(o, "copy h2d", &b[0]);
+    rc = p2psim_copy(p, &d1, &d0, LEN, P2PSIM_COPY_PEER, p2psim_now(p),
+                     on_copy, &b[1]);
+    if (failed(o, "copy p2p", rc, "")) {
+        goto close;
+    }
+    rc = p2psim_copy(p, &d1b, &d0, LEN, 0, p2psim_now(p), on_copy, &b[2]);
+    if (failed(o, "copy staged", rc, "")) {
+        goto close;
+    }
+    if (run_failed(o, p, "run p2p + staged", p2psim_run(p))) {
+        goto close;
+    }
+    check_copy(o, "copy p2p", &b[1]);
+    check_copy(o, "copy staged", &b[2]);
+    /* a kernel on gpu0: d0k[i] = d0[i] + 1 */
+    uint64_t dst = VA(0, 2u << 20), src = VA(0, 0);
+    void *args[] = { &dst, &src };
+    struct p2psim_launch l = {
+        .gpu = 0, .grid = { 2, 1, 1 }, .block = { 128, 1, 1 },
+        .ck = p2psim_ckernel_find(kernel), .args = args,
+        .resolve = resolve, .resolve_arg = p, .start_at = p2psim_now(p),
+        .done = on_kernel, .done_arg = &b[3],
+    };
+    rc = p2psim_kernel_launch(p, &l);
+    if (failed(o, "kernel launch", rc, "")) {
+        goto close;
+    }
+    if (run_failed(o, p, "run kernel", p2psim_run(p))) {
+        goto close;
+    }
+    check_copy(o, "kernel", &b[3]);
+    /* the flow fidelity: gpu1 -> host */
+    rc = p2psim_set_fidelity(p, "flow", &err);
+    if (failed(o, "set_fidelity", rc, err.msg)) {
+        goto close;
+    }
+    rc = p2psim_copy(p, &h_out, &d1, LEN, 0, p2psim_now(p), on_copy, &b[4]);
+    if (failed(o, "copy d2h (flow)", rc, "")) {
+        goto close;
+    }
+    if (run_failed(o, p, "run d2h (flow)", p2psim_run(p))) {
+        goto close;
+    }
+    check_copy(o, "copy d2h (flow)", &b[4]);
+    if (!o->step && memcmp(in, out, LEN) != 0) {
+        o->step = "bytes";
+        o->code = 1;
+        snprintf(o->msg, sizeof(o->msg), "gpu1 -> host: wrong bytes");
+    }
+    uint32_t w[N_WORDS], v[N_WORDS];
+    if (!o->step && (p2psim_hbm_read(p, 0, 0, w, sizeof(w)) != 0 ||
+                     p2psim_hbm_read(p, 0, 2u << 20, v, sizeof(v)) != 0)) {
+        o->step = "bytes";
+        o->code = 1;
+        snprintf(o->msg, sizeof(o->msg), "hbm_read failed");
+    }
+    for (unsigned i = 0; !o->step && i < N_WORDS; i++) {
+        if (v[i] != w[i] + 1) {
+            o->step = "bytes";
+            o->code = 1;
+            snprintf(o->msg, sizeof(o->msg), "kernel: word %u wrong", i);
+        }
+    }
+close:
+    p2psim_close(p);
+out:
+    hook_on = false;
+    free(in);
+    free(out);
+}
+
+/* 0 when o is one of the two allowed endings (and says so on stderr). */
+static int judge(const struct outcome *o, long n, bool verbose)
+{
+    if (!o->step) {
+        if (verbose) {
+            fprintf(stderr, "oom %ld: completed%s\n", n,
+                    hook_failed ? " (recovered)" : "");
+        }
+        return 0;
+    }
+    if (o->code == -SIM_ENOMEM && strstr(o->msg, "out of memory in ")) {
+        /* a run: the simulation stopped and says where and when */
+        if (verbose) {
+            fprintf(stderr, "oom %ld: %s: %s\n", n, o->step, o->msg);
+        }
+        return 0;
+    }
+    if (o->code == -SIM_ENOMEM && strncmp(o->step, "run", 3) != 0) {
+        /* an API call's error code is its report */
+        if (verbose) {
+            fprintf(stderr, "oom %ld: %s: -SIM_ENOMEM\n", n, o->step);
+        }
+        return 0;
+    }
+    fprintf(stderr, "oom %ld: %s: code %d (%s): %s\n", n, o->step, o->code,
+            o->code < 0 ? sim_err_name(o->code) : "not an error",
+            o->msg[0] ? o->msg : "(no message)");
+    return 1;
+}
+
+/* ---- the event core alone ----------------------------------------------- */
+
+/*
+ * Events spread from 1 ns to 4 ms, many beyond the calendar queue's
+ * window (its far heap grows, the queue is rebuilt as it fills and
+ * empties), a third of them scheduling a follow-up from inside the run.
+ */
+#define N_EVENTS 3000u
+
+struct ev_box {
+    struct sim_event ev;
+    sim_time_t when;
+    bool again;
+};
+
+static struct ev_box *ev_boxes;
+static unsigned ev_fired;
+static sim_time_t ev_last;
+static bool ev_wrong;
+
+static void ev_fire(struct sim *sim, struct sim_event *ev)
+{
+    struct ev_box *b = SIM_CONTAINER_OF(ev, struct ev_box, ev);
+    if (sim_now(sim) != b->when || b->when < ev_last) {
+        ev_wrong = true;
+    }
+    ev_last = b->when;
+    ev_fired++;
+    if (b->again) {
+        b->again = false;
+        b->when = sim_now(sim) + SIM_US(50) + (b->when % 977) * 1000;
+        sim_event_schedule_at(sim, &b->ev, b->when);
+    }
+}
+
+static void events_run(struct outcome *o, const struct sim_engine_ops *eng)
+{
+    memset(o, 0, sizeof(*o));
+    ev_fired = 0;
+    ev_last = 0;
+    ev_wrong = false;
+    unsigned expected = 0;
+    for (unsigned i = 0; i < N_EVENTS; i++) {
+        struct ev_box *b = &ev_boxes[i];
+        sim_event_init(&b->ev, ev_fire);
+        uint64_t k = (uint64_t)i * 7919 % N_EVENTS;
+        b->when = i % 3 == 0 ? k * SIM_NS(1333) : k * 1000 + 1000;
+        b->again = i % 3 == 1;
+        expected += b->again ? 2 : 1;
+    }
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct sim_config cfg = { .engine = eng, .seed = 1 };
+    hook_on = true;
+    struct sim *sim = sim_create(&cfg, &err);
+    if (!sim) {
+        failed(o, "sim_create", -err.code, err.msg);
+        goto out;
+    }
+    for (unsigned i = 0; i < N_EVENTS; i++) {
+        sim_event_schedule_at(sim, &ev_boxes[i].ev, ev_boxes[i].when);
+    }
+    int rc = sim_run(sim);
+    const struct sim_error *f = sim_failure(sim);
+    if (rc < 0 || f) {
+        failed(o, "run events", rc < 0 ? rc : 1,
+               f ? f->msg : "(no failure recorded)");
+    } else if (ev_wrong || ev_fired != expected) {
+        o->step = "events";
+        o->code = 1;
+        snprintf(o->msg, sizeof(o->msg), "%u of %u events fired%s, without "
+                 "an error", ev_fired, expected,
+                 ev_wrong ? ", some out of order or at the wrong time" : "");
+    }
+    sim_destroy(sim);
+out:
+    hook_on = false;
+}
+
+static void events_calendar(struct outcome *o)
+{
+    events_run(o, &sim_engine_native);
+}
+
+static void events_heap(struct outcome *o)
+{
+    events_run(o, &sim_engine_native_heap);
+}
+
+/* ---- the sweep ----------------------------------------------------------- */
+
+static const struct scenario {
+    const char *name;
+    void (*run)(struct outcome *o);
+} scenarios[] = {
+    { "machine", short_run },
+    { "events (calendar queue)", events_calendar },
+    { "events (heap)", events_heap },
+};
+
+#define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
+
+/* The child's part: run s with allocation fail_at failing (0: none),
+ * write its allocation count to fd, exit 0 (right), 2 (wrong). */
+static void child(const struct scenario *s, long fail_at, bool verbose,
+                  int fd)
+{
+    struct outcome o;
+    hook_count = 0;
+    hook_fail_at = fail_at;
+    s->run(&o);
+    int bad = judge(&o, fail_at, verbose);
+    if (fail_at == 0 && o.step) {
+        bad = 1;
+        fprintf(stderr, "oom: %s: the run fails without an allocation "
+                "failure\n", s->name);
+    }
+    if (fail_at && !hook_failed) {
+        fprintf(stderr, "oom %ld: the run made fewer allocations (%ld) than "
+                "the first time\n", fail_at, hook_count);
+        bad = 1;
+    }
+    if (fd >= 0) {
+        ssize_t w = write(fd, &hook_count, sizeof(hook_count));
+        bad |= w != (ssize_t)sizeof(hook_count);
+        close(fd);
+    }
+    exit(bad ? 2 : 0);
+}
+
+/* 0 if a child ended well; says why not on stderr. */
+static int verdict(const struct scenario *s, long fail_at, int st)
+{
+    if (WIFSIGNALED(st)) {
+        fprintf(stderr, "oom %ld: %s: killed by signal %d\n", fail_at,
+                s->name, WTERMSIG(st));
+        return 1;
+    }
+    if (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 2) {
+        fprintf(stderr, "oom %ld: %s: exit status %d (a leak, under ASan)\n",
+                fail_at, s->name, WEXITSTATUS(st));
+    }
+    return WEXITSTATUS(st) != 0;
+}
+
+static pid_t spawn(const struct scenario *s, long fail_at, bool verbose,
+                   int fd)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("fork");
+        exit(EXIT_FAILURE);
+    }
+    if (pid == 0) {
+        child(s, fail_at, verbose, fd);
+    }
+    return pid;
+}
+
+/* The allocations of s, counted in a child as every run is made: what
+ * the libraries set up once (caches) is set up in every child again.
+ * -1 if the run fails without a failed allocation. */
+static long count(const struct scenario *s, bool verbose)
+{
+    int fd[2];
+    if (pipe(fd) < 0) {
+        perror("pipe");
+        exit(EXIT_FAILURE);
+    }
+    pid_t pid = spawn(s, 0, verbose, fd[1]);
+    close(fd[1]);
+    long n = -1;
+    if (read(fd[0], &n, sizeof(n)) != (ssize_t)sizeof(n)) {
+        n = -1;
+    }
+    close(fd[0]);
+    int st;
+    if (waitpid(pid, &st, 0) < 0 || verdict(s, 0, st)) {
+        return -1;
+    }
+    return n;
+}
+
+#define MAX_JOBS 16
+
+int main(void)
+{
+    kernel = p2psim_kernel_register("oom_inc", k_inc, 2, inc_args);
+    ev_boxes = calloc(N_EVENTS, sizeof(*ev_boxes));
+    if (!kernel || !ev_boxes) {
+        return EXIT_FAILURE;
+    }
+    bool verbose = getenv("OOM_VERBOSE") != NULL;
+    const char *only = getenv("OOM_ONLY");
+    const char *which = getenv("OOM_SCENARIO");
+    if (only) {
+        /* in this process, for a debugger: scenario OOM_SCENARIO (0..) */
+        struct outcome o;
+        unsigned k = which ? (unsigned)strtoul(which, NULL, 10) : 0;
+        if (k >= N_SCENARIOS) {
+            return EXIT_FAILURE;
+        }
+        hook_fail_at = strtol(only, NULL, 10);
+        scenarios[k].run(&o);
+        return judge(&o, hook_fail_at, true) ? EXIT_FAILURE : EXIT_SUCCESS;
+    }
+    /* Children at once: OOM_JOBS, default 2 (the runs are independent). */
+    const char *j = getenv("OOM_JOBS");
+    unsigned jobs = j ? (unsigned)strtoul(j, NULL, 10) : 2;
+    jobs = jobs < 1 ? 1 : jobs > MAX_JOBS ? MAX_JOBS : jobs;
+    long bad = 0;
+    for (unsigned k = 0; k < N_SCENARIOS; k++) {
+        const struct scenario *s = &scenarios[k];
+        long total = count(s, verbose);
+        if (total < 0) {
+            return EXIT_FAILURE;
+        }
+        printf("oom: %s: %ld allocations, failing each in turn\n", s->name,
+               total);
+        long bad_here = 0, next = 1;
+        struct { pid_t pid; long n; } run[MAX_JOBS];
+        unsigned n_run = 0;
+        while (next <= total || n_run > 0) {
+            if (next <= total && n_run < jobs) {
+                run[n_run].n = next;
+                run[n_run++].pid = spawn(s, next++, verbose, -1);
+                continue;
+            }
+            int st;
+            pid_t pid = waitpid(-1, &st, 0);
+            if (pid < 0) {
+                perror("waitpid");
+                return EXIT_FAILURE;
+            }
+            for (unsigned i = 0; i < n_run; i++) {
+                if (run[i].pid == pid) {
+                    bad_here += verdict(s, run[i].n, st);
+                    run[i] = run[--n_run];
+                    break;
+                }
+            }
+        }
+        printf("oom: %s: %ld of %ld handled wrongly\n", s->name, bad_here,
+               total);
+        bad += bad_here;
+    }
+    return bad ? EXIT_FAILURE : EXIT_SUCCESS;
+}
