@@ -245,6 +245,22 @@ check "validate unknown matrix" 2 "no matrix 'uni_p2p_GBps'" \
 sed 's/\[null, null\]$/[null]/' "$work/cases/c.yaml" > "$work/cases/shape.yaml"
 check "validate short row" 2 "a row of 1 cells in a 2 x 2 matrix" \
     $p2psim validate "$work/cases/shape.yaml"
+# A matrix of more rows than a case may have GPUs: refused at its line and
+# column before anything the size of N x N is allocated.
+awk 'BEGIN { printf "p2psim-case: 1\nname: big\nmachine: m.yaml\nmeasured:\n"
+             printf "  uni_p2p_disabled_GBps:\n"
+             for (i = 0; i < 1025; i++) printf "    - [1]\n" }' > "$work/cases/big.yaml"
+check "validate: 1025 GPUs is past the cap, at file:line:col" 2 \
+    "big.yaml:6:5: error: uni_p2p_disabled_GBps has 1025 rows; a case has at most 1024 GPUs" \
+    $p2psim validate "$work/cases/big.yaml"
+# Keys given twice: the last wins, and the first's value is freed (the
+# sanitizer build's leak check fails the run otherwise).
+sed -e 's/^name: hand-made$/name: first\nname: hand-made/' \
+    -e 's/^numElems: 16384$/set: [gpus.*.set.mps=128B]\nset: [gpus.*.set.mps=256B]\nnumElems: 16384/' \
+    -e 's|^machine: \(.*\)$|machine: none.yaml\nmachine: \1|' \
+    "$work/cases/c.yaml" > "$work/cases/twice.yaml"
+check "validate: keys given twice, the last wins" 0 "1 case and their machines load" \
+    $p2psim validate --check "$work/cases/twice.yaml"
 check "validate --check: the cases of data/calibration/ and their machines load" \
     0 "5 cases" $p2psim validate --check $top/data/calibration/*.yaml
 

@@ -48,9 +48,18 @@ gnuplot_scripts = heatmap sweep util
 BUILT_SOURCES += %reldir%/gnuplot_scripts.c
 CLEANFILES += %reldir%/gnuplot_scripts.c
 EXTRA_DIST += $(gnuplot_scripts:%=tools/gnuplot/%.gp)
-# The case files of p2psim validate are YAML.
+# The case files of p2psim validate are YAML; their reader (and the
+# matrix names it checks against) is a library of its own so that the
+# fuzzing harness fuzz/fuzz_validate.c links it without the command.
+noinst_LTLIBRARIES += tools/libvalidate.la
+tools_libvalidate_la_SOURCES = \
+	%reldir%/bwlat_matrix.c \
+	%reldir%/validate_case.c \
+	%reldir%/validate_case.h
+tools_libvalidate_la_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
+tools_libvalidate_la_LIBADD = $(YAML_LIBS)
 tools_p2psim_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
-tools_p2psim_LDADD += $(YAML_LIBS)
+tools_p2psim_LDADD += tools/libvalidate.la $(YAML_LIBS)
 # p2psim replay and compare (issue 9): an API trace (traces/api_trace.c
 # reads it) replayed through the CUDA shim in a child process (replay.c),
 # and a program run on the real GPU and on a simulated machine side by
