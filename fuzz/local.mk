@@ -20,6 +20,7 @@ fuzz_models = $(call fuzz_o,$(models_libmodels_la_SOURCES) \
 	$(nodist_models_libmodels_la_SOURCES)) $(fuzz_sim)
 fuzz_traces = $(call fuzz_o,$(traces_libtraces_la_SOURCES))
 fuzz_ptx = $(call fuzz_o,$(api_ptx_libptx_la_SOURCES))
+fuzz_validate = $(call fuzz_o,$(tools_libvalidate_la_SOURCES))
 
 # ---- the harnesses: one line each -------------------------------------------
 fuzz/fuzz_topology: $(fuzz_models)
@@ -28,6 +29,7 @@ fuzz/fuzz_ptx: $(fuzz_ptx)
 fuzz/fuzz_fatbin: $(fuzz_ptx)
 fuzz/fuzz_api_trace: $(fuzz_traces)
 fuzz/fuzz_tlp_trace: $(fuzz_traces)
+fuzz/fuzz_validate: $(fuzz_validate)
 # -----------------------------------------------------------------------------
 
 fuzz_names = $(sort $(patsubst fuzz_%.c,%,$(notdir \
@@ -65,4 +67,5 @@ endif
 .PHONY: fuzz fuzz-clean
 fuzz-clean:
 	rm -rf fuzz/obj $(fuzz_programs)
-EXTRA_DIST += fuzz
+EXTRA_DIST += fuzz/run.sh fuzz/corpus $(patsubst $(srcdir)/%,%,$(wildcard \
+	$(srcdir)/fuzz/*.c $(srcdir)/fuzz/*.h $(srcdir)/fuzz/*.dict))
