@@ -163,9 +163,52 @@ test)
         echo "quickstart: make distcheck failed"
         failed_stages="$failed_stages distcheck"
     fi
-    failed_logs build build-asan
+    # The libFuzzer harnesses (docs/fuzzing.md), built in build-fuzz/ with
+    # clang (Debian's clang and libclang-rt-dev, about 45 MB, installed
+    # when missing): each runs over its seed corpus, then fuzzes for 30 s
+    # (P2PSIM_FUZZ_SECONDS). Each harness counts as one test: its result
+    # is written as an automake .trs next to its log.
+    fuzz_secs=${P2PSIM_FUZZ_SECONDS:-30}
+    if ! command -v clang >/dev/null 2>&1; then
+        echo "quickstart: installing: clang libclang-rt-dev (for the fuzzing harnesses)"
+        DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq clang libclang-rt-dev >/dev/null ||
+            echo "quickstart: could not install clang" >&2
+    fi
+    mkdir -p build-fuzz
+    if ! (cd build-fuzz && { [ -f Makefile ] || ../configure -q; }); then
+        failed_stages="$failed_stages fuzz(configure)"
+    elif grep -q '^HAVE_FUZZ_TRUE = #' build-fuzz/Makefile; then
+        echo "quickstart: no clang that builds libFuzzer harnesses: fuzzing skipped"
+    elif (cd build-fuzz && make -s -j"$(jobs)" fuzz >/dev/null); then
+        rm -rf build-fuzz/fuzz/work build-fuzz/fuzz/results
+        mkdir -p build-fuzz/fuzz/results
+        heading "Fuzzing: each harness over its corpus, then ${fuzz_secs} s (fuzz/run.sh)"
+        sh fuzz/run.sh -t "$fuzz_secs" -b build-fuzz -w build-fuzz/fuzz/work |
+            tee build-fuzz/fuzz/results/run.txt || true
+        while IFS= read -r line; do
+            case $line in
+            fuzz_*": ok,"*) result=PASS ;;
+            fuzz_*": FAILED"*) result=FAIL ;;
+            *) continue ;;
+            esac
+            h=${line%%:*}
+            { echo "$line"; tail -n 60 "build-fuzz/fuzz/work/${h#fuzz_}.seeds.log" \
+              "build-fuzz/fuzz/work/${h#fuzz_}.log" 2>/dev/null; } \
+                > "build-fuzz/fuzz/results/$h.log"
+            printf ':test-result: %s\n' "$result" > "build-fuzz/fuzz/results/$h.trs"
+            [ $result = PASS ] || printf ':recheck: yes\n' >> "build-fuzz/fuzz/results/$h.trs"
+        done < build-fuzz/fuzz/results/run.txt
+        if grep -q ': FAILED' build-fuzz/fuzz/results/run.txt ||
+           ! grep -q '^fuzz_.*: ok,' build-fuzz/fuzz/results/run.txt; then
+            failed_stages="$failed_stages fuzz"
+        fi
+    else
+        echo "quickstart: make fuzz failed in build-fuzz/"
+        failed_stages="$failed_stages fuzz(build)"
+    fi
+    failed_logs build build-asan build-fuzz
     [ -z "$failed_stages" ] || echo "quickstart: failed:$failed_stages"
-    summarize build build-asan && [ -z "$failed_stages" ]
+    summarize build build-asan build-fuzz && [ -z "$failed_stages" ]
     ;;
 -h|--help|help)
     usage
