@@ -20,9 +20,12 @@
  * in <component> at <simulated time> (<what>)" and stop the run; the
  * component gives up the operation without crashing or leaking, and
  * sim_run*() return -SIM_ENOMEM from then on (sim/sim.h). An event the
- * queue cannot hold fails the simulation the same way, never dropped. The
- * command line prints the message and exits 1. tests/check_oom fails each
- * allocation of a short run in turn to hold everyone to this.
+ * queue cannot hold fails the simulation the same way, never dropped. In
+ * the CUDA shim the calls that wait for the simulation then return
+ * cudaErrorMemoryAllocation, and the shim prints "p2psim: error: <the
+ * message>" once, so a p2psim command prints it and exits 1.
+ * tests/check_oom fails each allocation of a short run in turn to hold
+ * everyone to this.
  */
 #ifndef P2PSIM_SIM_ERROR_H
 #define P2PSIM_SIM_ERROR_H

@@ -41,6 +41,7 @@
 #include "api/cudart/managed.h"
 #include "api/cudart/rt.h"
 #include "api/include/p2psim_cudart_internal.h"
+#include "sim/error.h"
 
 /* [estimate] host memcpy into or out of a bounce buffer: 20 GB/s, a
  * single-threaded copy on a server CPU. */
@@ -134,9 +135,11 @@ static void copy_start(struct rt_op *op, sim_time_t at)
                               &c->span_dst);
         c->dst = c->span_dst.loc;
     }
-    if (rt_machine->copy(&c->dst, &c->src, c->len, c->flags, at, op->after,
-                         copy_done, c, &op->copy_id) < 0) {
-        rt_op_done(op, cudaErrorInvalidValue);
+    int rc = rt_machine->copy(&c->dst, &c->src, c->len, c->flags, at,
+                              op->after, copy_done, c, &op->copy_id);
+    if (rc < 0) {
+        rt_op_done(op, rc == -SIM_ENOMEM ? cudaErrorMemoryAllocation
+                                         : cudaErrorInvalidValue);
     }
 }
 

@@ -613,9 +613,11 @@ static void kernel_start(struct rt_op *op, sim_time_t at)
     ko->kl.l.start_at = at > ko->doorbell ? at : ko->doorbell;
     ko->kl.l.done = kernel_done;
     ko->kl.l.done_arg = ko;
-    if (rt_machine->kernel(&ko->kl) < 0) {
+    int rc = rt_machine->kernel(&ko->kl);
+    if (rc < 0) {
         fprintf(stderr, "p2psim: kernel %s could not start\n", ko->name);
-        rt_op_done(op, cudaErrorLaunchFailure);
+        rt_op_done(op, rc == -SIM_ENOMEM ? cudaErrorMemoryAllocation
+                                         : cudaErrorLaunchFailure);
     }
 }
 

@@ -6,6 +6,7 @@
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -65,18 +66,40 @@ static bool keep_going(struct sim *sim, void *arg)
     return k->fn(k->arg);
 }
 
+bool rt_machine_failed;
+
+/* The simulation ran out of memory (sim/error.h): say so once; nothing
+ * can happen any more. */
+static bool local_failed(struct sim *sim)
+{
+    if (!rt_machine_failed) {
+        rt_machine_failed = true;
+        const struct sim_error *f = sim_failure(sim);
+        fprintf(stderr, "p2psim: error: %s\n",
+                f ? f->msg : "the simulation failed");
+    }
+    return false;
+}
+
 static bool local_advance(bool (*fn)(void *arg), void *arg, sim_time_t limit)
 {
     struct sim *sim = p2psim_sim(rt.p);
+    if (sim_failure(sim)) {
+        return local_failed(sim);
+    }
     if (sim_events_pending(sim) == 0 && limit == SIM_TIME_MAX) {
         return false;
     }
     struct keep k = { fn, arg };
-    sim_run_while(sim, keep_going, &k, limit);
+    if (sim_run_while(sim, keep_going, &k, limit) < 0 && sim_failure(sim)) {
+        return local_failed(sim);
+    }
     if (limit != SIM_TIME_MAX && fn(arg) && sim_events_pending(sim) == 0 &&
         sim_now(sim) < limit) {
         /* Nothing left before the deadline: time jumps to it. */
-        sim_run_until(sim, limit);
+        if (sim_run_until(sim, limit) < 0 && sim_failure(sim)) {
+            return local_failed(sim);
+        }
     }
     return true;
 }

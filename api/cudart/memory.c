@@ -827,7 +827,8 @@ static void memset_start(struct rt_op *op, sim_time_t at)
     }
     }
     if (rc < 0) {
-        rt_op_done(op, cudaErrorUnknown);
+        rt_op_done(op, rc == -SIM_ENOMEM ? cudaErrorMemoryAllocation
+                                         : cudaErrorUnknown);
     }
 }
 

@@ -541,9 +541,12 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
         if (!rt.running_sim && threads_running() == 0 &&
             !rt_newcomer_busy && none_released(NULL)) {
             if (!run_simulation()) {
-                e = cudaErrorUnknown;
-                fprintf(stderr, "p2psim: every host thread waits for work "
-                                "that nothing will do (deadlock)\n");
+                e = rt_machine_failed ? cudaErrorMemoryAllocation
+                                      : cudaErrorUnknown;
+                if (!rt_machine_failed) {
+                    fprintf(stderr, "p2psim: every host thread waits for "
+                                    "work that nothing will do (deadlock)\n");
+                }
                 break;
             }
             pthread_cond_broadcast(&rt.cond);

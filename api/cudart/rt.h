@@ -400,6 +400,9 @@ struct rt_machine_ops {
 };
 
 extern const struct rt_machine_ops *rt_machine;
+/* The simulation has failed (out of memory: sim/error.h); advance()
+ * returns false from then on and waits end in cudaErrorMemoryAllocation. */
+extern bool rt_machine_failed;
 extern const struct rt_machine_ops rt_machine_local;
 extern const struct rt_machine_ops rt_machine_remote;
 

@@ -392,6 +392,49 @@ START_TEST(test_event_run_while_last_event_stops)
 }
 END_TEST
 
+/* A component out of memory inside an event (sim_fail_nomem). */
+static void fail_fire(struct sim *sim, struct sim_event *ev)
+{
+    struct logged *l = SIM_CONTAINER_OF(ev, struct logged, ev);
+    l->log[(*l->n_log)++] = l->id;
+    ck_assert_int_eq(sim_fail_nomem(sim, "gpu3", "a %s", "completion"),
+                     -SIM_ENOMEM);
+    /* a second failure keeps the first message */
+    sim_fail_nomem(sim, "rc0", "a TLP");
+}
+
+/*
+ * Out of memory inside a run: the run stops after the event, returns
+ * -SIM_ENOMEM with the component and the time in the message, and every
+ * later run returns it at once without firing anything.
+ */
+START_TEST(test_event_out_of_memory_stops_the_run)
+{
+    struct sim *sim = new_sim(_i, 1);
+    int log[4], n = 0;
+    struct logged a = { .id = 1, .log = log, .n_log = &n };
+    struct logged b = { .id = 2, .log = log, .n_log = &n };
+    sim_event_init(&a.ev, fail_fire);
+    sim_event_init(&b.ev, logged_fire);
+    sim_event_schedule(sim, &a.ev, SIM_NS(1500));
+    sim_event_schedule(sim, &b.ev, SIM_NS(2000));
+    ck_assert_ptr_null(sim_failure(sim));
+    ck_assert_int_eq(sim_run(sim), -SIM_ENOMEM);
+    ck_assert_int_eq(n, 1);
+    const struct sim_error *f = sim_failure(sim);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->code, SIM_ENOMEM);
+    ck_assert_str_eq(f->msg, "out of memory in gpu3 at 1.500 us "
+                             "(a completion)");
+    ck_assert_int_eq(sim_run_until(sim, SIM_NS(5000)), -SIM_ENOMEM);
+    ck_assert_int_eq(sim_run_while(sim, flag_clear, &n, SIM_NS(5000)),
+                     -SIM_ENOMEM);
+    ck_assert_int_eq(n, 1);
+    ck_assert_uint_eq(sim_now(sim), SIM_NS(1500));
+    sim_destroy(sim);
+}
+END_TEST
+
 Suite *make_event_suite(void)
 {
     Suite *s = suite_create("event");
@@ -414,6 +457,7 @@ Suite *make_event_suite(void)
     tc = tcase_create("Errors");
     tcase_add_loop_test(tc, test_event_reentrant_run_refused, 0, 2);
     tcase_add_test(tc, test_error_first_kept_and_formatted);
+    tcase_add_loop_test(tc, test_event_out_of_memory_stops_the_run, 0, 2);
     suite_add_tcase(s, tc);
     tc = tcase_create("Aborts");
     tcase_set_tags(tc, "abort");
