@@ -29,6 +29,7 @@ fuzz/fuzz_ptx: $(fuzz_ptx)
 fuzz/fuzz_fatbin: $(fuzz_ptx)
 fuzz/fuzz_api_trace: $(fuzz_traces)
 fuzz/fuzz_tlp_trace: $(fuzz_traces)
+fuzz/fuzz_trace_filter: $(fuzz_traces)
 fuzz/fuzz_validate: $(fuzz_validate)
 # -----------------------------------------------------------------------------
 
