@@ -21,6 +21,8 @@ fuzz_models = $(call fuzz_o,$(models_libmodels_la_SOURCES) \
 fuzz_traces = $(call fuzz_o,$(traces_libtraces_la_SOURCES))
 fuzz_ptx = $(call fuzz_o,$(api_ptx_libptx_la_SOURCES))
 fuzz_validate = $(call fuzz_o,$(tools_libvalidate_la_SOURCES))
+fuzz_server = $(call fuzz_o,$(api_libp2psim_la_SOURCES) tools/server.c \
+	tools/server_ipc.c) $(fuzz_ptx) $(fuzz_traces) $(fuzz_models)
 
 # ---- the harnesses: one line each -------------------------------------------
 fuzz/fuzz_topology: $(fuzz_models)
@@ -31,6 +33,7 @@ fuzz/fuzz_api_trace: $(fuzz_traces)
 fuzz/fuzz_tlp_trace: $(fuzz_traces)
 fuzz/fuzz_trace_filter: $(fuzz_traces)
 fuzz/fuzz_validate: $(fuzz_validate)
+fuzz/fuzz_server fuzz/fuzz_ipc: $(fuzz_server)
 # -----------------------------------------------------------------------------
 
 fuzz_names = $(sort $(patsubst fuzz_%.c,%,$(notdir \

@@ -68,8 +68,17 @@ struct srv_kop {
  * make handles unforgeable by accident, not simulated randomness, so they
  * do not come from the simulation's seeded RNG.
  */
+#ifdef P2PSIM_FUZZING
+/* Fuzzing harnesses: small tokens in a sequence that restarts with each
+ * server, so that runs repeat and inputs can name a live export. */
+static uint64_t srv_fuzz_tokens;
+#endif
+
 uint64_t srv_random_u64(void)
 {
+#ifdef P2PSIM_FUZZING
+    return ++srv_fuzz_tokens;
+#endif
     uint64_t v = 0;
     if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v)) {
         struct timespec ts;
@@ -176,13 +185,12 @@ static void deliver(struct server *s, struct srv_client *c, bool nothing)
 {
     for (unsigned i = 0; i < c->n_out; i++) {
         struct srv_out *o = &c->out[i];
-        int rc = send_msg(s, c, WIRE_CALLBACK, 0, &o->cb, sizeof(o->cb),
-                          o->msg, o->msg ? strlen(o->msg) + 1 : 0);
+        if (send_msg(s, c, WIRE_CALLBACK, 0, &o->cb, sizeof(o->cb), o->msg,
+                     o->msg ? strlen(o->msg) + 1 : 0) < 0) {
+            return;             /* c is dropped: out_free freed the batch */
+        }
         free(o->msg);
         o->msg = NULL;
-        if (rc < 0) {
-            return;             /* c is dropped: the rest with it */
-        }
     }
     c->n_out = 0;
     struct wire_end e = { .nothing = nothing };
@@ -1026,6 +1034,9 @@ bool srv_step(struct server *s)
 int srv_init(struct server *s, struct p2psim *p)
 {
     memset(s, 0, sizeof(*s));
+#ifdef P2PSIM_FUZZING
+    srv_fuzz_tokens = 0;
+#endif
     s->listen_fd = -1;
     s->session = srv_random_u64();
     s->p = p;

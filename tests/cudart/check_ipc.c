@@ -829,6 +829,29 @@ START_TEST(test_server_client_leaves_with_work_in_flight)
 }
 END_TEST
 
+/* A client that stops reading (shutdown SHUT_RD) right after it goes
+ * idle: the send of its batch fails, and the server drops it without
+ * touching the batch it freed then (a use after free in deliver, found
+ * by fuzz_server). */
+START_TEST(test_server_client_stops_reading_its_batch)
+{
+    struct cudart_test_server srv;
+    server_start(&srv);
+    for (int i = 0; i < 4; i++) {
+        int fd = raw_hello(&srv);
+        struct wire_timer timer = { .at = 1000, .cb = 1 };
+        ck_assert_int_eq(raw_call(fd, WIRE_TIMER, &timer, sizeof(timer),
+                                  NULL), 0);
+        struct wire_idle idle = { .limit = UINT64_MAX };
+        raw_send(fd, WIRE_IDLE, &idle, sizeof(idle));
+        ck_assert_int_eq(shutdown(fd, SHUT_RD), 0);
+        assert_server_alive(&srv);
+        close(fd);
+    }
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
 /* A client that stops in the middle of a message holds the others for
  * SRV_IO_TIMEOUT_S (10 s) at most, then is dropped. */
 START_TEST(test_server_stalled_client_dropped)
@@ -867,6 +890,7 @@ Suite *make_cudart_ipc_suite(void)
     tcase_add_test(tc, test_server_malformed_messages_close_the_connection);
     tcase_add_test(tc, test_server_bad_values_get_errors);
     tcase_add_test(tc, test_server_client_leaves_with_work_in_flight);
+    tcase_add_test(tc, test_server_client_stops_reading_its_batch);
     tcase_add_test(tc, test_server_stalled_client_dropped);
     suite_add_tcase(s, tc);
     return s;
