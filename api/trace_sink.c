@@ -33,6 +33,7 @@
 
 #include "api/trace_sink.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,7 +109,22 @@ struct p2psim_trace {
     struct ts_ends ends[TS_ENDS];
     uint64_t n_ops;
     bool failed;
+    bool nomem;                 /* it failed for want of memory */
 };
+
+/*
+ * A record could not be kept. Out of memory (nomem) inside the run fails
+ * the simulation (sim/error.h, "Out of memory"); a write error is said
+ * when the trace stops.
+ */
+static void ts_fail(struct p2psim_trace *tr, bool nomem, const char *what)
+{
+    tr->failed = true;
+    if (nomem) {
+        tr->nomem = true;
+        sim_fail_nomem(tr->sim, "the trace", "%s", what);
+    }
+}
 
 /* ---- TLP entry times ------------------------------------------------------- */
 
@@ -142,7 +158,7 @@ static int slot_grow(struct p2psim_trace *tr)
 static void slot_put(struct p2psim_trace *tr, uint64_t id, sim_time_t t)
 {
     if (2 * (tr->n_slot + 1) > tr->cap_slot && slot_grow(tr) < 0) {
-        tr->failed = true;
+        ts_fail(tr, true, "its table of TLPs in flight");
         return;
     }
     size_t k = slot_hash(id + 1, tr->cap_slot);
@@ -220,7 +236,7 @@ static void put(struct p2psim_trace *tr, const struct trace_rec *rec)
 {
     if (rec->type == TRACE_REC_EVENT && tr->events &&
         trace_write_ftrace(tr->events, rec) < 0) {
-        tr->failed = true;
+        ts_fail(tr, errno == ENOMEM, "an event log line");
     }
     if (!tr->w || !trace_filter_match(&tr->filter, rec)) {
         return;
@@ -228,7 +244,7 @@ static void put(struct p2psim_trace *tr, const struct trace_rec *rec)
     bool was = trace_writer_is_capped(tr->w);
     int rc = trace_writer_put(tr->w, rec);
     if (rc < 0) {
-        tr->failed = true;
+        ts_fail(tr, errno == ENOMEM, "a trace record");
     } else if (rc == 1 && !was) {
         char t[32], cap[32];
         fprintf(stderr, "p2psim: trace %s reached its size cap (%s) at "
@@ -300,7 +316,7 @@ static void on_hop(struct p2psim_trace *tr, const struct sim_trace_record *r)
     }
     const struct ts_dir *d = dir_names(tr, l, !t->link_side);
     if (!d) {
-        tr->failed = true;
+        ts_fail(tr, true, "the names of a link");
         return;
     }
     struct trace_rec rec = {
@@ -550,7 +566,8 @@ static int trace_open_files(struct p2psim_trace *tr,
         tr->w = trace_writer_open(o->path, (enum trace_format)fmt,
                                   o->max_bytes, why, sizeof(why));
         if (!tr->w) {
-            return sim_error_set(err, SIM_EIO, "trace %s", why);
+            return sim_error_set(err, errno == ENOMEM ? SIM_ENOMEM : SIM_EIO,
+                                 "trace %s", why);
         }
     }
     if (o->events_path &&
@@ -661,11 +678,13 @@ int p2psim_trace_stop(struct p2psim *p)
     bool failed = tr->failed;
     if (failed) {
         fprintf(stderr, "p2psim: writing the trace, event log or counters "
-                        "failed (disk full?)\n");
+                        "failed (%s)\n", tr->nomem ? "out of memory"
+                                                     : "disk full?");
     }
+    bool nomem = tr->nomem;
     trace_free(tr);
     p->trace = NULL;
-    return failed ? -SIM_EIO : 0;
+    return failed ? (nomem ? -SIM_ENOMEM : -SIM_EIO) : 0;
 }
 
 /* ---- the environment ------------------------------------------------------------- */

@@ -43,8 +43,9 @@ int p2psim_trace_start(struct p2psim *p, const struct p2psim_trace_options *o,
 
 /*
  * p2psim_trace_stop - write the counters at the end of the run (now),
- * finish and close the files. 0, -SIM_EIO if a write failed (said on
- * stderr); 0 when no trace runs.
+ * finish and close the files. 0, -SIM_EIO if a write failed, -SIM_ENOMEM
+ * if a record could not be kept for want of memory (said on stderr; the
+ * simulation failed then, sim/error.h); 0 when no trace runs.
  */
 int p2psim_trace_stop(struct p2psim *p);
 

@@ -253,6 +253,7 @@ static void check_copy(struct outcome *o, const char *step,
  * and checks the bytes then.
  */
 static const void *kernel;      /* oom_inc, registered by main */
+static char tmp_dir[256];       /* the trace files' folder, made by main */
 
 static void short_run(struct outcome *o)
 {
@@ -277,8 +278,21 @@ static void short_run(struct outcome *o)
         goto out;
     }
     p2psim_set_staging_chunk(p, CHUNK);
+    /* a trace, an event log and counters, all the run long */
+    char trace[320], events[320], counters[320];
+    snprintf(trace, sizeof(trace), "%s/t%d.csv", tmp_dir, (int)getpid());
+    snprintf(events, sizeof(events), "%s/e%d.txt", tmp_dir, (int)getpid());
+    snprintf(counters, sizeof(counters), "%s/c%d.csv", tmp_dir,
+             (int)getpid());
+    struct p2psim_trace_options to = {
+        .path = trace, .events_path = events, .counters_path = counters,
+    };
+    int rc = p2psim_trace_start(p, &to, &err);
+    if (failed(o, "trace_start", rc, err.msg)) {
+        goto close;
+    }
     uint64_t bin = 0, bout = 0;
-    int rc = p2psim_host_register(p, in, LEN, 0, &bin);
+    rc = p2psim_host_register(p, in, LEN, 0, &bin);
     if (failed(o, "host_register", rc, "")) {
         goto close;
     }
@@ -291,7 +305,7 @@ static void short_run(struct outcome *o)
     struct p2psim_loc d0 = { P2PSIM_DEVICE, 0, 0 };
     struct p2psim_loc d1 = { P2PSIM_DEVICE, 1, 0 };
     struct p2psim_loc d1b = { P2PSIM_DEVICE, 1, 1u << 20 };
-    struct done_box b[5];
+    struct done_box b[6];
     memset(b, 0, sizeof(b));
     /* host -> gpu0; gpu0 -> gpu1 directly and, without the peer flag,
      * staged through host memory */
@@ -334,6 +348,23 @@ static void short_run(struct outcome *o)
         goto close;
     }
     check_copy(o, "kernel", &b[3]);
+    /* a fill of gpu0's HBM */
+    rc = p2psim_fill(p, 0, 3u << 20, 0x5a, 4096, p2psim_now(p), on_copy,
+                     &b[5]);
+    if (failed(o, "fill", rc, "")) {
+        goto close;
+    }
+    if (run_failed(o, p, "run fill", p2psim_run(p))) {
+        goto close;
+    }
+    check_copy(o, "fill", &b[5]);
+    uint8_t f[4096];
+    if (!o->step && (p2psim_hbm_read(p, 0, 3u << 20, f, sizeof(f)) != 0 ||
+                     f[0] != 0x5a || f[4095] != 0x5a)) {
+        o->step = "bytes";
+        o->code = 1;
+        snprintf(o->msg, sizeof(o->msg), "fill: wrong bytes");
+    }
     /* the flow fidelity: gpu1 -> host */
     rc = p2psim_set_fidelity(p, "flow", &err);
     if (failed(o, "set_fidelity", rc, err.msg)) {
@@ -366,8 +397,15 @@ static void short_run(struct outcome *o)
             snprintf(o->msg, sizeof(o->msg), "kernel: word %u wrong", i);
         }
     }
+    rc = p2psim_trace_stop(p);
+    if (!o->step && rc < 0) {
+        failed(o, "trace_stop", rc, "");
+    }
 close:
     p2psim_close(p);
+    unlink(trace);
+    unlink(events);
+    unlink(counters);
 out:
     hook_on = false;
     free(in);
@@ -591,6 +629,8 @@ static long count(const struct scenario *s, bool verbose)
 
 #define MAX_JOBS 16
 
+static int sweep(void);
+
 int main(void)
 {
     kernel = p2psim_kernel_register("oom_inc", k_inc, 2, inc_args);
@@ -598,6 +638,20 @@ int main(void)
     if (!kernel || !ev_boxes) {
         return EXIT_FAILURE;
     }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tmp_dir, sizeof(tmp_dir), "%s/check_oom.XXXXXX",
+             tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(tmp_dir)) {
+        perror("mkdtemp");
+        return EXIT_FAILURE;
+    }
+    int status = sweep();
+    rmdir(tmp_dir);
+    return status;
+}
+
+static int sweep(void)
+{
     bool verbose = getenv("OOM_VERBOSE") != NULL;
     const char *only = getenv("OOM_ONLY");
     const char *which = getenv("OOM_SCENARIO");
