@@ -480,6 +480,9 @@ static int do_module_load(struct srv_client *c, const struct wire_module *m,
     return 0;
 }
 
+static bool loc_ok(const struct server *s, const struct wire_loc *l,
+                   uint64_t len);
+
 /* Ranges a grid may reach: disjoint, in order, at places that exist. */
 static bool ranges_ok(const struct server *s,
                       const struct wire_kernel_range *r, unsigned n)
@@ -487,8 +490,7 @@ static bool ranges_ok(const struct server *s,
     for (unsigned i = 0; i < n; i++) {
         if (r[i].len == 0 || r[i].va + r[i].len < r[i].va ||
             (i && r[i - 1].va + r[i - 1].len > r[i].va) ||
-            !(r[i].loc.kind == P2PSIM_HOST ||
-              (r[i].loc.kind == P2PSIM_DEVICE && r[i].loc.gpu < s->n_gpus))) {
+            !loc_ok(s, &r[i].loc, r[i].len)) {
             return false;
         }
     }
@@ -592,16 +594,26 @@ static int do_kernel(struct server *s, struct srv_client *c,
 
 /* ---- requests ------------------------------------------------------------------- */
 
-static bool loc_ok(const struct server *s, const struct wire_loc *l)
+/* A place for len bytes: host memory (the machine checks bus addresses
+ * when it gets there), or HBM that has them. A copy is at most its HBM
+ * side's size: the executor allocates per chunk of a staged copy, so a
+ * length of terabytes once allocated gigabytes. */
+static bool loc_ok(const struct server *s, const struct wire_loc *l,
+                   uint64_t len)
 {
-    return l->kind == P2PSIM_HOST ||
-           (l->kind == P2PSIM_DEVICE && l->gpu < s->n_gpus);
+    if (l->kind == P2PSIM_HOST) {
+        return true;
+    }
+    uint64_t size = l->kind == P2PSIM_DEVICE && l->gpu < s->n_gpus
+                        ? p2psim_hbm_size(s->p, l->gpu)
+                        : 0;
+    return l->addr <= size && len <= size - l->addr;
 }
 
 static int do_copy(struct server *s, struct srv_client *c,
                    const struct wire_copy *m, uint64_t *id)
 {
-    if (!loc_ok(s, &m->dst) || !loc_ok(s, &m->src)) {
+    if (!loc_ok(s, &m->dst, m->len) || !loc_ok(s, &m->src, m->len)) {
         return -SIM_EINVAL;
     }
     struct p2psim_loc dst = { m->dst.kind, m->dst.gpu, m->dst.addr };

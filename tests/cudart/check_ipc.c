@@ -736,6 +736,19 @@ START_TEST(test_server_bad_values_get_errors)
     struct wire_u64 link = { UINT64_C(1) << 32 };
     ck_assert_int_eq(raw_call(fd, WIRE_LINK_STAT, &link, sizeof(link), NULL),
                      -SIM_EINVAL);
+    /* A copy longer than its GPU's memory (a staged one allocated per
+     * chunk: 1 TiB took 0.1 GB, 10 TB ran out of memory). */
+    struct wire_copy huge = {
+        .dst = { .kind = 1, .gpu = 0, .addr = 0 },
+        .src = { .kind = 0, .gpu = 0, .addr = 0 },
+        .len = UINT64_C(1) << 40, .cb = 1,
+    };
+    ck_assert_int_eq(raw_call(fd, WIRE_COPY, &huge, sizeof(huge), NULL),
+                     -SIM_EINVAL);
+    huge.dst.addr = UINT64_MAX - 8;
+    huge.len = 64;
+    ck_assert_int_eq(raw_call(fd, WIRE_COPY, &huge, sizeof(huge), NULL),
+                     -SIM_EINVAL);
     /* A memfd that could shrink under the server's mapping. */
     int mfd = memfd_create("raw", MFD_CLOEXEC);
     ck_assert_int_ge(mfd, 0);
