@@ -42,6 +42,12 @@
  *     | (runs cb 7, may send more)    |
  *     | IDLE ... or BUSY ...          |
  *
+ * Trust. Any process of the user can connect, so the server takes every
+ * message as untrusted input (tools/server.c): sizes are exact, values
+ * checked, what clients can make it hold capped (SRV_MAX_* in
+ * tools/server.h, docs/cuda-shim.md); a message that is not whole or not
+ * one a client may send at that point closes the connection.
+ *
  * Kernels (nvcc's, in PTX) run in the server's machine too: a client
  * loads each module's PTX once (WIRE_MODULE_LOAD) and launches a kernel
  * of it by name (WIRE_KERNEL_LAUNCH) when its stream reaches the launch,

@@ -844,8 +844,8 @@ END_TEST
 
 /* A client that stops reading (shutdown SHUT_RD) right after it goes
  * idle: the send of its batch fails, and the server drops it without
- * touching the batch it freed then (a use after free in deliver, found
- * by fuzz_server). */
+ * touching the batch it freed then (a use after free in deliver, seen
+ * while writing fuzz_server's harness, whose sends fail the same way). */
 START_TEST(test_server_client_stops_reading_its_batch)
 {
     struct cudart_test_server srv;
