@@ -511,6 +511,12 @@ static int do_kernel(struct server *s, struct srv_client *c,
             n) {
         return -SIM_EINVAL;
     }
+    /* CUDA's limits (the shim checks them before it sends a launch); the
+     * product of three grid sizes past them wrapped 64 bits. */
+    if (m->grid[0] > INT32_MAX || m->grid[1] > 65535 || m->grid[2] > 65535 ||
+        m->block[0] > 1024 || m->block[1] > 1024 || m->block[2] > 64) {
+        return -SIM_EINVAL;
+    }
     struct srv_module *mod = module_find(c, m->module);
     if (!mod || !mod->mod) {
         return -SIM_ENOENT;

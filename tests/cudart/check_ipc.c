@@ -749,6 +749,18 @@ START_TEST(test_server_bad_values_get_errors)
     huge.len = 64;
     ck_assert_int_eq(raw_call(fd, WIRE_COPY, &huge, sizeof(huge), NULL),
                      -SIM_EINVAL);
+    /* A grid past CUDA's limits is refused before its module is looked
+     * up (ENOENT: there is none). */
+    struct {
+        struct wire_kernel k;
+        char name[8];
+    } launch = { { .module = 9, .grid = { 1, 65536, 1 },
+                   .block = { 1, 1, 1 }, .name_len = 1 }, "k" };
+    ck_assert_int_eq(raw_call(fd, WIRE_KERNEL_LAUNCH, &launch,
+                              sizeof(launch), NULL), -SIM_EINVAL);
+    launch.k.grid[1] = 65535;
+    ck_assert_int_eq(raw_call(fd, WIRE_KERNEL_LAUNCH, &launch,
+                              sizeof(launch), NULL), -SIM_ENOENT);
     /* A memfd that could shrink under the server's mapping. */
     int mfd = memfd_create("raw", MFD_CLOEXEC);
     ck_assert_int_ge(mfd, 0);
