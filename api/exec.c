@@ -200,7 +200,8 @@ int p2psim_peer_map(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
         unsigned cap = p->cap_map ? p->cap_map * 2 : 16;
         void *n = realloc(p->map, cap * sizeof(*p->map));
         if (!n) {
-            return -SIM_ENOMEM;
+            return sim_nomem(p2psim_sim(p), "the copy executor",
+                             "its table of peer mappings");
         }
         p->map = n;
         p->cap_map = cap;
@@ -553,6 +554,9 @@ static int xop_plan(struct xop *x, struct xplan *pl)
                             false);
             }
         } else if (p2psim_peer_map(p, exposed, hbm, x->len) < 0) {
+            if (sim_failure(p2psim_sim(p))) {
+                return -SIM_ENOMEM;     /* out of memory, not of BAR1 */
+            }
             pl->staged = true; /* BAR1 exhausted: the driver stages */
         } else {
             const struct exec_peer_map *m = find_map(p, exposed, hbm, x->len);

@@ -273,6 +273,14 @@ int sim_fail_nomem(struct sim *sim, const char *who, const char *fmt, ...)
     return -SIM_ENOMEM;
 }
 
+int sim_nomem(struct sim *sim, const char *who, const char *what)
+{
+    if (sim->running) {
+        sim_fail_nomem(sim, who, "%s", what);
+    }
+    return -SIM_ENOMEM;
+}
+
 const struct sim_error *sim_failure(const struct sim *sim)
 {
     return sim->failure.code ? &sim->failure : NULL;

@@ -84,6 +84,13 @@ void sim_stop(struct sim *sim);
 int sim_fail_nomem(struct sim *sim, const char *who, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 const struct sim_error *sim_failure(const struct sim *sim);
+/*
+ * sim_nomem - for code that runs both inside a run and outside one (a
+ * model's function that the API also calls): inside a run it is
+ * sim_fail_nomem(sim, who, "%s", what); outside, the caller's error alone.
+ * Returns -SIM_ENOMEM either way.
+ */
+int sim_nomem(struct sim *sim, const char *who, const char *what);
 
 uint64_t sim_events_fired(const struct sim *sim);
 uint64_t sim_events_pending(const struct sim *sim);

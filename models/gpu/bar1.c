@@ -35,6 +35,7 @@
 #include "models/gpu/gpu_int.h"
 #include "sim/component.h"
 #include "sim/error.h"
+#include "sim/sim.h"
 #include "sim/trace.h"
 
 int bar1__init(struct bar1 *b, uint64_t size, uint64_t page)
@@ -156,6 +157,11 @@ int gpu_bar1_map(struct sim_component *c, uint64_t hbm_addr, uint64_t len,
     if (len == 0 || hbm_addr >= g->mem_bytes ||
         len > g->mem_bytes - hbm_addr) {
         return -SIM_EINVAL;
+    }
+    /* Room in the table first: running out of memory for it is not BAR1
+     * running out of aperture (both are -SIM_ENOMEM to the API). */
+    if (bar1_reserve(&g->bar1) < 0) {
+        return sim_nomem(c->sim, c->name, "its table of BAR1 mappings");
     }
     uint64_t off;
     int rc = bar1__alloc(&g->bar1, hbm_addr, len, &off);

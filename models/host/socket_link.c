@@ -167,7 +167,9 @@ static int slink_transmit(struct sim_link *l, unsigned from, struct tlp *t)
                                    sim_time_for_bytes(bytes,
                                                       s->rate_bytes_per_s));
     if (slink_push(d, done, bytes) < 0) {
-        return -SIM_EAGAIN;    /* out of memory: behave as a full queue */
+        /* out of memory: the sender keeps t, the simulation fails */
+        sim_fail_nomem(l->sim, l->name, "a place in its queue");
+        return -SIM_EAGAIN;
     }
     d->busy_until = done;
     t->not_before = 0;
