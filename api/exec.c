@@ -541,7 +541,9 @@ static int xop_plan(struct xop *x, struct xplan *pl)
         unsigned exposed = read ? x->src.gpu : x->dst.gpu;
         uint64_t hbm = read ? x->src.addr : x->dst.addr;
         struct p2p_verdict nv;
-        p2psim_p2p(p, x->src.gpu, x->dst.gpu, &nv);
+        if (p2psim_p2p(p, x->src.gpu, x->dst.gpu, &nv) < 0) {
+            return -SIM_ENOMEM;         /* the GPUs were checked */
+        }
         if (nv.transport == TRANSPORT_NVLINK) {
             /* NVLink: the peer's NVLink window, no BAR1 (models/gpu/gpu.h);
              * the source's engine routes it over its NVLink ports. */

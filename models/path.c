@@ -36,6 +36,7 @@
 #include "sim/component.h"
 #include "sim/error.h"
 #include "sim/port.h"
+#include "sim/sim.h"
 
 static const char *const class_names[] = { "X", "NV", "PIX", "PXB", "PHB",
                                            "NODE", "SYS" };
@@ -129,14 +130,21 @@ static void tally_add(struct nv_tally *t, unsigned *n,
  * comparing components, not names: a machine's path queries ask this for
  * every pair (bench/nvl72: 5112 copies over 1296 NVLinks).
  */
-static unsigned nv_links(const struct topo_machine *m,
-                         const struct sim_component *a,
-                         const struct sim_component *b)
+#define NV_TALLY_STACK 128u     /* NVLink entries counted without malloc */
+
+static int nv_links(const struct topo_machine *m,
+                    const struct sim_component *a,
+                    const struct sim_component *b, unsigned *out)
 {
     unsigned n = 0, na = 0, nb = 0;
-    struct nv_tally *ta = calloc(2 * (size_t)m->n_nvlinks + 1, sizeof(*ta));
-    if (!ta) {
-        return nvlinks_between(m, a, b);    /* direct links at least */
+    struct nv_tally stack[2 * NV_TALLY_STACK + 1];
+    struct nv_tally *ta = stack;
+    if (m->n_nvlinks > NV_TALLY_STACK) {
+        ta = calloc(2 * (size_t)m->n_nvlinks + 1, sizeof(*ta));
+        if (!ta) {
+            return sim_nomem(m->sim, "the path model",
+                             "a tally of NVLinks");
+        }
     }
     struct nv_tally *tb = ta + m->n_nvlinks;
     for (unsigned i = 0; i < m->n_nvlinks; i++) {
@@ -163,8 +171,11 @@ static unsigned nv_links(const struct topo_machine *m,
             }
         }
     }
-    free(ta);
-    return n;
+    if (ta != stack) {
+        free(ta);
+    }
+    *out = n;
+    return 0;
 }
 
 static void add_hop(struct path *p, const struct sim_component *c,
@@ -252,7 +263,11 @@ int path_compute(const struct topo_machine *m, const struct sim_component *a,
         add_hop(out, cb[j].comp, "up", cb[j].port->name, false);
     }
     add_hop(out, b, "pcie", NULL, false);
-    unsigned nv = nv_links(m, a, b);
+    unsigned nv = 0;
+    int rc = nv_links(m, a, b, &nv);
+    if (rc < 0) {
+        return rc;
+    }
     if (nv) {
         out->cls = PATH_NV;
         out->nv_links = nv;
@@ -498,6 +513,9 @@ int path_p2p_verdict(const struct topo_machine *m,
         return 0;
     }
     int rc = path_compute(m, a, b, &v->path);
+    if (rc == -SIM_ENOMEM) {
+        return rc;
+    }
     if (rc < 0) {
         rule(v, RULE_PATH, true, false, "%s and %s are not both connected",
              a->name, b->name);

@@ -50,7 +50,9 @@ struct path {
     unsigned n_hops;            /* PCIe hops, a to b */
 };
 
-/* The path between GPUs a and b of machine m. */
+/* The path between GPUs a and b of machine m. -SIM_ENOMEM only on a
+ * machine of more than 128 NVLink entries (inside a run the simulation
+ * has failed then: sim_nomem). */
 int path_compute(const struct topo_machine *m, const struct sim_component *a,
                  const struct sim_component *b, struct path *out);
 
@@ -88,7 +90,8 @@ struct p2p_verdict {
     unsigned n_rules;
 };
 
-/* Decide P2P between GPUs a and b, listing every rule that applies. */
+/* Decide P2P between GPUs a and b, listing every rule that applies.
+ * 0, or -SIM_ENOMEM as path_compute. */
 int path_p2p_verdict(const struct topo_machine *m,
                      const struct sim_component *a,
                      const struct sim_component *b, struct p2p_verdict *v);

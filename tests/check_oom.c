@@ -14,8 +14,11 @@
  * traces/ (linked statically as convenience libraries) comes through the
  * __wrap_ functions below, which count and fail the armed one.
  *
- * Environment: OOM_ONLY=N runs allocation N alone, in this process (for
- * a debugger); OOM_VERBOSE=1 prints how each run ended.
+ * Environment: OOM_ONLY=N (with OOM_SCENARIO=K, 0 the first) fails
+ * allocation N alone, in this process (for a debugger: break hook_hit);
+ * OOM_VERBOSE=1 prints how each run ended; OOM_JOBS=N runs N children at
+ * once (default 2); OOM_FULL=1 also fails the allocations that open the
+ * second and third machines.
  */
 #include <config.h>
 
@@ -52,6 +55,7 @@ static bool hook_on;            /* count (and maybe fail) allocations */
 static long hook_count;         /* allocations seen while on */
 static long hook_fail_at;       /* the one to fail (1-based); 0: none */
 static bool hook_failed;        /* it was failed */
+static long hook_opened;        /* allocations until the machine was open */
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t k, size_t n);
@@ -449,49 +453,56 @@ static int judge(const struct outcome *o, long n, bool verbose)
 }
 
 /*
- * A switch with ACS below a root complex with a translating IOMMU: host
- * copies (IOMMU translations), a peer copy redirected up through the root
- * complex and a staged one.
+ * Copies on another machine: host -> gpu0, gpu0 -> p2p_dst directly,
+ * gpu0 -> staged_dst staged, staged_dst -> host; p2p_status is what the
+ * direct copy ends with.
  */
-#define SWITCH_MACHINE P2PSIM_SRCDIR "/topologies/teaching-acs-iommu.yaml"
+#define C_LEN (64u << 10)       /* bytes per copy: two staging chunks */
 
-static void switch_run(struct outcome *o)
+struct copies {
+    const char *file;
+    unsigned p2p_dst, staged_dst;
+    int p2p_status;
+};
+
+static void copies_run(struct outcome *o, const struct copies *c)
 {
     memset(o, 0, sizeof(*o));
     struct sim_error err;
     sim_error_clear(&err);
     struct p2psim_options opt = { .seed = 1 };
-    uint8_t *in = malloc(LEN), *out = calloc(1, LEN);
+    uint8_t *in = malloc(C_LEN), *out = calloc(1, C_LEN);
     if (!in || !out) {
         abort();
     }
-    for (unsigned i = 0; i < LEN; i++) {
+    for (unsigned i = 0; i < C_LEN; i++) {
         in[i] = (uint8_t)(i * 13 + (i >> 9));
     }
     hook_on = true;
-    struct p2psim *p = p2psim_open(SWITCH_MACHINE, &opt, &err);
+    struct p2psim *p = p2psim_open(c->file, &opt, &err);
+    hook_opened = hook_count;
     if (!p) {
         failed(o, "open", err.code ? -err.code : -SIM_EINVAL, err.msg);
         goto out;
     }
-    p2psim_set_staging_chunk(p, CHUNK);
+    p2psim_set_staging_chunk(p, C_LEN / 2);
     uint64_t bin = 0, bout = 0;
-    int rc = p2psim_host_register(p, in, LEN, 0, &bin);
+    int rc = p2psim_host_register(p, in, C_LEN, 0, &bin);
     if (failed(o, "host_register", rc, "")) {
         goto close;
     }
-    rc = p2psim_host_register(p, out, LEN, 0, &bout);
+    rc = p2psim_host_register(p, out, C_LEN, 0, &bout);
     if (failed(o, "host_register", rc, "")) {
         goto close;
     }
     struct p2psim_loc h_in = { P2PSIM_HOST, 0, bin };
     struct p2psim_loc h_out = { P2PSIM_HOST, 0, bout };
     struct p2psim_loc d0 = { P2PSIM_DEVICE, 0, 0 };
-    struct p2psim_loc d1 = { P2PSIM_DEVICE, 1, 0 };
-    struct p2psim_loc d2 = { P2PSIM_DEVICE, 2, 0 };
+    struct p2psim_loc d1 = { P2PSIM_DEVICE, c->p2p_dst, 0 };
+    struct p2psim_loc d2 = { P2PSIM_DEVICE, c->staged_dst, 1u << 20 };
     struct done_box b[4];
     memset(b, 0, sizeof(b));
-    rc = p2psim_copy(p, &d0, &h_in, LEN, 0, 0, on_copy, &b[0]);
+    rc = p2psim_copy(p, &d0, &h_in, C_LEN, 0, 0, on_copy, &b[0]);
     if (failed(o, "copy h2d", rc, "")) {
         goto close;
     }
@@ -499,23 +510,21 @@ static void switch_run(struct outcome *o)
         goto close;
     }
     check_copy(o, "copy h2d", &b[0]);
-    rc = p2psim_copy(p, &d1, &d0, LEN, P2PSIM_COPY_PEER, p2psim_now(p),
+    rc = p2psim_copy(p, &d1, &d0, C_LEN, P2PSIM_COPY_PEER, p2psim_now(p),
                      on_copy, &b[1]);
     if (failed(o, "copy p2p", rc, "")) {
         goto close;
     }
-    rc = p2psim_copy(p, &d2, &d0, LEN, 0, p2psim_now(p), on_copy, &b[2]);
+    rc = p2psim_copy(p, &d2, &d0, C_LEN, 0, p2psim_now(p), on_copy, &b[2]);
     if (failed(o, "copy staged", rc, "")) {
         goto close;
     }
     if (run_failed(o, p, "run p2p + staged", p2psim_run(p))) {
         goto close;
     }
-    /* the peers' BAR1 windows are not mapped in the IOMMU: the P2P
-     * writes fault (modelled, the copy's -SIM_EIO) */
-    check_status(o, "copy p2p", &b[1], -SIM_EIO);
+    check_status(o, "copy p2p", &b[1], c->p2p_status);
     check_copy(o, "copy staged", &b[2]);
-    rc = p2psim_copy(p, &h_out, &d2, LEN, 0, p2psim_now(p), on_copy, &b[3]);
+    rc = p2psim_copy(p, &h_out, &d2, C_LEN, 0, p2psim_now(p), on_copy, &b[3]);
     if (failed(o, "copy d2h", rc, "")) {
         goto close;
     }
@@ -523,10 +532,10 @@ static void switch_run(struct outcome *o)
         goto close;
     }
     check_copy(o, "copy d2h", &b[3]);
-    if (!o->step && memcmp(in, out, LEN) != 0) {
+    if (!o->step && memcmp(in, out, C_LEN) != 0) {
         o->step = "bytes";
         o->code = 1;
-        snprintf(o->msg, sizeof(o->msg), "gpu2 -> host: wrong bytes");
+        snprintf(o->msg, sizeof(o->msg), "staged copy: wrong bytes");
     }
 close:
     p2psim_close(p);
@@ -534,6 +543,27 @@ out:
     hook_on = false;
     free(in);
     free(out);
+}
+
+/* A switch with ACS below a root complex with a translating IOMMU: host
+ * copies are translated; the peers' BAR1 windows are not mapped in the
+ * IOMMU, so the P2P writes fault (modelled: the copy's -SIM_EIO). */
+static void switch_run(struct outcome *o)
+{
+    static const struct copies c = {
+        P2PSIM_SRCDIR "/topologies/teaching-acs-iommu.yaml", 1, 2, -SIM_EIO,
+    };
+    copies_run(o, &c);
+}
+
+/* Two H200s on NVSwitches: P2P over NVLink through the switch trays, with
+ * the links' power states. */
+static void nvswitch_run(struct outcome *o)
+{
+    static const struct copies c = {
+        P2PSIM_SRCDIR "/topologies/hgx-h200-x2.yaml", 1, 1, 0,
+    };
+    copies_run(o, &c);
 }
 
 /* ---- the event core alone ----------------------------------------------- */
@@ -627,14 +657,19 @@ static void events_heap(struct outcome *o)
 
 /* ---- the sweep ----------------------------------------------------------- */
 
+/* after_open: unless OOM_FULL is set, only the allocations after the
+ * machine is open are failed (opening is swept with the first machine;
+ * the whole sweep takes three times as long). */
 static const struct scenario {
     const char *name;
     void (*run)(struct outcome *o);
+    bool after_open;
 } scenarios[] = {
-    { "machine", short_run },
-    { "switch and IOMMU", switch_run },
-    { "events (calendar queue)", events_calendar },
-    { "events (heap)", events_heap },
+    { "machine", short_run, false },
+    { "switch and IOMMU", switch_run, true },
+    { "NVSwitch", nvswitch_run, true },
+    { "events (calendar queue)", events_calendar, false },
+    { "events (heap)", events_heap, false },
 };
 
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
@@ -660,8 +695,9 @@ static void child(const struct scenario *s, long fail_at, bool verbose,
         bad = 1;
     }
     if (fd >= 0) {
-        ssize_t w = write(fd, &hook_count, sizeof(hook_count));
-        bad |= w != (ssize_t)sizeof(hook_count);
+        long n[2] = { hook_count, hook_opened };
+        ssize_t w = write(fd, n, sizeof(n));
+        bad |= w != (ssize_t)sizeof(n);
         close(fd);
     }
     exit(bad ? 2 : 0);
@@ -701,7 +737,7 @@ static pid_t spawn(const struct scenario *s, long fail_at, bool verbose,
 /* The allocations of s, counted in a child as every run is made: what
  * the libraries set up once (caches) is set up in every child again.
  * -1 if the run fails without a failed allocation. */
-static long count(const struct scenario *s, bool verbose)
+static long count(const struct scenario *s, bool verbose, long *opened)
 {
     int fd[2];
     if (pipe(fd) < 0) {
@@ -710,16 +746,17 @@ static long count(const struct scenario *s, bool verbose)
     }
     pid_t pid = spawn(s, 0, verbose, fd[1]);
     close(fd[1]);
-    long n = -1;
-    if (read(fd[0], &n, sizeof(n)) != (ssize_t)sizeof(n)) {
-        n = -1;
+    long n[2] = { -1, 0 };
+    if (read(fd[0], n, sizeof(n)) != (ssize_t)sizeof(n)) {
+        n[0] = -1;
     }
     close(fd[0]);
     int st;
     if (waitpid(pid, &st, 0) < 0 || verdict(s, 0, st)) {
         return -1;
     }
-    return n;
+    *opened = n[1];
+    return n[0];
 }
 
 #define MAX_JOBS 16
@@ -748,6 +785,7 @@ int main(void)
 static int sweep(void)
 {
     bool verbose = getenv("OOM_VERBOSE") != NULL;
+    bool full = getenv("OOM_FULL") != NULL;
     const char *only = getenv("OOM_ONLY");
     const char *which = getenv("OOM_SCENARIO");
     if (only) {
@@ -768,13 +806,15 @@ static int sweep(void)
     long bad = 0;
     for (unsigned k = 0; k < N_SCENARIOS; k++) {
         const struct scenario *s = &scenarios[k];
-        long total = count(s, verbose);
+        long opened = 0;
+        long total = count(s, verbose, &opened);
         if (total < 0) {
             return EXIT_FAILURE;
         }
-        printf("oom: %s: %ld allocations, failing each in turn\n", s->name,
-               total);
-        long bad_here = 0, next = 1;
+        long next = s->after_open && !full ? opened + 1 : 1;
+        printf("oom: %s: %ld allocations, failing each in turn from "
+               "allocation %ld\n", s->name, total, next);
+        long bad_here = 0, first = next;
         struct { pid_t pid; long n; } run[MAX_JOBS];
         unsigned n_run = 0;
         while (next <= total || n_run > 0) {
@@ -798,7 +838,7 @@ static int sweep(void)
             }
         }
         printf("oom: %s: %ld of %ld handled wrongly\n", s->name, bad_here,
-               total);
+               total - first + 1);
         bad += bad_here;
     }
     return bad ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -871,11 +871,15 @@ static int gpu_configure(struct sim_component *c, const struct sim_props *p,
         return sim_error_set(err, SIM_EINVAL, "gpu '%s': bad BAR1 geometry",
                              c->name);
     }
-    if (g->l2_bytes_per_s &&
-        gpu_l2_init(&g->l2, g->info.l2_bytes) < 0) {
+    int l2rc = g->l2_bytes_per_s ? gpu_l2_init(&g->l2, g->info.l2_bytes) : 0;
+    if (l2rc == -SIM_ENOMEM) {
+        return sim_error_set(err, SIM_ENOMEM, "gpu '%s': out of memory for "
+                             "the L2 model", c->name);
+    }
+    if (l2rc < 0) {
         return sim_error_set(err, SIM_EINVAL, "gpu '%s': cannot set up the "
                              "L2 model for l2-cache %llu B (at most %llu "
-                             "GiB, and memory for its blocks)", c->name,
+                             "GiB)", c->name,
                              (unsigned long long)g->info.l2_bytes,
                              (unsigned long long)((GPU_L2_BLOCK << 24) >> 30));
     }
