@@ -886,6 +886,9 @@ static int block_start(struct kx_grid *gr, uint64_t linear, unsigned sm)
             c.yield_after = KX_PTX_YIELD;
             struct ptx_error err;
             w->pw = ptx_warp_new(gr->l.pk, gr->params, &c, &err);
+            if (!w->pw && err.code == PTX_ENOMEM) {
+                return -SIM_ENOMEM;
+            }
             if (!w->pw) {
                 kx__fail(gr, P2PSIM_KERNEL_PTX, "%s", err.msg);
                 return -SIM_EINVAL;
@@ -971,10 +974,13 @@ static void grid_dispatch(struct kx_grid *gr)
         gr->sm_load[best]++;
         gr->sm_used[best] = true;
         gr->live_blocks++;
-        if (block_start(gr, gr->next_block++, best) < 0) {
-            if (gr->status) {
-                sim_component_nomem(gr->gpu, "a kernel block");
-            } else {
+        int rc = block_start(gr, gr->next_block++, best);
+        if (rc < 0) {
+            /* The block never runs: it ends here (else the grid waits
+             * for it forever); kx__fail has said why, or: */
+            gr->sm_load[best]--;
+            gr->live_blocks--;
+            if (rc == -SIM_ENOMEM) {
                 kx_nomem(gr, "a kernel block");
             }
         }

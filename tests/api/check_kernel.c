@@ -20,6 +20,7 @@
 #include "api/kernel/kernel.h"
 #include "api/p2psim.h"
 #include "api/p2psim_int.h"
+#include "api/ptx/ptx.h"
 #include "models/fabric.h"
 #include "models/gpu/gpu.h"
 #include "models/topology.h"
@@ -461,6 +462,43 @@ START_TEST(test_kernel_illegal_address_faults)
 }
 END_TEST
 
+/*
+ * A PTX kernel whose warps cannot be made (an instruction the interpreter
+ * does not support, launched without ptx_kernel_check) ends with the PTX
+ * error: its blocks never start, and the grid used to wait for them
+ * forever without calling done.
+ */
+START_TEST(test_kernel_ptx_block_that_cannot_start_ends_the_grid)
+{
+    static const char text[] =
+        ".version 8.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry bad()\n{\nfrobnicate.b32 %r1;\nret;\n}\n";
+    struct ptx_error perr;
+    memset(&perr, 0, sizeof(perr));
+    struct ptx_module *m = ptx_module_parse(text, strlen(text), &perr);
+    ck_assert_msg(m != NULL, "%s", perr.msg);
+    const struct ptx_kernel *pk = ptx_module_find(m, "bad");
+    ck_assert_ptr_nonnull(pk);
+    struct env e;
+    env_open(&e);
+    struct result r;
+    memset(&r, 0, sizeof(r));
+    uint8_t params[1];
+    struct p2psim_launch l = {
+        .gpu = 0, .grid = { 3, 1, 1 }, .block = { 32, 1, 1 }, .pk = pk,
+        .param_buf = params, .param_bytes = 0, .resolve = test_resolve,
+        .resolve_arg = &e, .done = on_done, .done_arg = &r,
+    };
+    ck_assert_int_eq(p2psim_kernel_launch(e.p, &l), 0);
+    p2psim_run(e.p);
+    ck_assert_int_eq(r.calls, 1);
+    ck_assert_int_eq(r.status, P2PSIM_KERNEL_PTX);
+    ck_assert_ptr_nonnull(strstr(r.msg, "frobnicate"));
+    env_close(&e);
+    ptx_module_free(m);
+}
+END_TEST
+
 /* ---- tests: atomics ------------------------------------------------------ */
 
 /* Two GPUs add to one counter in GPU 0's memory: GPU 0 locally, GPU 1 with
@@ -863,6 +901,7 @@ Suite *make_kernel_suite(void)
     tcase_add_test(tc, test_sm_nvlink_reads_beyond_pcie_tags);
     tcase_add_test(tc, test_sm_params_from_catalog_and_launch_latency);
     tcase_add_test(tc, test_kernel_illegal_address_faults);
+    tcase_add_test(tc, test_kernel_ptx_block_that_cannot_start_ends_the_grid);
     suite_add_tcase(s, tc);
     tc = tcase_create("Atomics");
     tcase_set_timeout(tc, 120);
