@@ -9,6 +9,13 @@
  * from). A crash, an abort, a result missing without an error (a silent
  * drop) or, under ASan, a leak fails the test.
  *
+ * The runs (scenarios): a machine with an NVLink bridge (a trace, event
+ * log and counters; host <-> GPU, P2P and staged copies; a C kernel, a
+ * PTX kernel, a fill; a flow-fidelity copy); a switch with ACS below a
+ * translating IOMMU; two GPUs on NVSwitches; and the event core alone on
+ * both native engines (far events, queue rebuilds, events scheduled from
+ * events).
+ *
  * The hook: this runner is linked with -Wl,--wrap for the allocation
  * functions (tests/local.mk), so every call from sim/, models/, api/ and
  * traces/ (linked statically as convenience libraries) comes through the
@@ -230,9 +237,8 @@ static bool run_failed(struct outcome *o, struct p2psim *p, const char *step,
         return false;
     }
     if (rc >= 0) {
-        rc = -SIM_ENOMEM; /* checked by the caller: a failure was missed */
         o->step = step;
-        o->code = 1;
+        o->code = 1; /* not an error code: the failure was not returned */
         snprintf(o->msg, sizeof(o->msg), "run returned %d with a failure "
                  "recorded: %s", rc, f->msg);
         return true;
@@ -277,16 +283,6 @@ static const char inc2_ptx[] =
     "st.global.u32 [%rd5], %r3;\nret;\n}\n";
 
 #define PTX_WORDS 64u
-
-static bool failed(struct outcome *o, const char *step, int rc,
-                   const char *msg);
-static bool run_failed(struct outcome *o, struct p2psim *p, const char *step,
-                       int rc);
-static void check_copy(struct outcome *o, const char *step,
-                       const struct done_box *b);
-static void on_kernel(void *arg, int status, const char *msg, sim_time_t t);
-static int resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
-                   struct p2psim_loc *loc);
 
 /* The module of ptx_step, freed after the machine is closed (a grid
  * stopped mid-kernel holds its kernel until then). */
