@@ -13,8 +13,8 @@
  * log and counters; host <-> GPU, P2P and staged copies; a C kernel, a
  * PTX kernel, a fill; a flow-fidelity copy); a switch with ACS below a
  * translating IOMMU; two GPUs on NVSwitches; and the event core alone on
- * both native engines (far events, queue rebuilds, events scheduled from
- * events).
+ * the native engines and, where built, the SystemC one (far events, queue
+ * rebuilds, events scheduled from events).
  *
  * The hook: this runner is linked with -Wl,--wrap for the allocation
  * functions (tests/local.mk), so every call from sim/, models/, api/ and
@@ -48,6 +48,9 @@
 #include "sim/error.h"
 #include "sim/event.h"
 #include "sim/sim.h"
+#ifdef HAVE_SYSTEMC
+#include "sim/systemc/engine_systemc.h"
+#endif
 
 #ifndef P2PSIM_SRCDIR
 #define P2PSIM_SRCDIR "."
@@ -750,6 +753,13 @@ static void events_heap(struct outcome *o)
     events_run(o, &sim_engine_native_heap);
 }
 
+#ifdef HAVE_SYSTEMC
+static void events_systemc(struct outcome *o)
+{
+    events_run(o, &sim_engine_systemc);
+}
+#endif
+
 /* ---- the sweep ----------------------------------------------------------- */
 
 /* after_open: unless OOM_FULL is set, only the allocations after the
@@ -765,6 +775,9 @@ static const struct scenario {
     { "NVSwitch", nvswitch_run, true },
     { "events (calendar queue)", events_calendar, false },
     { "events (heap)", events_heap, false },
+#ifdef HAVE_SYSTEMC
+    { "events (SystemC)", events_systemc, false },
+#endif
 };
 
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
