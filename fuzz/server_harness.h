@@ -75,10 +75,14 @@ static struct srv_client *fh_client(struct fh *h, int i)
 }
 
 /* The machine: a built-in one of two GPUs (opening the 8-GPU default for
- * every input took 40 ms). p2psim_open finds it by name. */
+ * every input took 40 ms), p2psim_open finds it by name, with 256 MiB of
+ * memory per GPU: the server keeps what clients write to device memory
+ * (a memset of 4 GiB holds 4 GiB of the host's; at most the machine's
+ * memory, docs/cuda-shim.md), and libFuzzer's limit is 2 GB. */
 #ifndef FH_MACHINE
 #define FH_MACHINE "desktop-2x-geforce"
 #endif
+#define FH_HBM_BYTES (UINT64_C(256) << 20)
 
 static int fh_open(struct fh *h)
 {
@@ -86,12 +90,16 @@ static int fh_open(struct fh *h)
     for (int i = 0; i < FH_CLIENTS; i++) {
         h->far[i] = -1;
     }
-    struct p2psim_options opt = { 0 };
+    struct p2psim_options opt = { .overrides = "gpus.*.set.memory=256MiB" };
     struct sim_error err;
     sim_error_clear(&err);
     h->p = p2psim_open(FH_MACHINE, &opt, &err);
     if (!h->p) {
         fprintf(stderr, "fuzz: cannot open %s\n", FH_MACHINE);
+        abort();
+    }
+    if (p2psim_hbm_size(h->p, 0) != FH_HBM_BYTES) {
+        fprintf(stderr, "fuzz: %s's memory is not 256 MiB\n", FH_MACHINE);
         abort();
     }
     if (srv_init(&h->s, h->p) < 0) {
