@@ -151,8 +151,7 @@ static int rebuild(struct sim__cq *q, uint32_t n_buckets)
     q->far.n = 0;
     q->cur_slot = k ? min_when >> q->shift : 0;
     for (uint64_t i = 0; i < k; i++) {
-        int rc = sim__cq_place(q, all[i]);
-        (void)rc; /* 0: the far heap has room for all (reserved above) */
+        sim__cq_place(q, all[i]); /* the far heap has room for all */
     }
     free(all);
     q->n_rebuilds++;
@@ -224,6 +223,26 @@ void sim__cq_fini(struct sim__cq *q)
     q->bucket = NULL;
     q->bitmap = NULL;
     q->n = 0;
+}
+
+/* Where the far heap cannot take ev, it is not held: it goes back to
+ * idle (a cancel of it does nothing), is counted for the core (n_lost),
+ * and the run stops; sim__cq_insert counts it in n next, so n goes down. */
+void sim__cq_far_insert(struct sim__cq *q, struct sim_event *ev)
+{
+    q->far_inserts++;
+    if (__builtin_expect(sim__heap_insert(&q->far, ev) == 0, 1)) {
+        return;
+    }
+    if (q->n_lost++ == 0) {
+        q->lost_when = ev->when;
+    }
+    ev->state = SIM_EVENT_IDLE;
+    ev->next = ev->prev = NULL;
+    q->n--;
+    if (q->stop) {
+        *q->stop = true;
+    }
 }
 
 /* cur is empty and events remain: move the cursor to the next slot. */

@@ -23,6 +23,7 @@ static int cq_create(struct sim *sim, struct sim_error *err)
         free(q);
         return sim_error_set(err, SIM_ENOMEM, "out of memory (event queue)");
     }
+    q->stop = &sim->stop;       /* a lost event stops the run */
     sim_engine_set_state(sim, q);
     return 0;
 }
@@ -36,7 +37,7 @@ static void cq_destroy(struct sim *sim)
 
 static int cq_insert(struct sim *sim, struct sim_event *ev)
 {
-    return sim__cq_insert(sim->engine_state, ev) < 0 ? -SIM_ENOMEM : 0;
+    return sim__cq_insert(sim->engine_state, ev); /* the core looks at n_lost */
 }
 
 static void cq_remove(struct sim *sim, struct sim_event *ev)

@@ -15,10 +15,12 @@
 #ifndef P2PSIM_SIM_QUEUE_INT_H
 #define P2PSIM_SIM_QUEUE_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "sim/event.h"
+#include "sim/time.h"
 
 /* ---- 4-ary min-heap of event pointers ----------------------------------- */
 struct sim__heap {
@@ -72,6 +74,11 @@ struct sim__cq {
     uint64_t n_in_buckets;      /* events held in buckets */
     struct sim__heap far;       /* events beyond the window */
     uint64_t n;                 /* events held in all */
+    /* events the far heap could not take (out of memory): made idle and
+     * counted here for the core (sim.c lost_check), which *stop tells */
+    uint64_t n_lost;
+    sim_time_t lost_when;       /* the first one's time */
+    bool *stop;                 /* or NULL */
     /* adaptivity: counts over the current window of operations */
     uint64_t ops;               /* inserts + pops */
     uint64_t advances;          /* cursor moves */
@@ -160,8 +167,13 @@ static inline void sim__cq_bucket_unlink(struct sim__cq *q, struct sim_event *ev
 
 /* ---- placing an event ------------------------------------------------------- */
 
-/* Returns 0, or -1 when the far heap cannot grow (ev is then not held). */
-static inline int sim__cq_place(struct sim__cq *q, struct sim_event *ev)
+/* Out of line: ev into the far heap; where it cannot grow, ev is not
+ * held but made idle and counted in n_lost (sim/calendar.c). */
+void sim__cq_far_insert(struct sim__cq *q, struct sim_event *ev);
+
+/* Where the far heap cannot grow, ev is not held (sim__cq_far_insert; a
+ * rebuild reserves room first: there it cannot fail). */
+static inline void sim__cq_place(struct sim__cq *q, struct sim_event *ev)
 {
     uint64_t slot = ev->when >> q->shift;
     if (slot <= q->cur_slot) {
@@ -169,11 +181,8 @@ static inline int sim__cq_place(struct sim__cq *q, struct sim_event *ev)
     } else if (slot - q->cur_slot < q->n_buckets) {
         sim__cq_bucket_push(q, ev, (uint32_t)slot & q->mask);
     } else {
-        q->far_inserts++;
-        /* sets ev->index to its heap slot */
-        return sim__heap_insert(&q->far, ev);
+        sim__cq_far_insert(q, ev); /* sets ev->index to its heap slot */
     }
-    return 0;
 }
 
 static inline void sim__cq_unplace(struct sim__cq *q, struct sim_event *ev)
@@ -204,16 +213,16 @@ static inline void sim__cq_tick(struct sim__cq *q)
     }
 }
 
-/* Returns 0, or -1 out of memory (ev is then not held; the queue is
- * unchanged but for its statistics). */
-static inline int sim__cq_insert(struct sim__cq *q, struct sim_event *ev)
+/* Returns 0. Out of memory, ev is not held: sim__cq_far_insert has made
+ * it idle and counted it in n_lost (the queue is unchanged but for its
+ * statistics). */
+static inline __attribute__((always_inline)) int
+sim__cq_insert(struct sim__cq *q, struct sim_event *ev)
 {
     if (__builtin_expect(q->n == 0, 0)) {
         q->cur_slot = ev->when >> q->shift;
     }
-    if (__builtin_expect(sim__cq_place(q, ev) < 0, 0)) {
-        return -1;
-    }
+    sim__cq_place(q, ev);
     q->n++;
     if (__builtin_expect(q->n > 2 * (uint64_t)q->n_buckets, 0)) {
         sim__cq_resize(q);

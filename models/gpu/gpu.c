@@ -325,13 +325,19 @@ static void gpu_hbm_pipe_push(struct gpu *g, struct tlp *cpl, sim_time_t when)
  * needed (write if src, read into dst otherwise). The caller has checked
  * with gpu_bar1_is_mapped.
  */
+static int __attribute__((noinline, cold)) gpu_hbm_failed(struct gpu *g,
+                                                          int rc)
+{
+    SIM_ASSERT(rc == -SIM_ENOMEM, "gpu %s: HBM access failed (%s)",
+               g->c->name, sim_strerror(rc));
+    return sim_component_nomem(g->c, "a page of HBM");
+}
+
 /* An HBM access's result: 0, or out of memory for a page of HBM (the
  * simulation fails); anything else is a bug. */
-static int gpu_hbm_check(struct gpu *g, int rc)
+static inline int gpu_hbm_check(struct gpu *g, int rc)
 {
-    SIM_ASSERT(rc == 0 || rc == -SIM_ENOMEM, "gpu %s: HBM access failed (%s)",
-               g->c->name, sim_strerror(rc));
-    return rc < 0 ? sim_component_nomem(g->c, "a page of HBM") : 0;
+    return __builtin_expect(rc == 0, 1) ? 0 : gpu_hbm_failed(g, rc);
 }
 
 static void gpu_bar1_access(struct gpu *g, uint64_t off, void *dst,

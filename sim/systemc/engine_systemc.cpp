@@ -335,7 +335,9 @@ void sc_engine_destroy(struct sim *sim)
 int sc_engine_insert(struct sim *sim, struct sim_event *ev)
 {
     engine_state *st = state_of(sim);
-    if (sim__cq_insert(&st->q, ev) < 0) {
+    sim__cq_insert(&st->q, ev);
+    if (st->q.n_lost) {
+        st->q.n_lost = 0;
         return -SIM_ENOMEM;     /* the core fails the simulation */
     }
     if (!st->armed || ev->when >= st->armed_at) {
