@@ -498,6 +498,7 @@ static void *service_main(void *arg)
 {
     (void)arg;
     rm_in_service = true;
+    rt_thread_internal();
     uint64_t seen = 0;
     for (;;) {
         if (__atomic_load_n(&rm.state, __ATOMIC_RELAXED) == RM_OUTSIDE) {

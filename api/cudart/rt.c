@@ -385,8 +385,27 @@ static bool spinning(bool *marked, uint64_t *mark, uint64_t cpu)
 static struct { pid_t tid; uint64_t mark; } rt_newcomers[RT_NEWCOMERS];
 static unsigned rt_n_newcomers;
 
+/* The runtime's own threads (rt_thread_internal). */
+#define RT_INTERNAL 4
+static pid_t rt_internal[RT_INTERNAL];
+static unsigned rt_n_internal;
+
+void rt_thread_internal(void)
+{
+    pthread_mutex_lock(&rt.lock);
+    if (rt_n_internal < RT_INTERNAL) {
+        rt_internal[rt_n_internal++] = osthread_self();
+    }
+    pthread_mutex_unlock(&rt.lock);
+}
+
 static bool is_known(pid_t tid)
 {
+    for (unsigned i = 0; i < rt_n_internal; i++) {
+        if (rt_internal[i] == tid) {
+            return true;
+        }
+    }
     for (struct rt_thread *t = rt.threads; t; t = t->next) {
         if (t->ostid == tid && t->state != RT_EXITED) {
             return true;
@@ -398,7 +417,7 @@ static bool is_known(pid_t tid)
 /* The process has threads the runtime has not seen (or has seen exit). */
 static bool unknown_threads(void)
 {
-    unsigned known = 0;
+    unsigned known = rt_n_internal;
     for (struct rt_thread *t = rt.threads; t; t = t->next) {
         known += t->state != RT_EXITED;
     }
@@ -553,9 +572,13 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
             slept = true;
             continue;
         }
-        timed_wait(rt_grace_ms);
+        /* A runnable thread not seen yet is looked at again soon: it
+         * makes its first call, or falls asleep, without calling in. */
+        timed_wait(rt_newcomer_busy && rt_grace_ms > 2 ? 2 : rt_grace_ms);
         slept = true;
-        if (rt_activity == seen && !rt.running_sim) {
+        if (rt_newcomer_busy && !rt.running_sim) {
+            rt_newcomer_busy = newcomer_busy();
+        } else if (rt_activity == seen && !rt.running_sim) {
             grace_expired();
         }
         seen = rt_activity;

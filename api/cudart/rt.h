@@ -286,6 +286,10 @@ struct rt_thread *rt_self(void);
 /* Charge the calling thread d of host time (a call's own cost). */
 void rt_charge(sim_time_t d);
 
+/* The calling thread is the runtime's own (remote.c's service thread): it
+ * is never waited for as a thread about to make its first call. */
+void rt_thread_internal(void);
+
 /*
  * Host-side costs of calls, in ps, indexed by enum rt_cost. rt.c holds the
  * defaults (shared/calibration/h200-x1-api-costs.md); rt_init replaces
