@@ -71,5 +71,5 @@ endif
 .PHONY: fuzz fuzz-clean
 fuzz-clean:
 	rm -rf fuzz/obj $(fuzz_programs)
-EXTRA_DIST += fuzz/run.sh fuzz/corpus $(patsubst $(srcdir)/%,%,$(wildcard \
+EXTRA_DIST += fuzz/run.sh fuzz/ci-runs fuzz/corpus $(patsubst $(srcdir)/%,%,$(wildcard \
 	$(srcdir)/fuzz/*.c $(srcdir)/fuzz/*.h $(srcdir)/fuzz/*.dict))

@@ -7,25 +7,36 @@
 # and exits 1 when any harness found something (the input that did it is
 # kept under the work folder, named in the line), 2 on a usage error.
 #
-# usage: fuzz/run.sh [-t SECONDS] [-r RUNS] [-b BUILDDIR] [-w WORKDIR]
-#                    [NAME...]
+# usage: fuzz/run.sh [-t SECONDS] [-r RUNS|-R FILE] [-s SEED] [-b BUILDDIR]
+#                    [-w WORKDIR] [NAME...]
 #   -t SECONDS  fuzzing time per harness after its corpus (default 30;
 #               0: the corpus only)
 #   -r RUNS     also stop a harness after RUNS executions
+#   -R FILE     RUNS per harness from FILE (lines "NAME RUNS"), e.g.
+#               fuzz/ci-runs
+#   -s SEED     libFuzzer's random seed (default: a new one each run).
+#               With a seed and a number of runs, a harness tries the
+#               same inputs however fast the machine is: the verdict
+#               does not depend on its load (-t is then only a bound)
 #   -b BUILDDIR the build folder where make fuzz ran (default: .)
 #   -w WORKDIR  where the inputs found and the logs go (default: a new
 #               temporary folder, removed when nothing was found)
 #   NAME        topology, ptx, ... (default: every fuzz/fuzz_* built)
-# Extra libFuzzer options can be given in FUZZ_ARGS (e.g. -jobs=4).
+# Extra libFuzzer options can be given in FUZZ_ARGS (e.g. -jobs=4), the
+# time one input may take in FUZZ_TIMEOUT (seconds, default 25).
 src=$(cd "$(dirname "$0")/.." && pwd)
 secs=30
 runs=
+runs_file=
+seed=
 build=.
 work=
-while getopts t:r:b:w: o; do
+while getopts t:r:R:s:b:w: o; do
     case $o in
     t) secs=$OPTARG ;;
     r) runs=$OPTARG ;;
+    R) runs_file=$OPTARG ;;
+    s) seed=$OPTARG ;;
     b) build=$OPTARG ;;
     w) work=$OPTARG ;;
     *) sed -n '/^# usage:/,/^# Extra/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
@@ -34,6 +45,13 @@ done
 shift $((OPTIND - 1))
 case $secs in ''|*[!0-9]*) echo "fuzz/run.sh: -t takes seconds" >&2; exit 2 ;; esac
 case $runs in *[!0-9]*) echo "fuzz/run.sh: -r takes a count" >&2; exit 2 ;; esac
+case $seed in *[!0-9]*) echo "fuzz/run.sh: -s takes a number" >&2; exit 2 ;; esac
+if [ -n "$runs_file" ] && [ ! -r "$runs_file" ]; then
+    echo "fuzz/run.sh: -R: cannot read $runs_file" >&2
+    exit 2
+fi
+input_timeout=${FUZZ_TIMEOUT:-25}
+case $input_timeout in ''|*[!0-9]*) echo "fuzz/run.sh: FUZZ_TIMEOUT takes seconds" >&2; exit 2 ;; esac
 if [ $# -eq 0 ]; then
     for p in "$build"/fuzz/fuzz_*; do
         [ -x "$p" ] && [ -f "$p" ] || continue
@@ -86,7 +104,11 @@ for name in "$@"; do
     [ -f "$dict" ] || dict=
     found=$work/$name
     mkdir -p "$found" "$work/artifacts"
-    common="-timeout=25 -rss_limit_mb=2048 -malloc_limit_mb=2048 -close_fd_mask=3
+    n_runs=$runs
+    if [ -n "$runs_file" ]; then
+        n_runs=$(awk -v n="$name" '$1 == n { print $2 }' "$runs_file")
+    fi
+    common="-timeout=$input_timeout -rss_limit_mb=2048 -malloc_limit_mb=2048 -close_fd_mask=3
             -print_final_stats=1 -artifact_prefix=$work/artifacts/$name-
             ${dict:+-dict=$dict}"
     # 1. every seed once
@@ -105,7 +127,8 @@ for name in "$@"; do
     }
     # 2. fuzzing, new inputs into $found (the seeds are read, not written)
     # shellcheck disable=SC2086
-    "$bin" $common -max_total_time="$secs" ${runs:+-runs=$runs} $FUZZ_ARGS \
+    "$bin" $common -max_total_time="$secs" ${n_runs:+-runs=$n_runs} \
+        ${seed:+-seed=$seed} $FUZZ_ARGS \
         "$found" $seeds >"$work/$name.log" 2>&1
     rc=$?
     if [ $rc -ne 0 ]; then
