@@ -12,9 +12,12 @@
  * The runs (scenarios): a machine with an NVLink bridge (a trace, event
  * log and counters; host <-> GPU, P2P and staged copies; a C kernel, a
  * PTX kernel, a fill; a flow-fidelity copy); a switch with ACS below a
- * translating IOMMU; two GPUs on NVSwitches; and the event core alone on
+ * translating IOMMU; two GPUs on NVSwitches; the event core alone on
  * the native engines and, where built, the SystemC one (far events, queue
- * rebuilds, events scheduled from events).
+ * rebuilds, events scheduled from events); and the PTX parser alone on a
+ * module that takes each of its kinds of allocation (a failed parse must
+ * say PTX_ENOMEM, a completed one give the module the parse without
+ * failures gives).
  *
  * The hook: this runner is linked with -Wl,--wrap for the allocation
  * functions (tests/local.mk), so every call from sim/, models/, api/ and
@@ -30,6 +33,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -274,7 +278,8 @@ static void check_copy(struct outcome *o, const char *step,
  */
 static const void *kernel;      /* oom_inc, registered by main */
 
-/* dst[tid] = src[tid] + 2 */
+/* dst[tid] = src[tid] + 2; the branch to a label declared after its
+ * use takes the parser's label path too */
 static const char inc2_ptx[] =
     ".version 8.0\n.target sm_90\n.address_size 64\n"
     ".visible .entry inc2(\n.param .u64 inc2_dst,\n.param .u64 inc2_src\n)\n"
@@ -283,7 +288,7 @@ static const char inc2_ptx[] =
     "mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd3, %r1, 4;\n"
     "add.s64 %rd4, %rd2, %rd3;\nld.global.u32 %r2, [%rd4];\n"
     "add.s32 %r3, %r2, 2;\nadd.s64 %rd5, %rd1, %rd3;\n"
-    "st.global.u32 [%rd5], %r3;\nret;\n}\n";
+    "st.global.u32 [%rd5], %r3;\nbra done;\ndone:\nret;\n}\n";
 
 #define PTX_WORDS 64u
 
@@ -297,12 +302,8 @@ static int ptx_step(struct outcome *o, struct p2psim *p)
 {
     struct ptx_error perr;
     memset(&perr, 0, sizeof(perr));
-    /* Not swept (yet): the decoder takes running out of memory in an
-     * operand for an unsupported instruction (api/ptx/decode.c). */
-    hook_on = false;
     struct ptx_module *m = ptx_module_parse(inc2_ptx, strlen(inc2_ptx),
                                             &perr);
-    hook_on = true;
     ptx_mod = m;
     if (!m) {
         failed(o, "ptx parse", perr.code == PTX_ENOMEM ? -SIM_ENOMEM
@@ -760,6 +761,184 @@ static void events_systemc(struct outcome *o)
 }
 #endif
 
+/* ---- the PTX parser alone ---------------------------------------------- */
+
+/*
+ * A module that takes every kind of allocation the parser makes: module
+ * variables (an initializer past the first buffer), more parameters,
+ * register declarations, labels and instructions than the first arrays
+ * hold, kernel .shared and .local, addresses of symbols, a skipped
+ * .func, and a kernel with an unsupported instruction (its message is an
+ * owned string). Built once, with the hook off.
+ */
+#define PTX_MANY 24u            /* params, .reg lines, labels */
+
+static char *many_ptx;
+static size_t many_len;
+
+static void many_put(size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void many_put(size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(many_ptx + many_len, cap - many_len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap - many_len) {
+        abort(); /* the test's own buffer */
+    }
+    many_len += (size_t)n;
+}
+
+static void many_build(void)
+{
+    size_t cap = 16u << 10;
+    many_ptx = malloc(cap);
+    if (!many_ptx) {
+        abort();
+    }
+    many_len = 0;
+    many_put(cap, ".version 8.0\n.target sm_90\n.address_size 64\n"
+             ".global .align 4 .b8 g_init[100] = {0");
+    for (unsigned i = 1; i < 100; i++) {
+        many_put(cap, ", %u", i);
+    }
+    many_put(cap, "};\n.global .align 8 .u64 g_zero;\n"
+             ".const .align 4 .u32 c_one = 1;\n"
+             ".func helper()\n{\nret;\n}\n"
+             ".visible .entry many(\n");
+    for (unsigned i = 0; i < PTX_MANY; i++) {
+        many_put(cap, ".param .u64 many_p%u%s\n", i,
+                 i + 1 < PTX_MANY ? "," : "");
+    }
+    many_put(cap, ")\n{\n.reg .pred %%p<2>;\n.reg .b64 %%rd<4>;\n");
+    for (unsigned i = 0; i < PTX_MANY; i++) {
+        many_put(cap, ".reg .b32 %%ra%u_<3>;\n", i);
+    }
+    many_put(cap, ".shared .align 4 .b8 s_buf[64];\n"
+             ".local .align 8 .b8 l_buf[16];\n"
+             "ld.param.u64 %%rd1, [many_p%u];\n"
+             "setp.eq.u64 %%p1, %%rd1, 0;\n", PTX_MANY - 1);
+    for (unsigned i = 0; i < PTX_MANY; i++) {
+        /* each label is used before it is declared */
+        many_put(cap, "add.s32 %%ra%u_1, %%ra%u_2, %u;\n@%%p1 bra L%u;\n"
+                 "L%u:\n", i, i, i, i, i);
+    }
+    many_put(cap, "ld.shared.u32 %%ra0_1, [s_buf+4];\n"
+             "st.local.u32 [l_buf+8], %%ra0_1;\n"
+             "ld.global.u32 %%ra1_1, [g_init+4];\n"
+             "ld.const.u32 %%ra2_1, [c_one];\n"
+             "st.global.u64 [%%rd1], %%rd1;\nret;\n}\n"
+             ".visible .entry odd(\n.param .u32 odd_n\n)\n{\n"
+             ".reg .b32 %%r<4>;\nld.param.u32 %%r1, [odd_n];\n"
+             "brkpt;\nret;\n}\n");
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ b[i]) * 1099511628211u;
+    }
+    return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+    return fnv(h, s ? s : "(null)", strlen(s ? s : "(null)") + 1);
+}
+
+#define FNV_VAL(h, v)                                                        \
+    do {                                                                     \
+        uint64_t v_ = (uint64_t)(v);                                         \
+        (h) = fnv((h), &v_, sizeof(v_));                                     \
+    } while (0)
+
+/* What a caller sees of m: kernels (their layout, counts and whether
+ * they run, with the reason) and variables (with their bytes). */
+static uint64_t module_print(const struct ptx_module *m)
+{
+    uint64_t h = 14695981039346656037u;
+    FNV_VAL(h, ptx_module_kernel_count(m));
+    for (unsigned i = 0; i < ptx_module_kernel_count(m); i++) {
+        const struct ptx_kernel *k = ptx_module_kernel(m, i);
+        const struct ptx_kernel_info *ki = ptx_kernel_get_info(k);
+        h = fnv_str(h, ki->name);
+        FNV_VAL(h, ki->n_params);
+        for (unsigned j = 0; j < ki->n_params; j++) {
+            h = fnv_str(h, ki->params[j].name);
+            FNV_VAL(h, ki->params[j].size_bytes);
+            FNV_VAL(h, ki->params[j].offset_bytes);
+        }
+        FNV_VAL(h, ki->param_bytes);
+        FNV_VAL(h, ki->shared_bytes);
+        FNV_VAL(h, ki->local_bytes);
+        FNV_VAL(h, ki->n_insns);
+        FNV_VAL(h, ki->uses_global_symbols);
+        struct ptx_error e;
+        memset(&e, 0, sizeof(e));
+        FNV_VAL(h, ptx_kernel_check(k, &e));
+        h = fnv_str(h, e.msg);
+    }
+    FNV_VAL(h, ptx_module_var_count(m));
+    for (unsigned i = 0; i < ptx_module_var_count(m); i++) {
+        const struct ptx_var_info *v = ptx_module_var(m, i);
+        h = fnv_str(h, v->name);
+        FNV_VAL(h, v->space);
+        FNV_VAL(h, v->size_bytes);
+        FNV_VAL(h, v->init_bytes);
+        if (v->init) {
+            h = fnv(h, v->init, v->init_bytes);
+        }
+    }
+    return h;
+}
+
+/* The module parsed with the hook off, then with it on: the same module
+ * or PTX_ENOMEM. The reference must hold the two kernels, "odd" alone
+ * unsupported. */
+static void ptx_parse_run(struct outcome *o)
+{
+    memset(o, 0, sizeof(*o));
+    struct ptx_error perr;
+    memset(&perr, 0, sizeof(perr));
+    struct ptx_module *ref = ptx_module_parse(many_ptx, many_len, &perr);
+    const struct ptx_kernel *many = ref ? ptx_module_find(ref, "many") : NULL;
+    const struct ptx_kernel *odd = ref ? ptx_module_find(ref, "odd") : NULL;
+    if (!many || !odd || ptx_kernel_check(many, &perr) != 0 ||
+        ptx_kernel_check(odd, NULL) != PTX_EUNSUPPORTED) {
+        o->step = "ptx reference";
+        o->code = 1;
+        snprintf(o->msg, sizeof(o->msg), "the module is not as written: %s",
+                 perr.msg);
+        ptx_module_free(ref);
+        return;
+    }
+    uint64_t want = module_print(ref);
+    ptx_module_free(ref);
+    memset(&perr, 0, sizeof(perr));
+    hook_on = true;
+    struct ptx_module *m = ptx_module_parse(many_ptx, many_len, &perr);
+    hook_on = false;
+    if (!m) {
+        failed(o, "ptx parse", perr.code == PTX_ENOMEM ? -SIM_ENOMEM
+                                                       : -SIM_EINVAL,
+               perr.msg);
+        if (perr.code == PTX_ENOMEM && !strstr(perr.msg, "out of memory")) {
+            o->code = 1;
+        }
+        return;
+    }
+    if (module_print(m) != want) {
+        o->step = "ptx module";
+        o->code = 1;
+        snprintf(o->msg, sizeof(o->msg), "parsed differently, without an "
+                 "error");
+    }
+    ptx_module_free(m);
+}
+
 /* ---- the sweep ----------------------------------------------------------- */
 
 /* after_open: unless OOM_FULL is set, only the allocations after the
@@ -775,6 +954,7 @@ static const struct scenario {
     { "NVSwitch", nvswitch_run, true },
     { "events (calendar queue)", events_calendar, false },
     { "events (heap)", events_heap, false },
+    { "PTX parse", ptx_parse_run, false },
 #ifdef HAVE_SYSTEMC
     { "events (SystemC)", events_systemc, false },
 #endif
@@ -875,6 +1055,7 @@ int main(void)
 {
     kernel = p2psim_kernel_register("oom_inc", k_inc, 2, inc_args);
     ev_boxes = calloc(N_EVENTS, sizeof(*ev_boxes));
+    many_build();
     if (!kernel || !ev_boxes) {
         return EXIT_FAILURE;
     }

@@ -7,7 +7,9 @@
  * operand kinds (register slot, immediate bits in the instruction's
  * type, address), so interp.c never looks at text. A form outside the
  * supported subset (docs/ptx.md) is refused with a reason; parse.c
- * records it against the kernel with the line.
+ * records it against the kernel with the line. Running out of memory is
+ * not such a reason: it fails the whole parse (ptx_parse_nomem), and
+ * ptx_module_parse() returns PTX_ENOMEM.
  */
 #include <config.h>
 
@@ -195,8 +197,7 @@ static int parse_mem(struct ptx_parse *p, const char *s, struct ptx_opd *o,
     }
     char *buf = malloc(n - 1); /* a symbol name may be long */
     if (!buf) {
-        snprintf(why, wl, "out of memory");
-        return -1;
+        return ptx_parse_nomem(p);
     }
     memcpy(buf, s + 1, n - 2);
     buf[n - 2] = '\0';
@@ -745,8 +746,7 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         in->o[0].kind = OPD_LABEL;
         in->o[0].imm = ptx_parse_label(p, opds[0]);
         if (in->o[0].imm < 0) {
-            snprintf(why, wl, "out of memory");
-            return -1; /* the parse has failed */
+            return PTX_ENOMEM; /* ptx_parse_label has failed the parse */
         }
         in->n_opds = 1;
         return 0;

@@ -180,6 +180,11 @@ static int nomem(struct ptx_parse *p)
     return fail_at(p, here(p), PTX_ENOMEM, "out of memory");
 }
 
+int ptx_parse_nomem(struct ptx_parse *p)
+{
+    return nomem(p);
+}
+
 /* An owned copy of s[0..n) that lives as long as the module; NULL (and
  * the parse failed) when out of memory. */
 static char *mod_strdup(struct ptx_parse *p, const char *s, size_t n)
@@ -1161,7 +1166,11 @@ static int parse_insn(struct ptx_parse *p, struct ptx_kernel *k,
     if (n > PTX_MAX_OPDS) {
         snprintf(why, sizeof(why), "too many operands");
     }
-    if (why[0] || ptx_decode(p, opcode, opds, n, &in, why, sizeof(why))) {
+    int drc = why[0] ? -1 : ptx_decode(p, opcode, opds, n, &in, why,
+                                       sizeof(why));
+    /* out of memory in decode has failed the parse: not the kernel's
+     * unsupported construct */
+    if (drc && !p->rc) {
         kernel_unsupported(p, l.line, "unsupported instruction '%s' (%s)",
                            opcode, why);
         in.op = OP_TRAP;
@@ -1169,7 +1178,7 @@ static int parse_insn(struct ptx_parse *p, struct ptx_kernel *k,
     p->line = saved;
     free(text);
     if (p->rc) {
-        return p->rc; /* out of memory in decode */
+        return p->rc; /* out of memory in decode or in recording why */
     }
     return add_insn(p, k, &in, l);
 }

@@ -163,8 +163,12 @@ int ptx_parse_reg(struct ptx_parse *p, const char *name);
  * Return: 0, or -1 when unknown. */
 int ptx_parse_sym(struct ptx_parse *p, const char *name,
                   enum ptx_space *space, int64_t *offset, int *var);
-/* Index of a label, created on first use (resolved at the end). */
+/* Index of a label, created on first use (resolved at the end); -1 when
+ * out of memory, having failed the parse as ptx_parse_nomem() does. */
 int ptx_parse_label(struct ptx_parse *p, const char *name);
+/* Fail the parse for running out of memory (ptx_module_parse() returns
+ * NULL with PTX_ENOMEM). Return: PTX_ENOMEM. */
+int ptx_parse_nomem(struct ptx_parse *p);
 
 /* ---- decode.c ---- */
 
@@ -176,8 +180,9 @@ unsigned ptx_type_bytes(enum ptx_type t);
  * ptx_decode() - one instruction into @in.
  * @opcode: "ld.global.v4.u32"; @opds: the operand texts, split at top
  * level commas; @n: their count.
- * Return: 0, or -1 with @why (a static or caller-buffer message) when
- * the instruction or one of its forms is not supported.
+ * Return: 0; -1 with @why (a static or caller-buffer message) when the
+ * instruction or one of its forms is not supported; PTX_ENOMEM when out
+ * of memory, the parse having failed (ptx_parse_nomem()), @why unset.
  */
 int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
                unsigned n, struct ptx_insn *in, char *why, size_t why_len);
