@@ -75,6 +75,19 @@ if HAVE_SYSTEMC
 nodist_EXTRA_tests_check_oom_SOURCES = dummy.cxx
 endif
 
+# The p2psim server's handler (tools/server.c) in this process: its
+# answers once its simulation has failed (out of memory).
+check_PROGRAMS += tests/check_server
+TESTS += tests/check_server
+tests_check_server_SOURCES = %reldir%/server/check_server.c tools/server.c \
+	tools/server_ipc.c
+tests_check_server_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_server_LDADD = api/libp2psim.la $(CHECK_LIBS) -lpthread
+if HAVE_SYSTEMC
+nodist_EXTRA_tests_check_server_SOURCES = dummy.cxx
+endif
+EXTRA_DIST += tests/server/.may_include
+
 # The CUDA shim, called as programs call it: one suite per file of
 # api/cudart/, the error-path suite, each test in its own process.
 check_PROGRAMS += tests/check_cudart

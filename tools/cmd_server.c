@@ -46,6 +46,14 @@
  * processes have open, when they close it). At exit every operation still
  * in the simulation is freed.
  *
+ * Out of memory inside the simulation (sim/error.h) fails it: the server
+ * prints "p2psim server: error: <the failure>" once, answers every wait
+ * with an END that says so (the shim's waits then return
+ * cudaErrorMemoryAllocation) and every request that would start
+ * something in the simulation with -SIM_ENOMEM, and keeps serving the
+ * rest (frees, closes, reads) until the last client is gone; then it
+ * exits 1, as it does when stopped by a signal after the failure.
+ *
  * Not modelled: several machines per server, clients of different
  * machines (HELLO refuses a client whose machine differs), persistence.
  * The nonces protect against mistakes and forgeries by programs, not
@@ -238,13 +246,14 @@ static int serve(struct server *s, const sigset_t *stop_set)
         /* Blocked from the last look at srv_stop to ppoll, which unblocks
          * them: a signal in between stays pending and ends the wait. */
         sigprocmask(SIG_BLOCK, stop_set, NULL);
-        if (srv_stop) {
+        if (srv_stop || (srv_failed(s) && s->n_live == 0)) {
             break;
         }
         /* busy: let new connections and come-backs in between steps */
         serve_io(s, busy ? 0 : -1);
     }
-    return CLI_OK;
+    /* The simulation failed: srv_failed printed why. */
+    return srv_failed(s) ? CLI_FAIL : CLI_OK;
 }
 
 /* ---- the command ---------------------------------------------------------------- */

@@ -193,7 +193,8 @@ static void deliver(struct server *s, struct srv_client *c, bool nothing)
         o->msg = NULL;
     }
     c->n_out = 0;
-    struct wire_end e = { .nothing = nothing };
+    struct wire_end e = { .nothing = nothing || s->failed,
+                          .failed = s->failed };
     if (send_msg(s, c, WIRE_END, 0, &e, sizeof(e), NULL, 0) == 0) {
         c->state = SRV_BUSY;
     }
@@ -833,6 +834,13 @@ static void handle(struct server *s, struct srv_client *c,
     }
     /* Any request means the client runs: time stands still for it. */
     c->state = SRV_BUSY;
+    if (srv_failed(s) &&
+        (h->type == WIRE_COPY || h->type == WIRE_FILL ||
+         h->type == WIRE_TIMER || h->type == WIRE_KERNEL_LAUNCH)) {
+        /* It would never complete: the simulation cannot run any more. */
+        reply(s, c, h->seq, -SIM_ENOMEM, 0, 0, 0);
+        return;
+    }
     switch (h->type) {
     case WIRE_HELLO:
         rc = do_hello(s, c, m);
@@ -967,9 +975,11 @@ static bool may_go_on(struct sim *sim, void *arg)
 static void deliver_due(struct server *s)
 {
     sim_time_t now = sim_now(s->sim);
+    bool failed = srv_failed(s);
     for (struct srv_client *c = s->clients; c; c = c->next) {
         if (c->fd >= 0 && c->state != SRV_BUSY &&
-            (c->n_out || (c->state == SRV_IDLE && c->limit <= now))) {
+            (c->n_out ||
+             (c->state == SRV_IDLE && (c->limit <= now || failed)))) {
             deliver(s, c, false);
         }
     }
@@ -983,6 +993,9 @@ static bool advance(struct server *s)
 {
     bool waiting = false, outside = false;
     sim_time_t limit = SIM_TIME_MAX;
+    if (srv_failed(s)) {
+        return false;           /* deliver_due answered the waiting */
+    }
     for (struct srv_client *c = s->clients; c; c = c->next) {
         if (c->fd < 0) {
             continue;
@@ -1016,6 +1029,9 @@ static bool advance(struct server *s)
     s->produced = false;
     s->run_fired0 = sim_events_fired(s->sim);
     sim_run_while(s->sim, may_go_on, s, limit);
+    if (srv_failed(s)) {
+        return true;            /* the next step tells the waiting */
+    }
     if (s->produced && !(s->stop && *s->stop)) {
         /* Everything else due at this same instant goes in the batch (a
          * callback among them stops this run too: the rest wait for the
@@ -1038,6 +1054,16 @@ static void reap(struct server *s)
             pp = &c->next;
         }
     }
+}
+
+bool srv_failed(struct server *s)
+{
+    const struct sim_error *f;
+    if (!s->failed && (f = sim_failure(s->sim)) != NULL) {
+        s->failed = true;
+        fprintf(stderr, "p2psim server: error: %s\n", f->msg);
+    }
+    return s->failed;
 }
 
 bool srv_step(struct server *s)

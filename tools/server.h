@@ -170,6 +170,7 @@ struct server {
     /* A run stops after this many events (0: no limit; for harnesses). */
     uint64_t max_run_events;
     uint64_t run_fired0;        /* events fired before this run */
+    bool failed;                /* the simulation failed (srv_failed) */
 };
 
 /* ---- server.c ------------------------------------------------------------------- */
@@ -195,6 +196,15 @@ int srv_handle(struct server *s, struct srv_client *c,
 /* Deliver what is due and advance the simulation if it may; free the
  * clients that are gone. false: nothing can happen before a message. */
 bool srv_step(struct server *s);
+/*
+ * Has the simulation failed (out of memory, sim/error.h)? The first time
+ * it is seen, "p2psim server: error: <sim_failure's message>" goes to
+ * stderr. From then on every client waiting in the simulator gets a batch
+ * whose END says so (wire_end.failed), requests that would start
+ * something in it (copies, fills, timers, grids) get -SIM_ENOMEM, and
+ * time stands still; the command exits 1 once no client is left.
+ */
+bool srv_failed(struct server *s);
 
 /* Queue a callback for c's next batch (and stop the run in progress). */
 void srv_queue_callback(struct server *s, struct srv_client *c,

@@ -434,6 +434,10 @@ static bool process_inbox(bool *nothing)
             if (nothing && m->u.end.nothing) {
                 *nothing = true;
             }
+            if (m->u.end.failed) {
+                /* the server said why (tools/server.c, srv_failed) */
+                rt_machine_failed = true;
+            }
         } else {
             run_callback(&m->u.cb, m->text);
         }

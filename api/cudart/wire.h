@@ -269,9 +269,12 @@ struct wire_link_stat {
     uint64_t tlps[2], bytes[2], busy_ps[2];
 };
 
+/* failed: the server's simulation has failed (out of memory, sim/error.h;
+ * the server printed why); nothing is 1 too, every later END says the
+ * same, and the client's waits end in cudaErrorMemoryAllocation. */
 struct wire_end {
     uint32_t nothing;           /* 1: nothing can happen any more */
-    uint32_t pad;
+    uint32_t failed;            /* 1: the simulation failed */
 };
 
 /* ---- interprocess handles (the 64 bytes of cudaIpc*Handle_t) -------------------- */
