@@ -42,7 +42,9 @@ static void tc_send(struct tc *t, uint32_t type, const void *m, size_t len)
     struct wire_hdr h = { .type = type, .len = (uint32_t)len, .seq = ++t->seq };
     ck_assert_uint_le(len, 256);
     memcpy(buf, &h, sizeof(h));
-    memcpy(buf + sizeof(h), m, len);
+    if (len) {
+        memcpy(buf + sizeof(h), m, len);   /* m may be NULL when len is 0 */
+    }
     ck_assert_int_eq(srv_message(&t->s, t->c, buf, sizeof(h) + len, -1), 0);
 }
 
