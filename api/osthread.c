@@ -65,6 +65,19 @@ uint64_t osthread_cpu_ns(pthread_t th)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+bool osthread_asleep_twice(struct osthread_look *l, pid_t tid, pthread_t th)
+{
+    uint64_t cpu = osthread_cpu_ns(th);
+    if (osthread_runnable(tid)) {
+        l->seen = false;
+        return false;
+    }
+    bool twice = l->seen && l->cpu == cpu;
+    l->seen = true;
+    l->cpu = cpu;
+    return twice;
+}
+
 uint64_t osthread_cpu_ns_tid(pid_t tid)
 {
     char buf[512];
@@ -74,34 +87,21 @@ uint64_t osthread_cpu_ns_tid(pid_t tid)
     }
     /* After the state (field 3) come fields 4..13, then utime (14) and
      * stime (15), in clock ticks. */
-    unsigned long long v[13];
-    unsigned k = 0;
-    const char *p = s;
-    while (k < 13 && *p) {
-        while (*p == ' ') {
-            p++;
-        }
+    const char *p = strchr(s, ' ');
+    unsigned long long v[12];
+    for (unsigned k = 0; k < 12; k++) {
         char *end;
-        v[k] = strtoull(p, &end, 10);
-        if (end == p) {
-            /* the state letter, not a number */
-            while (*p && *p != ' ') {
-                p++;
-            }
-            v[k] = 0;
-        } else {
-            p = end;
+        v[k] = p ? strtoull(p, &end, 10) : 0;
+        if (!p || end == p) {
+            return 0;
         }
-        k++;
-    }
-    if (k < 13) {
-        return 0;
+        p = end;
     }
     long hz = sysconf(_SC_CLK_TCK);
     if (hz <= 0) {
         return 0;
     }
-    return (uint64_t)(v[11] + v[12]) * (1000000000u / (uint64_t)hz);
+    return (uint64_t)(v[10] + v[11]) * (1000000000u / (uint64_t)hz);
 }
 
 unsigned osthread_count(void)

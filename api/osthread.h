@@ -35,6 +35,16 @@ uint64_t osthread_cpu_ns(pthread_t th);
  * (clock-tick resolution); 0 if it cannot be read. */
 uint64_t osthread_cpu_ns_tid(pid_t tid);
 
+/* Looks at one thread, for "is it blocked?": asleep in the kernel at this
+ * look and at the one before, without using CPU time in between (a thread
+ * that only paused on a lock has moved on by then). A look that finds it
+ * working forgets the earlier one (seen is then false). */
+struct osthread_look {
+    bool seen;                  /* asleep at the last look */
+    uint64_t cpu;               /* its CPU time then, ns */
+};
+bool osthread_asleep_twice(struct osthread_look *l, pid_t tid, pthread_t th);
+
 /* How many threads this process has (from /proc/self/stat); 0 if it
  * cannot tell. */
 unsigned osthread_count(void);

@@ -1287,8 +1287,7 @@ static bool overlapped(const struct rp *r, size_t i)
  */
 static void turn_wait(struct rp *r, size_t i)
 {
-    uint64_t cpu_seen = 0;
-    bool asleep_seen = false;
+    struct osthread_look look = { 0 };
     pthread_mutex_lock(&r->turn_lock);
     for (;;) {
         size_t next = r->started;
@@ -1296,17 +1295,11 @@ static void turn_wait(struct rp *r, size_t i)
             break;
         }
         if (next == i && overlapped(r, i)) {
-            uint64_t cpu = osthread_cpu_ns(r->last_th);
-            if (osthread_runnable(r->last_ostid)) {
-                asleep_seen = false;
-            } else if (asleep_seen && cpu == cpu_seen) {
+            if (osthread_asleep_twice(&look, r->last_ostid, r->last_th)) {
                 break;
-            } else {
-                asleep_seen = true;
-                cpu_seen = cpu;
             }
         } else {
-            asleep_seen = false;
+            look.seen = false;
         }
         if (next > 0 && !r->last_returned && !overlapped(r, next)) {
             pthread_cond_wait(&r->turn_cond, &r->turn_lock);

@@ -274,7 +274,7 @@ static cudaError_t enter(bool sticky)
     rt_newcomer_busy = false;   /* looked at again at the next grace */
     self = rt_self();
     self->cpu_marked = false;
-    self->asleep_seen = false;
+    self->look.seen = false;
     if (self->state != RT_RUNNING) {
         /* Back from outside CUDA: catch up with the simulation. */
         self->state = RT_RUNNING;
@@ -367,22 +367,33 @@ static bool run_simulation(void)
     return ok;
 }
 
-/* A runnable thread that has used more than rt_spin_ns of CPU time since
- * *mark (taken the first time it was seen runnable) is spinning. */
-static bool spinning(bool *marked, uint64_t *mark, uint64_t cpu)
+/* A thread that has used more than rt_spin_ns of CPU time since mark
+ * (its CPU time when first seen runnable) is spinning. */
+static bool spun(uint64_t mark, uint64_t cpu)
 {
-    if (!*marked) {
-        *marked = true;
-        *mark = cpu;
+    return cpu - mark > rt_spin_ns;
+}
+
+/* spun, for a runnable thread of the runtime's; the first look marks. */
+static bool spinning(struct rt_thread *t)
+{
+    uint64_t cpu = osthread_cpu_ns(t->pth);
+    if (!t->cpu_marked) {
+        t->cpu_marked = true;
+        t->cpu_mark = cpu;
         return false;
     }
-    return cpu - *mark > rt_spin_ns;
+    return spun(t->cpu_mark, cpu);
 }
 
 /* Runnable threads of the process that have not called CUDA yet, with the
  * CPU time each had when first seen so (RT_NEWCOMERS at most). */
 #define RT_NEWCOMERS 64
-static struct { pid_t tid; uint64_t mark; } rt_newcomers[RT_NEWCOMERS];
+struct rt_newcomer {
+    pid_t tid;
+    uint64_t mark;
+};
+static struct rt_newcomer rt_newcomers[RT_NEWCOMERS];
 static unsigned rt_n_newcomers;
 
 /* The runtime's own threads (rt_thread_internal). */
@@ -425,54 +436,45 @@ static bool unknown_threads(void)
 }
 
 /* Some thread the runtime has not seen is runnable and not spinning: it
- * may be about to make its first call. */
+ * may be about to make its first call. The table is made anew at each
+ * look, so a thread that has called, slept or gone leaves it (and a
+ * reused id starts afresh). */
 static bool newcomer_busy(void)
 {
     pid_t tids[256];
     unsigned n = osthread_list(tids, 256);
+    struct rt_newcomer now[RT_NEWCOMERS];
+    unsigned kept = 0;
     bool busy = false;
-    for (unsigned i = 0; i < n && i < 256; i++) {
+    for (unsigned i = 0; i < n && i < 256 && kept < RT_NEWCOMERS; i++) {
         if (is_known(tids[i]) || !osthread_runnable(tids[i])) {
             continue;
         }
-        uint64_t cpu = osthread_cpu_ns_tid(tids[i]);
-        unsigned k = 0;
-        while (k < rt_n_newcomers && rt_newcomers[k].tid != tids[i]) {
-            k++;
-        }
-        if (k == rt_n_newcomers) {
-            if (k == RT_NEWCOMERS) {
-                continue;   /* too many to follow: taken as spinning */
+        uint64_t cpu = osthread_cpu_ns_tid(tids[i]), mark = cpu;
+        for (unsigned k = 0; k < rt_n_newcomers; k++) {
+            if (rt_newcomers[k].tid == tids[i]) {
+                mark = rt_newcomers[k].mark;
             }
-            rt_newcomers[k].tid = tids[i];
-            rt_newcomers[k].mark = cpu;
-            rt_n_newcomers++;
-            busy = true;
-        } else if (cpu - rt_newcomers[k].mark <= rt_spin_ns) {
-            busy = true;
         }
+        now[kept].tid = tids[i];
+        now[kept].mark = mark;
+        kept++;
+        busy = busy || !spun(mark, cpu);
     }
+    /* more than RT_NEWCOMERS runnable: the others are taken as spinning */
+    memcpy(rt_newcomers, now, kept * sizeof(now[0]));
+    rt_n_newcomers = kept;
     return busy;
 }
 
-/*
- * Thread t, between calls, is blocked: asleep in the kernel at this grace
- * check and at the one before, without using CPU time in between (a
- * thread that only paused on a lock has moved on by then), or spinning.
- */
+/* Thread t, between calls, is blocked: asleep at this grace check and the
+ * one before (osthread_asleep_twice), or runnable and spinning. */
 static bool blocked(struct rt_thread *t)
 {
-    uint64_t cpu = osthread_cpu_ns(t->pth);
-    if (osthread_runnable(t->ostid)) {
-        t->asleep_seen = false;
-        return spinning(&t->cpu_marked, &t->cpu_mark, cpu);
+    if (osthread_asleep_twice(&t->look, t->ostid, t->pth)) {
+        return true;
     }
-    if (!t->asleep_seen || t->asleep_cpu != cpu) {
-        t->asleep_seen = true;
-        t->asleep_cpu = cpu;
-        return false;
-    }
-    return true;
+    return !t->look.seen && spinning(t);   /* not seen asleep: runnable */
 }
 
 /*
@@ -513,10 +515,9 @@ static void outside_woken(void)
 {
     for (struct rt_thread *t = rt.threads; t; t = t->next) {
         if (t->state == RT_OUTSIDE && osthread_runnable(t->ostid) &&
-            !(t->cpu_marked &&
-              osthread_cpu_ns(t->pth) - t->cpu_mark > rt_spin_ns)) {
+            !(t->cpu_marked && spun(t->cpu_mark, osthread_cpu_ns(t->pth)))) {
             t->state = RT_RUNNING;
-            t->asleep_seen = false;
+            t->look.seen = false;
         }
     }
 }
@@ -550,8 +551,8 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
         }
         /* Run the simulation if nobody runs, nobody is about to (a
          * released waiter that has not left yet), and it is not running. */
-        if (!rt.running_sim) {
-            outside_woken();
+        if (!rt.running_sim && threads_running() == 0) {
+            outside_woken();    /* only matters when nobody else runs */
             if (threads_running() == 0 && !rt_newcomer_busy &&
                 unknown_threads()) {
                 rt_newcomer_busy = newcomer_busy();

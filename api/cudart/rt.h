@@ -32,6 +32,7 @@
 #include <sys/types.h>
 
 #include "api/include/cuda_runtime_api.h"
+#include "api/osthread.h"
 #include "api/p2psim.h"
 #include "api/cudart/error.h"
 #include "api/kernel/kernel.h"
@@ -65,8 +66,7 @@ struct rt_thread {
     pthread_t pth;
     bool cpu_marked;            /* cpu_mark taken since the last call */
     uint64_t cpu_mark;          /* its CPU time then, ns */
-    bool asleep_seen;           /* asleep at a grace check since then */
-    uint64_t asleep_cpu;        /* its CPU time then, ns */
+    struct osthread_look look;  /* asleep at grace checks since then */
     struct rt_thread *next;     /* all threads */
 };
 
