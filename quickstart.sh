@@ -167,8 +167,8 @@ test)
     # clang (Debian's clang and libclang-rt-dev, about 45 MB, installed
     # when missing): each runs over its seed corpus, then tries the
     # number of inputs fuzz/ci-runs gives it (about 15 s each) with a
-    # fixed seed, so the verdict does not depend on the machine's speed
-    # or load (300 s per harness is only a bound; one input may take 120
+    # fixed seed, so how much it fuzzes does not depend on the machine's
+    # speed or load (300 s per harness is only a bound; one input may take 120
     # s). P2PSIM_FUZZ_SECONDS=N fuzzes each for N s with a new seed
     # instead. Each harness counts as one test: its result is written as
     # an automake .trs next to its log.

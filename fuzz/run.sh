@@ -15,9 +15,11 @@
 #   -R FILE     RUNS per harness from FILE (lines "NAME RUNS"), e.g.
 #               fuzz/ci-runs
 #   -s SEED     libFuzzer's random seed (default: a new one each run).
-#               With a seed and a number of runs, a harness tries the
-#               same inputs however fast the machine is: the verdict
-#               does not depend on its load (-t is then only a bound)
+#               With a seed and a number of runs, how much a harness
+#               fuzzes does not depend on how fast or loaded the
+#               machine is (-t is then only a bound); which inputs it
+#               makes follows coverage, which can differ between builds
+#               (the same build repeats them)
 #   -b BUILDDIR the build folder where make fuzz ran (default: .)
 #   -w WORKDIR  where the inputs found and the logs go (default: a new
 #               temporary folder, removed when nothing was found)
