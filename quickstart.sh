@@ -55,7 +55,7 @@ build() {
 env_lines() {
     abs=$(cd "$1" && pwd)
     echo "export PATH=\"$abs/tools:\$PATH\""
-    echo "export PKG_CONFIG_PATH=\"$abs/api/cudart\""
+    echo "export PKG_CONFIG_PATH=\"$abs/cuda/cudart\""
 }
 
 heading() {

@@ -22,7 +22,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "models/fabric.h"
+#include "machine/fabric.h"
 #include "models/gpu/gpu.h"
 #include "sim/error.h"
 #include "sim/props.h"

@@ -1,7 +1,7 @@
 /*
  * bench/flow.c - the same 8-GPU all-to-all copy set simulated in both
  * fidelities of libp2psim: TLP (every packet through the models) and flow
- * (each copy a flow sharing the machine max-min fairly; api/flow.c).
+ * (each copy a flow sharing the machine max-min fairly; machine/flow.c).
  *
  * Every GPU copies --size bytes to each of the 7 others at once, directly
  * where the P2P verdict allows it, else staged, on the default machine
@@ -16,7 +16,7 @@
  *
  * As in bench/fabric, the sources are never written, so they read as
  * zeros; the flow fidelity then moves no bytes (zeros onto never-written
- * memory change nothing, api/flow.c) and the figure is the cost of the
+ * memory change nothing, machine/flow.c) and the figure is the cost of the
  * simulation itself. --data writes a pattern into every source first:
  * both fidelities then move every byte, and copying them (memcpy into
  * the sparse stores) bounds the speedup.
@@ -31,7 +31,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/p2psim.h"
+#include "machine/p2psim.h"
 #include "sim/error.h"
 #include "sim/units.h"
 

@@ -14,13 +14,13 @@ noinst_PROGRAMS += bench/fabric
 bench_programs += bench/fabric
 bench_runs += bench/fabric
 bench_fabric_SOURCES = %reldir%/fabric.c
-bench_fabric_LDADD = models/libmodels.la sim/libsim.la
+bench_fabric_LDADD = machine/libp2psim.la -lm
 
 noinst_PROGRAMS += bench/flow
 bench_programs += bench/flow
 bench_runs += bench/flow
 bench_flow_SOURCES = %reldir%/flow.c
-bench_flow_LDADD = api/libp2psim.la -lm
+bench_flow_LDADD = machine/libp2psim.la -lm
 if HAVE_SYSTEMC
 nodist_EXTRA_bench_flow_SOURCES = dummy.cxx
 endif
@@ -28,7 +28,7 @@ endif
 # p2psim bench (the p2pBandwidthLatencyTest matrices) timed in both
 # fidelities on the 8-GPU default machine; runs ../tools/p2psim.
 noinst_PROGRAMS += bench/matrices
-bench_programs += bench/matrices tools/p2psim api/cudart/libcudart.la
+bench_programs += bench/matrices tools/p2psim cuda/cudart/libcudart.la
 bench_runs += bench/matrices
 bench_matrices_SOURCES = %reldir%/matrices.c
 bench_matrices_LDADD = -lm
@@ -41,21 +41,21 @@ noinst_PROGRAMS += bench/trace bench/trace-off
 bench_programs += bench/trace bench/trace-off
 bench_runs += bench/trace
 bench_trace_SOURCES = %reldir%/trace.c
-bench_trace_LDADD = api/libp2psim.la -lm
+bench_trace_LDADD = machine/libp2psim.la -lm
 bench_trace_off_SOURCES = %reldir%/trace.c $(sim_libsim_la_SOURCES)
 bench_trace_off_CPPFLAGS = $(AM_CPPFLAGS) -DSIM_TRACE_COMPILED_OUT
-bench_trace_off_LDADD = api/libp2psim.la -lm
+bench_trace_off_LDADD = machine/libp2psim.la -lm
 if HAVE_SYSTEMC
 nodist_EXTRA_bench_trace_SOURCES = dummy.cxx
 nodist_EXTRA_bench_trace_off_SOURCES = dummy.cxx
 endif
 
-# The PTX interpreter's speed (api/ptx/) on the flat executor.
+# The PTX interpreter's speed (ptx/) on the flat executor.
 noinst_PROGRAMS += bench/ptx
 bench_programs += bench/ptx
 bench_runs += bench/ptx
 bench_ptx_SOURCES = %reldir%/ptx.c
-bench_ptx_LDADD = api/ptx/libptx.la -lm
+bench_ptx_LDADD = ptx/libptx.la -lm
 
 # An all-to-all copy on the GB200 NVL72 (72 GPUs, 18 NVSwitches): wall
 # time and events per second (issue 7).
@@ -64,7 +64,7 @@ bench_programs += bench/nvl72
 bench_runs += bench/nvl72
 bench_nvl72_SOURCES = %reldir%/nvl72.c
 bench_nvl72_CFLAGS = $(AM_CFLAGS) -DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
-bench_nvl72_LDADD = api/libp2psim.la -lm
+bench_nvl72_LDADD = machine/libp2psim.la -lm
 if HAVE_SYSTEMC
 nodist_EXTRA_bench_nvl72_SOURCES = dummy.cxx
 endif

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/p2psim.h"
+#include "machine/p2psim.h"
 #include "sim/error.h"
 #include "sim/sim.h"
 #include "sim/units.h"

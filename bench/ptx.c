@@ -1,5 +1,5 @@
 /*
- * bench/ptx.c - speed of the PTX interpreter (api/ptx/): interpreted
+ * bench/ptx.c - speed of the PTX interpreter (ptx/): interpreted
  * warp-instructions per wall second on a compute-heavy kernel (an
  * integer/float loop in registers) and a memory-heavy one (a
  * grid-stride int4 copy: every load and store leaves the interpreter as
@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/ptx/flat.h"
-#include "api/ptx/ptx.h"
+#include "ptx/flat.h"
+#include "ptx/ptx.h"
 
 static const char bench_ptx[] =
     ".version 9.0\n.target sm_90\n.address_size 64\n"

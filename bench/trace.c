@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/p2psim.h"
+#include "machine/p2psim.h"
 #include "sim/error.h"
 
 #define BENCH_BYTES (64u << 20)

@@ -1,6 +1,6 @@
 /*
  * fuzz/fuzz_fatbin.c - libFuzzer harness of fat binary extraction
- * (api/ptx/ptx.h, ptx_fatbin_extract_data): the input is a fat binary
+ * (ptx/ptx.h, ptx_fatbin_extract_data): the input is a fat binary
  * container (header and entries; zstd entries are decompressed where
  * libzstd was found). The PTX text found is then parsed, as module
  * loading does.
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "api/ptx/ptx.h"
+#include "ptx/ptx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

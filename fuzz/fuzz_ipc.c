@@ -1,7 +1,7 @@
 /*
  * fuzz/fuzz_ipc.c - libFuzzer harness of CUDA IPC handles opened from
  * arbitrary bytes, through the p2psim server that checks them
- * (tools/server_ipc.c; the shim's side, api/cudart/ipc.c, only copies a
+ * (cuda/server/server_ipc.c; the shim's side, cuda/cudart/ipc.c, only copies a
  * handle's 64 bytes, compares magic, version and session, and forwards
  * the fields as below, which is what this harness does too).
  *

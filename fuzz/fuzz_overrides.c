@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/topology.h"
+#include "machine/topology.h"
 #include "sim/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,5 @@
 /*
- * fuzz/fuzz_ptx.c - libFuzzer harness of the PTX parser (api/ptx/ptx.h,
+ * fuzz/fuzz_ptx.c - libFuzzer harness of the PTX parser (ptx/ptx.h,
  * ptx_module_parse): the input is PTX text, not NUL-terminated (the
  * parser reads nothing at or past text + len). A module that parses has
  * each kernel checked (ptx_kernel_check) and its layout read.
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api/ptx/ptx.h"
+#include "ptx/ptx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

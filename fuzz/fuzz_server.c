@@ -1,6 +1,6 @@
 /*
  * fuzz/fuzz_server.c - libFuzzer harness of the p2psim server's wire
- * protocol (tools/server.c, srv_message; api/cudart/wire.h): the input is
+ * protocol (cuda/server/server.c, srv_message; cuda/server/wire.h): the input is
  * a stream of client messages to one server, in any order, from up to
  * four clients. Each message is
  *

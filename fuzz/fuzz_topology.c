@@ -1,6 +1,6 @@
 /*
  * fuzz/fuzz_topology.c - libFuzzer harness of the machine-file loader
- * (models/topology.h, topo_load_string): the input is a machine file's
+ * (machine/topology.h, topo_load_string): the input is a machine file's
  * text (topologies/SCHEMA.md). GPU catalog entries come from the built-in
  * catalog only (gpu_dir names a folder that does not exist), so no input
  * reads a file. A machine that loads is destroyed again.
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/topology.h"
+#include "machine/topology.h"
 #include "sim/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -16,17 +16,20 @@
 # `make fuzz` builds every fuzz/fuzz_*.c it finds.
 fuzz_o = $(patsubst %.c,fuzz/obj/%.o,$(filter %.c,$(1)))
 fuzz_sim = $(call fuzz_o,$(sim_libsim_la_SOURCES))
-fuzz_models = $(call fuzz_o,$(models_libmodels_la_SOURCES) \
-	$(nodist_models_libmodels_la_SOURCES)) $(fuzz_sim)
+fuzz_common = $(call fuzz_o,$(common_libcommon_la_SOURCES))
+fuzz_models = $(call fuzz_o,$(models_libmodels_la_SOURCES)) $(fuzz_sim)
 fuzz_traces = $(call fuzz_o,$(traces_libtraces_la_SOURCES))
-fuzz_ptx = $(call fuzz_o,$(api_ptx_libptx_la_SOURCES))
+fuzz_ptx = $(call fuzz_o,$(ptx_libptx_la_SOURCES))
+fuzz_machine = $(call fuzz_o,$(machine_libp2psim_la_SOURCES) \
+	$(nodist_machine_libp2psim_la_SOURCES)) $(fuzz_models) $(fuzz_ptx) \
+	$(fuzz_traces) $(fuzz_common)
 fuzz_validate = $(call fuzz_o,$(tools_libvalidate_la_SOURCES))
-fuzz_server = $(call fuzz_o,$(api_libp2psim_la_SOURCES) tools/server.c \
-	tools/server_ipc.c) $(fuzz_ptx) $(fuzz_traces) $(fuzz_models)
+fuzz_server = $(call fuzz_o,$(cuda_server_libserver_la_SOURCES)) \
+	$(fuzz_machine)
 
 # ---- the harnesses: one line each -------------------------------------------
-fuzz/fuzz_topology: $(fuzz_models)
-fuzz/fuzz_overrides: $(fuzz_models)
+fuzz/fuzz_topology: $(fuzz_machine)
+fuzz/fuzz_overrides: $(fuzz_machine)
 fuzz/fuzz_ptx: $(fuzz_ptx)
 fuzz/fuzz_fatbin: $(fuzz_ptx)
 fuzz/fuzz_api_trace: $(fuzz_traces)
@@ -71,5 +74,5 @@ endif
 .PHONY: fuzz fuzz-clean
 fuzz-clean:
 	rm -rf fuzz/obj $(fuzz_programs)
-EXTRA_DIST += fuzz/run.sh fuzz/ci-runs fuzz/corpus $(patsubst $(srcdir)/%,%,$(wildcard \
+EXTRA_DIST += fuzz/.may_include fuzz/run.sh fuzz/ci-runs fuzz/corpus $(patsubst $(srcdir)/%,%,$(wildcard \
 	$(srcdir)/fuzz/*.c $(srcdir)/fuzz/*.h $(srcdir)/fuzz/*.dict))

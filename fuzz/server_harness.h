@@ -1,6 +1,6 @@
 /*
  * fuzz/server_harness.h - what fuzz_server.c and fuzz_ipc.c share: a
- * p2psim server (tools/server.h) on a fresh machine per input, clients on
+ * p2psim server (cuda/server/server.h) on a fresh machine per input, clients on
  * socketpairs whose far ends the harness drains, and time advanced after
  * every message. Static functions: each harness includes it once.
  *
@@ -26,14 +26,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "api/cudart/wire.h"
-#include "api/p2psim.h"
+#include "cuda/server/wire.h"
+#include "machine/p2psim.h"
 #include "sim/error.h"
 #include "sim/sim.h"
-#include "tools/server.h"
+#include "cuda/server/server.h"
 
 #ifdef HAVE_SYSTEMC
-/* api/p2psim.c names the SystemC engine, which is C++ and not built for
+/* machine/p2psim.c names the SystemC engine, which is C++ and not built for
  * fuzzing (fuzz/local.mk compiles C only); the harnesses use the native
  * engine, and this stand-in refuses to start. */
 #include "sim/engine.h"

@@ -3,7 +3,7 @@
  *
  * Trace points are declared once, below (name, short name, meaning of the
  * numeric fields). Models emit them; the core hands each record to every
- * subscribed sink whose mask selects it. api/ installs the sink that turns
+ * subscribed sink whose mask selects it. machine/ installs the sink that turns
  * records into traces/ files; tests install their own. With no sink
  * subscribed, emitting costs one test of a mask.
  *

@@ -19,13 +19,7 @@
     X(make_iommu_suite)                                                       \
     X(make_hostmem_suite)                                                     \
     X(make_sparse_suite)                                                      \
-    X(make_gpu_suite)                                                         \
-    X(make_fabric_suite)                                                      \
-    X(make_topology_suite)                                                    \
-    X(make_route_suite)                                                       \
-    X(make_nvlink_suite)                                                      \
-    X(make_override_suite)                                                    \
-    X(make_vm_suite)
+    X(make_gpu_suite)
 
 #define WEAK(fn) Suite *fn(void) __attribute__((weak));
 SUITES(WEAK)

@@ -20,7 +20,7 @@
  * failures gives).
  *
  * The hook: this runner is linked with -Wl,--wrap for the allocation
- * functions (tests/local.mk), so every call from sim/, models/, api/ and
+ * functions (tests/local.mk), so every call from sim/, models/, machine/ and
  * traces/ (linked statically as convenience libraries) comes through the
  * __wrap_ functions below, which count and fail the armed one.
  *
@@ -44,10 +44,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "api/include/p2psim_kernel.h"
-#include "api/kernel/kernel.h"
-#include "api/p2psim.h"
-#include "api/ptx/ptx.h"
+#include "machine/include/p2psim_kernel.h"
+#include "machine/kernel/kernel.h"
+#include "machine/p2psim.h"
+#include "ptx/ptx.h"
 #include "sim/engine.h"
 #include "sim/error.h"
 #include "sim/event.h"

@@ -26,19 +26,21 @@ Suite *make_iommu_suite(void);
 Suite *make_hostmem_suite(void);
 Suite *make_sparse_suite(void);
 Suite *make_gpu_suite(void);
+
+/* machine/ */
 Suite *make_fabric_suite(void);
 Suite *make_override_suite(void);
 Suite *make_topology_suite(void);
 Suite *make_route_suite(void);
 Suite *make_nvlink_suite(void);
 Suite *make_vm_suite(void);
-
-/* api/ */
 Suite *make_exec_suite(void);
 Suite *make_flow_suite(void);
 Suite *make_kernel_suite(void);
-Suite *make_cudart_error_suite(void);
 Suite *make_trace_sink_suite(void);
+
+/* cuda/ (below the shim's exported face) */
+Suite *make_cudart_error_suite(void);
 
 /* traces/ */
 Suite *make_traces_format_suite(void);

@@ -1,5 +1,5 @@
 /*
- * tests/check_ptx.c - runner for the PTX front end (api/ptx/), which
+ * tests/check_ptx.c - runner for the PTX front end (ptx/), which
  * links only libptx. Hand-written PTX suites always run.
  */
 #include <config.h>

@@ -1,6 +1,6 @@
 /*
  * tests/check_sim.c - runner for the sim/ suites; links libsim only, so a
- * call from sim/ up into models/ or api/ fails to link here.
+ * call from sim/ up into models/ or machine/ fails to link here.
  */
 #include <config.h>
 

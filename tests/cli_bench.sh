@@ -17,7 +17,7 @@
 top=${top_srcdir:-.}
 p2psim=${P2PSIM:-./tools/p2psim}
 builddir=${top_builddir:-.}
-if [ ! -f "$builddir/api/cudart/.libs/libcudart.so.13" ] &&
+if [ ! -f "$builddir/cuda/cudart/.libs/libcudart.so.13" ] &&
    [ -z "$P2PSIM_CUDART_DIR" ]; then
     echo "no shared CUDA shim (configured with --disable-shared?): skipped"
     exit 77

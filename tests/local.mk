@@ -22,42 +22,50 @@ tests_check_models_SOURCES = \
 	%reldir%/check_models.c \
 	%reldir%/models/harness.c \
 	%reldir%/models/harness.h \
-	%reldir%/models/check_fabric.c \
 	%reldir%/models/check_egress.c \
 	%reldir%/models/check_gpu.c \
 	%reldir%/models/check_hostmem.c \
 	%reldir%/models/check_iommu.c \
 	%reldir%/models/check_pcie_link.c \
 	%reldir%/models/check_psw.c \
-	%reldir%/models/check_route.c \
-	%reldir%/models/check_nvlink.c \
 	%reldir%/models/check_rc.c \
-	%reldir%/models/check_sparse.c \
-	%reldir%/models/check_topology.c \
-	%reldir%/models/check_override.c \
-	%reldir%/models/check_vm.c
+	%reldir%/models/check_sparse.c
 tests_check_models_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 EXTRA_DIST += tests/topologies
 tests_check_models_LDADD = models/libmodels.la sim/libsim.la $(CHECK_LIBS)
 
-check_PROGRAMS += tests/check_api
-TESTS += tests/check_api
-tests_check_api_SOURCES = \
+check_PROGRAMS += tests/check_machine
+TESTS += tests/check_machine
+tests_check_machine_SOURCES = \
 	%reldir%/check_p2psim.h \
-	%reldir%/check_api.c \
-	%reldir%/api/check_cudart_error.c \
-	%reldir%/api/check_exec.c \
-	%reldir%/api/check_flow.c \
-	%reldir%/api/check_kernel.c \
-	%reldir%/api/check_trace.c
-tests_check_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
+	%reldir%/check_machine.c \
+	%reldir%/machine/check_fabric.c \
+	%reldir%/machine/check_topology.c \
+	%reldir%/machine/check_route.c \
+	%reldir%/machine/check_nvlink.c \
+	%reldir%/machine/check_override.c \
+	%reldir%/machine/check_vm.c \
+	%reldir%/machine/check_exec.c \
+	%reldir%/machine/check_flow.c \
+	%reldir%/machine/check_kernel.c \
+	%reldir%/machine/check_trace.c
+tests_check_machine_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_api_LDADD = api/libp2psim.la api/cudart/libcudart_error.la \
-	$(CHECK_LIBS) -lpthread
+tests_check_machine_LDADD = machine/libp2psim.la $(CHECK_LIBS) -lpthread
 if HAVE_SYSTEMC
-nodist_EXTRA_tests_check_api_SOURCES = dummy.cxx
+nodist_EXTRA_tests_check_machine_SOURCES = dummy.cxx
 endif
+
+check_PROGRAMS += tests/check_cuda
+TESTS += tests/check_cuda
+tests_check_cuda_SOURCES = \
+	%reldir%/check_p2psim.h \
+	%reldir%/check_cuda.c \
+	%reldir%/cudart/check_cudart_error.c
+tests_check_cuda_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
+	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_cuda_LDADD = cuda/cudart/libcudart_error.la $(CHECK_LIBS)
 
 # The allocation-failure sweep (sim/error.h, "Out of memory"): a short
 # run with its Nth allocation failed, for every N. The libraries are
@@ -70,26 +78,26 @@ tests_check_oom_CFLAGS = $(AM_CFLAGS) -DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_oom_LDFLAGS = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
 	-Wl,--wrap=strdup,--wrap=strndup,--wrap=aligned_alloc \
 	-Wl,--wrap=posix_memalign,--wrap=mmap
-tests_check_oom_LDADD = api/libp2psim.la -lpthread
+tests_check_oom_LDADD = machine/libp2psim.la -lpthread
 if HAVE_SYSTEMC
 nodist_EXTRA_tests_check_oom_SOURCES = dummy.cxx
 endif
 
-# The p2psim server's handler (tools/server.c) in this process: its
+# The p2psim server's handler (cuda/server/server.c) in this process: its
 # answers once its simulation has failed (out of memory).
 check_PROGRAMS += tests/check_server
 TESTS += tests/check_server
-tests_check_server_SOURCES = %reldir%/server/check_server.c tools/server.c \
-	tools/server_ipc.c
+tests_check_server_SOURCES = %reldir%/server/check_server.c
 tests_check_server_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_check_server_LDADD = api/libp2psim.la $(CHECK_LIBS) -lpthread
+tests_check_server_LDADD = cuda/server/libserver.la machine/libp2psim.la \
+	$(CHECK_LIBS) -lpthread
 if HAVE_SYSTEMC
 nodist_EXTRA_tests_check_server_SOURCES = dummy.cxx
 endif
 EXTRA_DIST += tests/server/.may_include
 
 # The CUDA shim, called as programs call it: one suite per file of
-# api/cudart/, the error-path suite, each test in its own process.
+# cuda/cudart/, the error-path suite, each test in its own process.
 check_PROGRAMS += tests/check_cudart
 TESTS += tests/check_cudart
 tests_check_cudart_SOURCES = \
@@ -110,7 +118,7 @@ tests_check_cudart_SOURCES = \
 	%reldir%/cudart/server_test.c
 tests_check_cudart_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_cudart_LDADD = api/cudart/libcudart.la $(CHECK_LIBS) -lpthread
+tests_check_cudart_LDADD = cuda/cudart/libcudart.la $(CHECK_LIBS) -lpthread
 
 # traces/ alone (issue 11): the fabric trace formats, readers, filters
 # and summaries, linked with traces/libtraces.la only.
@@ -173,7 +181,7 @@ TESTS_ENVIRONMENT += top_builddir=$(abs_top_builddir); export top_builddir; \
 	PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG;
 
 # tests/programs/: our own CUDA programs in the spirit of the CUDA samples
-# (no kernels), built by programs.sh against api/include and the built
+# (no kernels), built by programs.sh against cuda/include and the built
 # shim with configure's compiler, and run through `p2psim run` on machines
 # of the library: peer_copy.c (simpleP2P), bandwidth_latency.c
 # (p2pBandwidthLatencyTest's matrices), thread_per_gpu.c (a host thread
@@ -197,8 +205,8 @@ EXTRA_DIST += tests/programs/ipc.sh tests/programs/ipc_exchange.c
 # forwards to NVIDIA's runtime under `p2psim run --real`.
 noinst_PROGRAMS += tests/programs/copy_sweep
 tests_programs_copy_sweep_SOURCES = tests/programs/copy_sweep.c
-tests_programs_copy_sweep_CPPFLAGS = -I$(srcdir)/api/include
-tests_programs_copy_sweep_LDADD = api/cudart/libcudart.la
+tests_programs_copy_sweep_CPPFLAGS = -I$(srcdir)/cuda/include
+tests_programs_copy_sweep_LDADD = cuda/cudart/libcudart.la
 tests_programs_copy_sweep_LDFLAGS = -no-install
 
 # tests/shim/, the dispatch layer (issue 9), with the environment above:
@@ -235,7 +243,7 @@ EXTRA_DIST += tests/cli_bench.sh tests/sweep_mpi.sh
 TESTS += tests/vm_clique.sh
 EXTRA_DIST += tests/vm_clique.sh
 
-# The PTX front end (api/ptx/), linked alone: hand-written PTX always;
+# The PTX front end (ptx/), linked alone: hand-written PTX always;
 # nvcc-built PTX and fat binaries in check_ptx_nvcc, which skips (77)
 # where nvcc is absent.
 if HAVE_CHECK
@@ -248,7 +256,7 @@ tests_check_ptx_SOURCES = \
 	%reldir%/ptx/check_ptx_hand.c
 tests_check_ptx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_ptx_LDADD = api/ptx/libptx.la $(CHECK_LIBS) -lm
+tests_check_ptx_LDADD = ptx/libptx.la $(CHECK_LIBS) -lm
 tests_check_ptx_nvcc_SOURCES = \
 	%reldir%/check_ptx_nvcc.c \
 	%reldir%/ptx/ptx_test.h \

@@ -180,7 +180,7 @@ if ! command -v "$pkg" >/dev/null 2>&1; then
 elif [ ! -f "$shim_dir/libcudart.so.13" ]; then
     echo "7: no shared shim: story 7 skipped"
 else
-    flags=$(PKG_CONFIG_PATH=$build/api/cudart "$pkg" --cflags --libs \
+    flags=$(PKG_CONFIG_PATH=$build/cuda/cudart "$pkg" --cflags --libs \
         p2psim-cudart)
     # shellcheck disable=SC2086
     check "7: stories-mp.c builds against the shim" 0 "" \

@@ -12,7 +12,7 @@ if [ ! -f "$plugin" ]; then
     exit 77
 fi
 mpirun=$(command -v mpirun) || { echo "no mpirun: skipped"; exit 77; }
-if [ ! -f "$builddir/api/cudart/.libs/libcudart.so.13" ]; then
+if [ ! -f "$builddir/cuda/cudart/.libs/libcudart.so.13" ]; then
     echo "no shared CUDA shim: skipped"
     exit 77
 fi

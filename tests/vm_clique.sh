@@ -10,13 +10,13 @@
 # Why 3x: a staged copy is two copy-engine operations (source GPU to host
 # memory, host memory to the destination GPU), each no cheaper than the
 # one direct copy, plus the host noticing the first completion and
-# starting the second (api/exec.c, EXEC_STAGING_HANDOFF), itself longer
+# starting the second (machine/exec.c, EXEC_STAGING_HANDOFF), itself longer
 # than a small direct copy. cloud-hypervisor#6235 reports about 10x.
 # Prints the two latencies and their ratio; "vm_clique: N passed, M failed".
 top=${top_srcdir:-.}
 p2psim=${P2PSIM:-./tools/p2psim}
 builddir=${top_builddir:-.}
-if [ ! -f "$builddir/api/cudart/.libs/libcudart.so.13" ] &&
+if [ ! -f "$builddir/cuda/cudart/.libs/libcudart.so.13" ] &&
    [ -z "$P2PSIM_CUDART_DIR" ]; then
     echo "no shared CUDA shim (configured with --disable-shared?): skipped"
     exit 77

@@ -1,15 +1,15 @@
 /*
  * tools/bwlat_int.h - what bwlat.c (the measurements) and bwlat_job.c (the
  * child process that runs them) share: the CUDA runtime's entry points,
- * loaded with dlsym, typed from our CUDA headers (api/include).
+ * loaded with dlsym, typed from our CUDA headers (cuda/include).
  */
 #ifndef P2PSIM_TOOLS_BWLAT_INT_H
 #define P2PSIM_TOOLS_BWLAT_INT_H
 
 #include <setjmp.h>
 
-#include "api/include/cuda_runtime_api.h"
-#include "api/include/p2psim_kernel.h"
+#include "cuda/include/cuda_runtime_api.h"
+#include "machine/include/p2psim_kernel.h"
 
 /* Every CUDA call the measurements make. */
 #define BWLAT_CUDA_CALLS(X)                                                   \
@@ -42,7 +42,7 @@
     X(cudaGetLastError)                                                       \
     X(cudaGetErrorString)
 
-/* The device API of C kernels (api/include/p2psim_kernel.h): p2psim's
+/* The device API of C kernels (machine/include/p2psim_kernel.h): p2psim's
  * runtime has it, NVIDIA's does not (then the table's members are NULL,
  * and --sm_copy is refused). */
 #define BWLAT_DEVAPI_CALLS(X)                                                 \

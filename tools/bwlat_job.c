@@ -58,11 +58,11 @@ static bool file_in(const char *dir, char *out, size_t size)
 }
 
 /* The build tree: tools/p2psim (or tools/.libs/p2psim behind a libtool
- * wrapper) has the shim in ../api/cudart/.libs. */
+ * wrapper) has the shim in ../cuda/cudart/.libs. */
 static bool find_in_build_tree(char *out, size_t size)
 {
-    static const char *const rel[] = { "/../api/cudart/.libs",
-                                       "/../../api/cudart/.libs" };
+    static const char *const rel[] = { "/../cuda/cudart/.libs",
+                                       "/../../cuda/cudart/.libs" };
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0) {
@@ -205,7 +205,7 @@ static bool load_cudart(const char *path, struct bwlat_cuda *cu,
 
 static void child_main(const struct bwlat_request *rq, int fd)
 {
-    /* The shim reads these at its first call (api/cudart/rt.c). */
+    /* The shim reads these at its first call (cuda/cudart/rt.c). */
     child_env("P2PSIM_TOPOLOGY", rq->machine);
     child_env("P2PSIM_FIDELITY", rq->fidelity);
     child_env("P2PSIM_SET", rq->overrides);

@@ -9,7 +9,7 @@
 top=${1:-${top_srcdir:-.}}
 cd "$top" || exit 2
 status=0
-for f in $(find sim models api traces tools bench tests -type f \( -name '*.c' -o -name '*.h' -o -name '*.cpp' \) 2>/dev/null | sort); do
+for f in $(find common traces ptx sim models machine cuda tools bench tests fuzz -type f \( -name '*.c' -o -name '*.h' -o -name '*.cpp' \) 2>/dev/null | sort); do
     dir=$(dirname "$f")
     rules=
     d=$dir

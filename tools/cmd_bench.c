@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/p2psim.h"
+#include "machine/p2psim.h"
 #include "tools/bwlat.h"
 #include "tools/cli.h"
 #include "tools/matrices.h"

@@ -4,7 +4,7 @@
  * print both results side by side with their ratio.
  *
  * The two runs are `p2psim run --real --quiet -- PROGRAM` (p2psim's
- * runtime forwarding every call to NVIDIA's, api/passthrough/) and
+ * runtime forwarding every call to NVIDIA's, cuda/passthrough/) and
  * `p2psim run --quiet --topology M -- PROGRAM`, each with its standard
  * output captured (what the program prints on stderr passes through).
  * --real-from takes the real run's output from a file instead, so a

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/p2psim.h"
+#include "machine/p2psim.h"
 #include "sim/component.h"
 #include "tools/cli.h"
 

@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "api/p2psim.h"
+#include "machine/p2psim.h"
 #include "sim/units.h"
 #include "tools/bwlat.h"
 #include "tools/cli.h"

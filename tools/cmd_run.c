@@ -19,7 +19,7 @@
  *   P2PSIM_SERVER    the p2psim server this command starts for the
  *                    program (all its processes share its machine)
  *   P2PSIM_BACKEND   with --real, "cuda": the shim forwards every call to
- *                    NVIDIA's runtime (api/passthrough/); no machine, no
+ *                    NVIDIA's runtime (cuda/passthrough/); no machine, no
  *                    server
  *   P2PSIM_RECORD    with --record FILE: the shim writes the API trace
  *                    there (traces/api-trace.md); FILE is emptied first
@@ -31,7 +31,7 @@
  *
  * Where the shim is found, first hit wins:
  *   1. $P2PSIM_CUDART_DIR;
- *   2. the build tree: ../api/cudart/.libs next to this binary (tools/p2psim,
+ *   2. the build tree: ../cuda/cudart/.libs next to this binary (tools/p2psim,
  *      or tools/.libs/p2psim behind a libtool wrapper);
  *   3. the installed shim, $(pkglibdir) (P2PSIM_PKGLIBDIR).
  */
@@ -54,8 +54,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "api/p2psim.h"
-#include "models/topology.h"
+#include "machine/p2psim.h"
+#include "machine/topology.h"
 #include "sim/error.h"
 #include "tools/cli.h"
 #include "tools/trace_opts.h"
@@ -175,13 +175,13 @@ static bool dir_has_shim(const char *dir)
 
 /*
  * Build tree: this binary is tools/p2psim, or tools/.libs/p2psim (or
- * lt-p2psim) behind a libtool wrapper; the shim is api/cudart/.libs.
+ * lt-p2psim) behind a libtool wrapper; the shim is cuda/cudart/.libs.
  */
 static bool find_in_build_tree(char *out, size_t size)
 {
     static const char *const rel[] = {
-        "/../api/cudart/.libs",
-        "/../../api/cudart/.libs",
+        "/../cuda/cudart/.libs",
+        "/../../cuda/cudart/.libs",
     };
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -386,7 +386,7 @@ static int set_environment(const struct run_opts *o, const char *shim_dir,
  * Every program runs on a p2psim server (cmd_server.c), so that all of
  * its processes share one simulated machine (CUDA IPC, simpleIPC;
  * reference/cuda-api.md §2.5); a single process runs on it exactly as on
- * a machine of its own (api/cudart/remote.c), nvcc kernels included (the
+ * a machine of its own (cuda/cudart/remote.c), nvcc kernels included (the
  * server runs their PTX); only C kernels need --single-process. This command binds the
  * socket in a private directory and hands the listening descriptor to the
  * server, so the program can connect from its first instruction; the

@@ -2,7 +2,7 @@
  * tools/cmd_server.c - `p2psim server --socket PATH [--topology FILE]`:
  * one simulated machine shared by every process of a program.
  *
- * The CUDA shim in each process (api/cudart/remote.c) connects to the
+ * The CUDA shim in each process (cuda/cudart/remote.c) connects to the
  * UNIX socket named by P2PSIM_SERVER and sends its machine operations
  * here (copies, fills, timers, HBM allocation and bytes, pinned host
  * memory, IPC exports); this process runs them on its machine and sends
@@ -12,7 +12,7 @@
  * the internal option --listen-fd, so the program can connect from its
  * first instruction.
  *
- * The protocol and its rules of time are in api/cudart/wire.h. In short:
+ * The protocol and its rules of time are in cuda/server/wire.h. In short:
  * the simulation runs only while no client is busy and at least one is
  * waiting inside the simulator; it stops at the first completion for any
  * client (then every event of that same instant), or at the smallest of
@@ -33,9 +33,9 @@
  * kernel reads what the program's threads store there. The grid's end
  * goes back as a callback carrying the failure's message.
  *
- * The messages and time: tools/server.c (this file reads whole messages
+ * The messages and time: cuda/server/server.c (this file reads whole messages
  * off the sockets and waits); IPC and who owns which HBM:
- * tools/server_ipc.c.
+ * cuda/server/server_ipc.c.
  *
  * A client that disconnects is gone: its queued callbacks are dropped,
  * its operations still in the simulation finish without a recipient
@@ -66,7 +66,7 @@
 #define _GNU_SOURCE /* accept4, MSG_CMSG_CLOEXEC */
 #include <config.h>
 
-#include "tools/server.h"
+#include "cuda/server/server.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -82,7 +82,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/p2psim.h"
+#include "machine/p2psim.h"
 #include "sim/error.h"
 #include "tools/cli.h"
 
@@ -282,7 +282,7 @@ static int listen_on(const char *path)
 
 /*
  * The machine, with the options the shim takes from the environment
- * (api/cudart/rt.c): the processes' copies and this one must agree.
+ * (cuda/cudart/rt.c): the processes' copies and this one must agree.
  */
 static struct p2psim *server_open(const char *file)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/p2psim.h"
+#include "machine/p2psim.h"
 #include "tools/cli.h"
 
 static void topo_usage(FILE *f)

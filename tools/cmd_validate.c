@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/p2psim.h"
+#include "machine/p2psim.h"
 #include "tools/bwlat.h"
 #include "tools/cli.h"
 #include "tools/validate_case.h"

@@ -5,12 +5,9 @@ tools_p2psim_SOURCES = \
 	%reldir%/cmd_explain.c \
 	%reldir%/cmd_run.c \
 	%reldir%/cmd_server.c \
-	%reldir%/server.c \
-	%reldir%/server.h \
-	%reldir%/server_ipc.c \
 	%reldir%/cmd_topo.c \
 	%reldir%/p2psim.c
-tools_p2psim_LDADD = api/libp2psim.la
+tools_p2psim_LDADD = cuda/server/libserver.la machine/libp2psim.la
 # p2psim run finds the installed CUDA shim (libcudart.so.13) here.
 tools_p2psim_CPPFLAGS = $(AM_CPPFLAGS) -DP2PSIM_PKGLIBDIR='"$(pkglibdir)"'
 # p2psim bench, sweep and validate: the measurements (bwlat*.c, run in

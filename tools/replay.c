@@ -27,8 +27,8 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "api/include/cuda_runtime_api.h"
-#include "api/osthread.h"
+#include "cuda/include/cuda_runtime_api.h"
+#include "common/osthread.h"
 
 #define RP_PAGE 4096u
 
@@ -1278,7 +1278,7 @@ static bool overlapped(const struct rp *r, size_t i)
  * using CPU time in between: waiting in the runtime).
  *
  * The runtime lets simulated time go on only while every thread between
- * calls is blocked (api/cudart/rt.c). So a thread waits asleep only while
+ * calls is blocked (cuda/cudart/rt.c). So a thread waits asleep only while
  * the next call to start waits for a return, which may need the
  * simulation to run; otherwise its turn comes from the replay's own
  * progress, and it waits runnable (yielding), so that the simulation does
@@ -1414,7 +1414,7 @@ void replay_child(const struct replay_request *rq)
     pthread_mutex_init(&r.lock, NULL);
     pthread_mutex_init(&r.turn_lock, NULL);
     pthread_cond_init(&r.turn_cond, NULL);
-    /* The shim reads these at its first call (api/cudart/rt.c). */
+    /* The shim reads these at its first call (cuda/cudart/rt.c). */
     set_env("P2PSIM_TOPOLOGY", rq->machine);
     set_env("P2PSIM_RECORD", rq->record);
     set_env("P2PSIM_BACKEND", NULL);

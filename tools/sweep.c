@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/p2psim.h"
+#include "machine/p2psim.h"
 #include "sim/units.h"
 #include "tools/cli.h"
 #include "tools/sweep_mpi.h"

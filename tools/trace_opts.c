@@ -86,7 +86,7 @@ int cli_trace_check(const struct cli_trace *t, const char *cmd)
         fprintf(stderr, "p2psim %s: --trace-filter: %s\n", cmd, err);
         return -1;
     }
-    /* The same parsers as the simulating process's (api/trace_sink.c). */
+    /* The same parsers as the simulating process's (machine/trace_sink.c). */
     sim_time_t t_ps;
     uint64_t bytes;
     if (t->max && (sim_parse_size(t->max, &bytes, err, sizeof(err)) < 0 ||

@@ -3,7 +3,7 @@
  * share (--trace, --trace-format, --trace-filter, --trace-max, --events,
  * --stall-threshold, --counters, --counters-period, --plot). They are
  * handed to the simulating process (the CUDA runtime, or the p2psim
- * server) as the environment api/trace_sink.h reads.
+ * server) as the environment machine/trace_sink.h reads.
  */
 #ifndef P2PSIM_TOOLS_TRACE_OPTS_H
 #define P2PSIM_TOOLS_TRACE_OPTS_H

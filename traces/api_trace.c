@@ -115,7 +115,7 @@ static size_t put_utf8(char *out, unsigned long v)
 /*
  * A JSON string at ps->p (the opening quote), unescaped into a new
  * buffer. The recorder writes each byte outside printable ASCII as
- * \u00XX (api/passthrough/record.c), so \u0001 to \u00ff give that byte
+ * \u00XX (cuda/passthrough/record.c), so \u0001 to \u00ff give that byte
  * back; higher code points (a file edited by hand) become UTF-8, a
  * surrogate pair one code point. \u0000 and unknown escapes are errors.
  * The output is never longer than the input, escapes included.

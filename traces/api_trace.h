@@ -1,7 +1,7 @@
 /*
  * traces/api_trace.h - reading API traces: the JSON lines the CUDA shim
  * writes with P2PSIM_RECORD (format: traces/api-trace.md; writer:
- * api/passthrough/record.c).
+ * cuda/passthrough/record.c).
  *
  * A file is read whole into memory: a header per process and one call per
  * line. Each call keeps its fixed fields (seq, pid, tid, depth, name,

@@ -4,7 +4,7 @@
  * flow) and the event log (BAR1 maps, IOMMU faults, credit stalls, ...),
  * and the two file formats they are written in, CSV and the Chrome /
  * Perfetto JSON trace-event format. traces/trace-format.md documents the
- * files; api/trace_sink.c maps the simulator's trace points onto these
+ * files; machine/trace_sink.c maps the simulator's trace points onto these
  * records; tools read them back (trace_read.c) without the simulator.
  *
  * Prefix trace_. libc only (STYLE.md §2).

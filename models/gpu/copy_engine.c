@@ -377,7 +377,7 @@ static void ce_drained(struct ce *ce, struct gpu_dma *op)
 /*
  * Whether cur may start moving data: no earlier operation drains, or only
  * PUSH operations whose writes all leave by one port (file header,
- * "Ordering"; api/flow.c decides the same).
+ * "Ordering"; machine/flow.c decides the same).
  */
 static bool ce_may_begin(const struct ce *ce)
 {

@@ -331,7 +331,7 @@ void gpu__out_fini(struct gpu *g);
 /*
  * gpu__out_for - THE decision of the port a request to bus address addr
  * leaves by (an index in g->out): an NVLink port when addr lies in an
- * NVLink window the builder routed (models/fabric.c), spread over the
+ * NVLink window the builder routed (machine/fabric.c), spread over the
  * ports that reach it by their links, preferring one that can send now;
  * else out[0], "pcie". A pure function of the GPU's state: asking twice
  * gives the same answer until a TLP is queued.

@@ -10,7 +10,7 @@
  *   (per     +-- out[2] "nvl5"  ====== NV4 to nvsw1 ...
  *    port)
  *
- * The builder (models/fabric.c) gives each connected NVLink port its
+ * The builder (machine/fabric.c) gives each connected NVLink port its
  * weight (bonded links) and routes: the NVLink windows of the GPUs it
  * reaches, directly or through an NVSwitch whose fabric manager runs.
  * A request whose address is in such a window leaves by one of the ports

@@ -2,7 +2,7 @@
  * models/gpu/sm.h - the memory side of a GPU's streaming multiprocessors
  * (SMs): what a warp's coalesced memory request does once it leaves the
  * SM. Kernel execution itself (threads, warps, blocks) lives in
- * api/kernel/; this model sees requests of at most 128 bytes that never
+ * machine/kernel/; this model sees requests of at most 128 bytes that never
  * cross a 128-byte line, each issued by one SM.
  *
  * A request is local (addr is an offset in this GPU's HBM) or remote
@@ -111,7 +111,7 @@ struct gpu_sm_req {
  *                (sm-wc-timeout; default 500ns)
  *   launch_ps    a kernel launch's GPU-side latency: from the host's
  *                doorbell (the end of the launch call) to the first block
- *                (launch-latency; default 3us). api/kernel/ charges it.
+ *                (launch-latency; default 3us). machine/kernel/ charges it.
  */
 struct gpu_sm_params {
     unsigned n_sm;

@@ -74,7 +74,7 @@ struct pcie_link_counters {
 void pcie_link_get_counters(const struct sim_link *l,
                             struct pcie_link_counters *out);
 
-/* ---- costs, for the flow fidelity (api/flow.c) ---------------------------
+/* ---- costs, for the flow fidelity (machine/flow.c) ---------------------------
  * The figures the link charges, exposed so that a model of whole
  * transfers (flows) charges the same: the one-way latency, the bytes a
  * TLP occupies on the wire at the negotiated generation (framing, header,

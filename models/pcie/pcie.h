@@ -2,7 +2,7 @@
  * models/pcie/pcie.h - PCIe facts shared by every PCIe model: generations,
  * encodings and per-TLP wire overhead (one table, one source of truth),
  * requester IDs, and the routing tables that the builder programs into
- * switches and root complexes (models/fabric.c computes them; the models
+ * switches and root complexes (machine/fabric.c computes them; the models
  * only look them up).
  *
  * Sources: ../shared/reference/pcie-nvlink.md §2.1 (rates, encodings), §2.2
@@ -167,7 +167,7 @@ bool pcie_size_is_valid(unsigned bytes);
  * the fewest completions: at most mps bytes, and every completion but the
  * last ends on an rcb boundary (rcb <= mps, both powers of two). The
  * completers (host memory, the GPU's BAR1) and the flow fidelity
- * (api/flow.c) all split with it.
+ * (machine/flow.c) all split with it.
  */
 uint32_t pcie_cpl_split_bytes(uint64_t pos, uint64_t end, unsigned mps,
                               unsigned rcb);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# abi.sh - check p2psim's CUDA headers (api/include/) against the installed
+# abi.sh - check p2psim's CUDA headers (cuda/include/) against the installed
 # CUDA toolkit's headers, mechanically.
 #
 # Checks (each prints "ok: ..." or "FAIL: ..." with the differences):
@@ -41,7 +41,7 @@ CC=${CC:-cc}
 CXX=${CXX:-c++}
 READELF=${READELF:-readelf}
 NM=${NM:-nm}
-ours_inc=$top/api/include
+ours_inc=$top/cuda/include
 abi=$top/tests/abi
 
 # ---- find the toolkit -------------------------------------------------------

@@ -3,7 +3,7 @@
  * headers in a canonical text form, so it can be compared line by line with
  * the same program built against the CUDA toolkit's headers.
  *
- * One source, two builds (tests/abi/abi.sh): -I api/include and -I the
+ * One source, two builds (tests/abi/abi.sh): -I cuda/include and -I the
  * toolkit's include directory. Every name below must exist in both, so a
  * misspelt or missing name breaks the toolkit build, and every value, size
  * and offset is printed, so a wrong one shows up in the diff. The lists are
@@ -22,7 +22,7 @@
  *                               the symbol the header binds NAME to)
  *
  * -DABI_INTERNAL adds the runtime-internal interface: the fat binary wrapper
- * (ours: api/include/p2psim_cudart_internal.h; toolkit: fatbinary_section.h)
+ * (ours: cuda/include/p2psim_cudart_internal.h; toolkit: fatbinary_section.h)
  * and, in our build only, references to the registration/launch entry
  * points and the per-thread twins, for the signature comparison.
  *

@@ -1,6 +1,6 @@
 #!/bin/sh
 # compile.sh - programs that use the CUDA runtime API compile against
-# p2psim's headers (api/include/) alone, without the CUDA toolkit.
+# p2psim's headers (cuda/include/) alone, without the CUDA toolkit.
 #
 # Checks (each prints "ok: ..." or "FAIL: ..." with the compiler output):
 #   - every header compiles on its own, as C11 with the project's warning
@@ -19,7 +19,7 @@
 top=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 CC=${CC:-cc}
 CXX=${CXX:-c++}
-inc=$top/api/include
+inc=$top/cuda/include
 abi=$top/tests/abi
 warn_c="-Wall -Wextra -Wno-unused-parameter -Wshadow -Wpointer-arith \
 -Wstrict-prototypes -Wmissing-prototypes -Werror"

@@ -1,6 +1,6 @@
 /*
  * tests/cudart/check_errors.c - the error paths: every function of
- * api/include/cuda_runtime_api.h that takes input, called with bad input
+ * cuda/include/cuda_runtime_api.h that takes input, called with bad input
  * (NULL outputs, bad device ordinals, freed pointers, sizes past an
  * allocation, bad or contradicting cudaMemcpyKind values, bad flags,
  * destroyed and foreign handles), must return CUDA's code and leave it as
@@ -16,7 +16,7 @@
  * A row marked UNVERIFIED asserts the code we believe CUDA returns where
  * neither source pins it down (the comment above the row says why).
  * A row marked SHIM_DIFFERS asserts CUDA's code where the shim returns
- * another one today: those rows fail until api/cudart/ is fixed; grep
+ * another one today: those rows fail until cuda/cudart/ is fixed; grep
  * for SHIM_DIFFERS.
  *
  * The table below is the coverage: one row per bad call, grouped as the
@@ -34,7 +34,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "api/include/p2psim_cudart_internal.h"
+#include "cuda/include/p2psim_cudart_internal.h"
 #include "tests/cudart/cudart_test.h"
 
 #define MIB ((size_t)1 << 20)
@@ -1083,7 +1083,7 @@ static const struct err_case cases[] = {
     /* Documented: "For managed allocations, length must be either zero or
      * the entire allocation's size ... it is not possible to change stream
      * association for a portion of a managed allocation." The shim takes
-     * any length up to the end (api/cudart/stream.c, stream_attach). */
+     * any length up to the end (cuda/cudart/stream.c, stream_attach). */
     { "cudaStreamAttachMemAsync", "length 17 of 1 MiB", attach_part, INVALID,
       SHIM_DIFFERS, NULL },
     { "cudaStreamAttachMemAsync", "destroyed stream", attach_dead, HANDLE, 0,
@@ -1427,7 +1427,7 @@ static const struct err_case cases[] = {
       INVALID, 0, NULL },
     /* The pool export/import calls: the shim's are stubs that answer
      * cudaErrorNotSupported before looking at their arguments
-     * (api/cudart/memory.c); CUDA serves them (streamOrderedAllocationIPC,
+     * (cuda/cudart/memory.c); CUDA serves them (streamOrderedAllocationIPC,
      * reference §1.2) and refuses bad arguments with 1. */
     { "cudaMemPoolExportToShareableHandle", "handle NULL", pool_export_null,
       INVALID, SHIM_DIFFERS, NULL },

@@ -1,7 +1,7 @@
 /*
- * tests/cudart/check_ipc.c - CUDA IPC (api/cudart/ipc.c) and processes
+ * tests/cudart/check_ipc.c - CUDA IPC (cuda/cudart/ipc.c) and processes
  * sharing one simulated machine through a p2psim server
- * (api/cudart/remote.c, tools/cmd_server.c).
+ * (cuda/cudart/remote.c, tools/cmd_server.c).
  *
  * One-process tests use no server: handle rules and CUDA's error codes,
  * forged handles refused without a crash. Multi-process tests start a
@@ -30,12 +30,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/cudart/wire.h"
+#include "cuda/server/wire.h"
 #include "sim/error.h"
 
 #define MACHINE "pcie-8gpu-2socket.yaml"
 #define LAZY cudaIpcMemLazyEnablePeerAccess
-/* Byte offsets inside a handle (api/cudart/wire.h, struct
+/* Byte offsets inside a handle (cuda/server/wire.h, struct
  * wire_ipc_handle): the exporting pid, the session and the nonce. */
 #define HANDLE_PID 8
 #define HANDLE_SESSION 16
@@ -586,7 +586,7 @@ END_TEST
 
 /* ---- the server's protocol as untrusted input ------------------------------ */
 
-/* A client that speaks the wire protocol by hand (api/cudart/wire.h). */
+/* A client that speaks the wire protocol by hand (cuda/server/wire.h). */
 static int raw_connect(const struct cudart_test_server *srv)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };

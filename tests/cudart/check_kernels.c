@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "api/include/p2psim_kernel.h"
+#include "machine/include/p2psim_kernel.h"
 #include "tests/cudart/cudart_test.h"
 
 static dim3 d3(unsigned x, unsigned y, unsigned z)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/include/p2psim_cudart_internal.h"
+#include "cuda/include/p2psim_cudart_internal.h"
 #include "tests/cudart/cudart_test.h"
 
 /* Host stubs: only their addresses matter. */

@@ -1,5 +1,5 @@
 /*
- * tests/cudart/check_managed.c - managed memory (api/cudart/managed.c):
+ * tests/cudart/check_managed.c - managed memory (cuda/cudart/managed.c):
  * allocation, prefetch timing and data, advice validation, memset.
  *
  * Residency is not visible through the calls served yet

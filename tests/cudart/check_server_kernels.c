@@ -1,12 +1,12 @@
 /*
  * tests/cudart/check_server_kernels.c - nvcc-style (PTX) kernels through
- * a p2psim server (api/cudart/remote.c, tools/cmd_server.c): the module's
+ * a p2psim server (cuda/cudart/remote.c, tools/cmd_server.c): the module's
  * PTX goes to the server once, grids run on the server's machine in
  * stream order, and results, simulated times and errors are those of a
  * machine in the program's own process.
  *
  * CI has no nvcc: the module is hand-written PTX wrapped in a fat binary
- * built here (the layout api/ptx/fatbin.c reads), registered as nvcc's
+ * built here (the layout ptx/fatbin.c reads), registered as nvcc's
  * static constructors would. Each test starts its own server
  * (server_test.c) and is its client; the in-process run it is compared
  * with happens in a child forked before this process's first CUDA call.
@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/include/p2psim_cudart_internal.h"
-#include "api/include/p2psim_kernel.h"
+#include "cuda/include/p2psim_cudart_internal.h"
+#include "machine/include/p2psim_kernel.h"
 
 #define MACHINE "pcie-8gpu-2socket.yaml"
 
@@ -102,7 +102,7 @@ static const char ptx[] =
     "\tret;\n"
     "}\n";
 
-/* ---- a fat binary around the PTX (api/ptx/fatbin.c has the layout) ------- */
+/* ---- a fat binary around the PTX (ptx/fatbin.c has the layout) ------- */
 
 static unsigned long long fatbin[(sizeof(ptx) + 16 + 64) / 8 + 2];
 static struct p2psim_fatbin_wrapper wrapper;

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "api/include/cuda_runtime_api.h"
+#include "cuda/include/cuda_runtime_api.h"
 
 Suite *make_cudart_device_suite(void);
 Suite *make_cudart_peer_suite(void);

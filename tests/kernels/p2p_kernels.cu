@@ -13,7 +13,7 @@
 //   p2p_kernels var       a __device__ variable (with an initializer) in
 //                         kernels: device memory of the launching GPU
 //   p2p_kernels same      the nvcc xor kernel and the same kernel written
-//                         in C (api/include/p2psim_kernel.h) give the same
+//                         in C (machine/include/p2psim_kernel.h) give the same
 //                         results and the same simulated time
 //
 // Each prints "ok" lines the script greps, and exits non-zero on a wrong

@@ -18,7 +18,7 @@ need_nvcc
 scratch
 mkdir -p "$work/inc"
 # Only the device-API header: our CUDA headers are for host compilers.
-cp "$top/api/include/p2psim_kernel.h" "$work/inc/"
+cp "$top/machine/include/p2psim_kernel.h" "$work/inc/"
 check "nvcc builds p2p_kernels.cu" 0 "" \
     "$nvcc" -cudart shared -arch=sm_90 -I"$work/inc" -L"$shim_dir" \
     -o "$work/p2p_kernels" "$top/tests/kernels/p2p_kernels.cu"

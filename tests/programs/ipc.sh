@@ -1,7 +1,7 @@
 #!/bin/sh
 # ipc.sh - ipc_exchange.c (two processes exchange device memory and an
 # event through CUDA IPC, in the spirit of simpleIPC) built against the
-# CUDA headers of api/include and the built shim, and run through
+# CUDA headers of cuda/include and the built shim, and run through
 # `p2psim run`, whose p2psim server gives both processes one machine:
 # PASSED, the child's bytes read back intact by the parent, each
 # process's summary at exit, and the same run refused cleanly without a
@@ -20,7 +20,7 @@ machine=pcie-8gpu-2socket
 # shellcheck disable=SC2086
 check "ipc_exchange builds" 0 "" \
     ${CC:-cc} -std=c11 -Wall -Wextra -Werror $SAN_FLAGS \
-    -I"$top/api/include" -o "$work/ipc_exchange" \
+    -I"$top/cuda/include" -o "$work/ipc_exchange" \
     "$top/tests/programs/ipc_exchange.c" \
     -L"$shim" -lcudart -Wl,-rpath,"$shim"
 [ -x "$work/ipc_exchange" ] || { finish ipc; exit 1; }
@@ -59,7 +59,7 @@ EOF
 # shellcheck disable=SC2086
 check "inflight builds" 0 "" \
     ${CC:-cc} -std=c11 -Wall -Wextra -Werror $SAN_FLAGS \
-    -I"$top/api/include" -o "$work/inflight" "$work/inflight.c" \
+    -I"$top/cuda/include" -o "$work/inflight" "$work/inflight.c" \
     -L"$shim" -lcudart -Wl,-rpath,"$shim"
 check "exit with a memset and a copy in flight" 0 "" \
     env ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=1" \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # programs.sh - our own CUDA programs (tests/programs/*.c, in the spirit of
 # the CUDA samples, without kernels) built against the CUDA headers of
-# api/include and the built shim, and run through `p2psim run` on machines
+# cuda/include and the built shim, and run through `p2psim run` on machines
 # of the library (issue 5, "What it must show"):
 #
 #   peer_copy          P2P ping-pong and a byte-exact peer copy: "Test
@@ -35,7 +35,7 @@ for prog in peer_copy bandwidth_latency thread_per_gpu; do
     # shellcheck disable=SC2086
     check "$prog builds" 0 "" \
         ${CC:-cc} -std=c11 -Wall -Wextra -Werror $SAN_FLAGS \
-        -I"$top/api/include" -o "$work/$prog" "$top/tests/programs/$prog.c" \
+        -I"$top/cuda/include" -o "$work/$prog" "$top/tests/programs/$prog.c" \
         -L"$shim" -lcudart -Wl,-rpath,"$shim" -pthread
     [ -x "$work/$prog" ] || { finish programs; exit 1; }
 done

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api/ptx/flat.h"
-#include "api/ptx/ptx.h"
+#include "ptx/flat.h"
+#include "ptx/ptx.h"
 
 /* The whole file, NUL-terminated (malloc'd), or NULL. */
 char *ptx_test_slurp(const char *path, size_t *len);

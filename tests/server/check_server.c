@@ -1,6 +1,6 @@
 /*
  * tests/server/check_server.c - the p2psim server's protocol handler
- * (tools/server.c) driven in this process, as fuzz/fuzz_server.c drives
+ * (cuda/server/server.c) driven in this process, as fuzz/fuzz_server.c drives
  * it: a client on a socketpair whose far end the test reads.
  *
  * Suite server-oom: the simulation fails inside a run (an event of the
@@ -21,12 +21,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "api/cudart/wire.h"
-#include "api/p2psim.h"
+#include "cuda/server/wire.h"
+#include "machine/p2psim.h"
 #include "sim/error.h"
 #include "sim/event.h"
 #include "sim/sim.h"
-#include "tools/server.h"
+#include "cuda/server/server.h"
 
 struct tc {
     struct p2psim *p;

@@ -30,7 +30,7 @@ tol=0.01
 # shellcheck disable=SC2086
 check "d2d_calls builds" 0 "" \
     ${CC:-cc} -std=c11 -Wall -Wextra -Werror $SAN_FLAGS \
-    -I"$top/api/include" -o "$work/d2d_calls" "$top/tests/shim/d2d_calls.c" \
+    -I"$top/cuda/include" -o "$work/d2d_calls" "$top/tests/shim/d2d_calls.c" \
     -L"$shim" -lcudart -Wl,-rpath,"$shim"
 [ -x "$work/d2d_calls" ] || { finish api-costs; exit 1; }
 

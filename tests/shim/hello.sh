@@ -11,11 +11,11 @@ command -v "$pkg" >/dev/null 2>&1 || { echo "pkg-config not found: skipped"; exi
     { echo "no shared shim (configured with --disable-shared?): skipped"; exit 77; }
 scratch
 
-PKG_CONFIG_PATH=$build/api/cudart
+PKG_CONFIG_PATH=$build/cuda/cudart
 export PKG_CONFIG_PATH
 check "pkg-config finds p2psim-cudart (uninstalled)" 0 "" \
     "$pkg" --exists --print-errors p2psim-cudart
-check "uninstalled Cflags name the source tree's headers" 0 "/api/include" \
+check "uninstalled Cflags name the source tree's headers" 0 "/cuda/include" \
     "$pkg" --cflags p2psim-cudart
 flags=$("$pkg" --cflags --libs p2psim-cudart)
 # shellcheck disable=SC2086

@@ -44,7 +44,7 @@ scratch() {
     trap 'exit 130' INT TERM
 }
 # The directory that holds the built shim, libcudart.so.13.
-shim_dir=$build/api/cudart/.libs
+shim_dir=$build/cuda/cudart/.libs
 
 # need_nvcc: set $nvcc to CUDA 13's nvcc ($NVCC, else PATH, else
 # /usr/local/cuda/bin), or exit 77 (skipped) without one, or in a

@@ -26,13 +26,13 @@ rec=$work/trace.jsonl
 # shellcheck disable=SC2086
 check "the fake runtime builds (soname libcudart.so.13)" 0 "" \
     ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror $SAN_FLAGS -fPIC -shared \
-    -I"$top/api/include" -Wl,-soname,libcudart.so.13 \
-    -Wl,--version-script="$top/api/cudart/libcudart.map" \
+    -I"$top/cuda/include" -Wl,-soname,libcudart.so.13 \
+    -Wl,--version-script="$top/cuda/cudart/libcudart.map" \
     -o "$fake" "$top/tests/shim/fake_cudart.c"
 # shellcheck disable=SC2086
 check "passthrough.c builds against the shim" 0 "" \
     ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror $SAN_FLAGS \
-    -I"$top/api/include" -o "$work/passthrough" \
+    -I"$top/cuda/include" -o "$work/passthrough" \
     "$top/tests/shim/passthrough.c" -L"$shim" -lcudart -Wl,-rpath,"$shim"
 [ -x "$work/passthrough" ] && [ -f "$fake" ] || { finish passthrough; exit 1; }
 

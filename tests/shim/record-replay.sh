@@ -84,7 +84,7 @@ check "... which has simulated times" 0 '"sim0_ps":' cat "$work/mine.jsonl"
 # ---- hello.c: pageable host memory -------------------------------------------------
 # shellcheck disable=SC2086
 check "hello.c builds" 0 "" \
-    ${CC:-cc} -std=c11 -Wall -Werror $SAN_FLAGS -I"$top/api/include" \
+    ${CC:-cc} -std=c11 -Wall -Werror $SAN_FLAGS -I"$top/cuda/include" \
     -o "$work/hello" "$top/tests/shim/hello.c" -L"$shim" -lcudart \
     -Wl,-rpath,"$shim"
 check "hello recorded on dgx1-v100" 0 "^round trip: ok" \
@@ -97,7 +97,7 @@ check "hello: replays on another machine" 0 "replayed on h200-x1" \
 # ---- thread_per_gpu: a host thread per GPU ----------------------------------------
 # shellcheck disable=SC2086
 check "thread_per_gpu.c builds" 0 "" \
-    ${CC:-cc} -std=c11 -Wall -Werror $SAN_FLAGS -I"$top/api/include" \
+    ${CC:-cc} -std=c11 -Wall -Werror $SAN_FLAGS -I"$top/cuda/include" \
     -o "$work/thread_per_gpu" "$top/tests/programs/thread_per_gpu.c" \
     -L"$shim" -lcudart -Wl,-rpath,"$shim" -pthread
 check "thread_per_gpu recorded on pcie-8gpu-2socket" 0 "PASSED" \

@@ -50,7 +50,7 @@ check "options after PROGRAM are the program's" 0 "^--quiet$" \
     "$p2psim" run -- echo --quiet
 
 # The environment the program gets.
-shim=$(cd "$build/api/cudart/.libs" 2>/dev/null && pwd -P)
+shim=$(cd "$build/cuda/cudart/.libs" 2>/dev/null && pwd -P)
 check "LD_LIBRARY_PATH starts with the shim" 0 "^LD_LIBRARY_PATH=$shim:/x$" \
     env LD_LIBRARY_PATH=/x "$p2psim" run -- env
 check "P2PSIM_REPORT=1" 0 "^P2PSIM_REPORT=1$" printf '%s\n' "$out"
@@ -178,7 +178,7 @@ int main(void)
 EOF
 # shellcheck disable=SC2086
 if [ -f "$shim/libcudart.so.13" ] &&
-   ${CC:-cc} -std=c11 $SAN_FLAGS -I"$top/api/include" -o "$work/long_copy" \
+   ${CC:-cc} -std=c11 $SAN_FLAGS -I"$top/cuda/include" -o "$work/long_copy" \
        "$work/long_copy.c" -L"$shim" -lcudart \
        -Wl,-rpath,"$shim" >"$work/cc.log" 2>&1; then
     sigterm_while_simulating "SIGTERM to p2psim run while simulating" run

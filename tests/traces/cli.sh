@@ -34,7 +34,7 @@ command -v timeout >/dev/null 2>&1 && guard="timeout 300"
 # shellcheck disable=SC2086
 check "one_copy builds" 0 "" \
     ${CC:-cc} -std=c11 -Wall -Wextra -Werror $SAN_FLAGS \
-    -I"$top/api/include" -o "$work/one_copy" "$top/tests/traces/one_copy.c" \
+    -I"$top/cuda/include" -o "$work/one_copy" "$top/tests/traces/one_copy.c" \
     -L"$shim" -lcudart -Wl,-rpath,"$shim"
 [ -x "$work/one_copy" ] || { finish traces-cli; exit 1; }
 # Paths from here on are used from $work: make the relative ones absolute

@@ -1,0 +1,7 @@
+# common/: libc-only helpers that every layer may use (a leaf: includes
+# nothing of the project but itself).
+noinst_LTLIBRARIES += common/libcommon.la
+common_libcommon_la_SOURCES = \
+	%reldir%/osthread.c \
+	%reldir%/osthread.h
+EXTRA_DIST += common/.may_include

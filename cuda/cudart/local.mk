@@ -1,0 +1,90 @@
+# cuda/cudart/: the CUDA runtime shim, libcudart.so.13 (soname and version
+# node as the real runtime), served by libp2psim. Installed into
+# $(pkglibdir) so that it never shadows a real CUDA runtime on the library
+# path; programs reach it through p2psim-cudart.pc (-rpath) or
+# `p2psim run` (LD_LIBRARY_PATH).
+#
+# libcudart_error.la: the error model alone (names, last and sticky
+# error), also linked by its unit tests.
+noinst_LTLIBRARIES += cuda/cudart/libcudart_error.la
+cuda_cudart_libcudart_error_la_SOURCES = \
+	%reldir%/error.c \
+	%reldir%/error.h
+
+# libcudart_sim.la: the simulated runtime. Each of its sources is
+# compiled with sim_names.h forced in (-include), so the CUDA functions it
+# defines, and its calls to them, are named p2psim_sim_cudaX, which the
+# version script keeps local. The exported cudaX are those of dispatch.c
+# (libcudart.la below): they forward to these, or with
+# P2PSIM_BACKEND=cuda to NVIDIA's runtime, and record the API trace
+# (cuda/cudart/dispatch.h). A new source of the simulated runtime goes in
+# this list.
+noinst_LTLIBRARIES += cuda/cudart/libcudart_sim.la
+cuda_cudart_libcudart_sim_la_SOURCES = \
+	%reldir%/rt.c \
+	%reldir%/errors.c \
+	%reldir%/machine.c \
+	%reldir%/remote.c \
+	%reldir%/remote.h \
+	%reldir%/ipc.c \
+	%reldir%/rt.h \
+	%reldir%/stream.c \
+	%reldir%/copy.c \
+	%reldir%/device.c \
+	%reldir%/peer.c \
+	%reldir%/memory.c \
+	%reldir%/memory.h \
+	%reldir%/managed.c \
+	%reldir%/managed.h \
+	%reldir%/launch.c
+cuda_cudart_libcudart_sim_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-include $(srcdir)/cuda/cudart/sim_names.h
+
+# libcudart.la: what programs load. dispatch.c and sim_names.h are
+# generated from cuda/include by tools/gen-dispatch.sh and committed;
+# tests/shim/dispatch-fresh.sh fails when they are stale (after changing
+# a header: sh tools/gen-dispatch.sh . . in the source tree).
+pkglib_LTLIBRARIES = cuda/cudart/libcudart.la
+cuda_cudart_libcudart_la_SOURCES = \
+	%reldir%/dispatch.c \
+	%reldir%/dispatch.h \
+	%reldir%/dispatch_rt.c \
+	%reldir%/sim_names.h
+cuda_cudart_libcudart_la_LIBADD = cuda/cudart/libcudart_sim.la \
+	cuda/passthrough/libpassthru.la cuda/cudart/libcudart_error.la \
+	machine/libp2psim.la -lpthread -lm
+cuda_cudart_libcudart_la_LDFLAGS = -version-info 13:0:0 -no-undefined \
+	-Wl,--version-script=$(srcdir)/cuda/cudart/libcudart.map
+EXTRA_cuda_cudart_libcudart_la_DEPENDENCIES = $(srcdir)/cuda/cudart/libcudart.map
+EXTRA_DIST += cuda/cudart/.may_include cuda/cudart/libcudart.map
+
+# ---- packaging --------------------------------------------------------------
+# p2psim-cudart.pc: `cc app.c $(pkg-config --cflags --libs p2psim-cudart)`
+# compiles against our headers ($(pkgincludedir)/cuda, cuda/include/local.mk)
+# and links the shim with a runpath to $(pkglibdir). The -uninstalled
+# twin serves the same from the build tree (PKG_CONFIG_PATH=cuda/cudart);
+# configure writes both.
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = cuda/cudart/p2psim-cudart.pc
+EXTRA_DIST += cuda/cudart/p2psim-cudart.pc.in \
+	cuda/cudart/p2psim-cudart-uninstalled.pc.in
+
+# The libp2psim-cudart names: -lp2psim-cudart (and dlopen by that name)
+# reach the shim without naming libcudart; the soname stays
+# libcudart.so.13, so programs still record NEEDED libcudart.so.13.
+cudart_aliases = libp2psim-cudart.so libp2psim-cudart.so.13
+install-exec-hook: install-cudart-aliases
+uninstall-hook: uninstall-cudart-aliases
+install-cudart-aliases:
+	@if test -f $(DESTDIR)$(pkglibdir)/libcudart.so.13; then \
+		cd $(DESTDIR)$(pkglibdir) && for n in $(cudart_aliases); do \
+			echo " $(LN_S) libcudart.so.13 $$n"; \
+			rm -f $$n && $(LN_S) libcudart.so.13 $$n || exit 1; \
+		done; \
+	fi
+uninstall-cudart-aliases:
+	@for n in $(cudart_aliases); do \
+		echo " rm -f $(DESTDIR)$(pkglibdir)/$$n"; \
+		rm -f $(DESTDIR)$(pkglibdir)/$$n; \
+	done
+.PHONY: install-cudart-aliases uninstall-cudart-aliases

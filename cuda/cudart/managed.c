@@ -1,0 +1,623 @@
+/*
+ * cuda/cudart/managed.c - managed memory: cudaMallocManaged, residency per
+ * 2 MiB page, migration by prefetch (cudaMemPrefetchAsync) and by fault
+ * (rt_managed_touch), advice (cudaMemAdvise), and where copy engines find
+ * managed bytes (managed.h).
+ *
+ * What is modelled. The bytes live in host memory of the program
+ * (rt_machine->host_alloc), registered with the machine in the DRAM of
+ * the current device's socket:
+ * the program dereferences it at any time and copies move its bytes.
+ * Each 2 MiB page (RT_MANAGED_PAGE_BYTES) has one home, the host or a
+ * device; it starts on the host. A device that receives pages keeps them
+ * in its own copy of the whole range, reserved in its UVA window (and
+ * counted as used device memory, as resident managed memory is on real
+ * CUDA) at the first migration there and kept until the allocation is
+ * freed. A migration is real traffic: one p2psim_copy per run of pages
+ * with the same home:
+ *
+ *   host -> device d    d pulls from the host mapping into its copy
+ *   device s -> host    s pushes its copy into the host mapping
+ *   device s -> d       s's copy to d's, P2P when the pair supports it
+ *                       (the UVM driver needs no cudaDeviceEnablePeerAccess)
+ *                       else staged through host memory
+ *
+ * and the home changes when the copy lands. A fault (a kernel or memset
+ * touching pages that live elsewhere) adds the fault-handling latency
+ * RT_MANAGED_FAULT_PS once per touch (one fault batch).
+ *
+ * The host mapping stays the truth: a device copy is refreshed from it
+ * before hardware reads it (a push to the host then writes back the same
+ * bytes), and what hardware writes into a device copy goes back to the
+ * host mapping when it lands (rt_managed_span_end).
+ *
+ * Not modelled: host accesses do not fault pages back (the program reads
+ * its mapping directly, for free); ReadMostly is recorded but makes no
+ * read-only duplicates (a read-mostly page moves like any other);
+ * oversubscription (no eviction: a device without room for its copy
+ * fails the migration with cudaErrorMemoryAllocation); advice and
+ * residency at granularities finer than 2 MiB; cudaMemAttachHost's
+ * visibility rules (the flag is kept, access is not restricted).
+ */
+#include <config.h>
+
+#include "cuda/cudart/managed.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuda/cudart/memory.h"
+#include "cuda/cudart/rt.h"
+
+#define MANAGED_NO_COPY UINT64_MAX  /* a device has no copy of the range */
+#define MANAGED_HOST (-1)           /* a page's home: the host mapping */
+#define MANAGED_NONE (-2)           /* no preferred location */
+#define MANAGED_HOST_BIT 63u        /* AccessedBy: the host's bit */
+
+cudaError_t CUDARTAPI cudaMemPrefetchAsync_ptsz(const void *devPtr,
+                                                size_t count,
+                                                struct cudaMemLocation location,
+                                                unsigned int flags,
+                                                cudaStream_t stream);
+
+/* One 2 MiB page's state. */
+struct mpage {
+    int16_t home;               /* MANAGED_HOST or a device */
+    int16_t preferred;          /* MANAGED_NONE, MANAGED_HOST or a device */
+    int16_t last_prefetch;      /* MANAGED_NONE, MANAGED_HOST or a device */
+    bool read_mostly;
+    uint64_t accessed_by;       /* bit d: device d; MANAGED_HOST_BIT: host */
+};
+
+/* What managed.c keeps for an allocation (rt_alloc.priv). */
+struct managed {
+    uint64_t map_len;           /* bytes mapped (whole host pages) */
+    uint64_t n_pages;
+    struct mpage *page;         /* [n_pages] */
+    uint64_t *copy_off;         /* [rt.n_dev]: HBM offset of the device's
+                                   copy, or MANAGED_NO_COPY */
+};
+
+static struct managed *mg(const struct rt_alloc *a)
+{
+    return a->priv;
+}
+
+static uint64_t page_of(uint64_t off)
+{
+    return off / RT_MANAGED_PAGE_BYTES;
+}
+
+/* ---- allocation ---------------------------------------------------------- */
+
+static cudaError_t managed_alloc(void **ptr, size_t size, unsigned flags)
+{
+    if (!ptr || size == 0 ||
+        (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) {
+        return cudaErrorInvalidValue;
+    }
+    /* Managed memory is mapped in this process: nothing larger than the
+     * 47-bit user address space of x86-64 (128 TiB) can ever be. */
+    if ((uint64_t)size > (UINT64_C(1) << 47)) {
+        return cudaErrorMemoryAllocation;
+    }
+    int dev = rt_current_device();
+    struct rt_alloc *a = calloc(1, sizeof(*a));
+    struct managed *m = calloc(1, sizeof(*m));
+    if (!a || !m) {
+        goto fail_state;
+    }
+    m->map_len = (size + getpagesize() - 1) / getpagesize() * getpagesize();
+    m->n_pages = (size + RT_MANAGED_PAGE_BYTES - 1) / RT_MANAGED_PAGE_BYTES;
+    m->page = calloc(m->n_pages, sizeof(*m->page));
+    m->copy_off = calloc(rt.n_dev ? rt.n_dev : 1, sizeof(*m->copy_off));
+    if (!m->page || !m->copy_off) {
+        goto fail_state;
+    }
+    for (uint64_t i = 0; i < m->n_pages; i++) {
+        m->page[i].home = MANAGED_HOST;
+        m->page[i].preferred = MANAGED_NONE;
+        m->page[i].last_prefetch = MANAGED_NONE;
+    }
+    for (unsigned d = 0; d < rt.n_dev; d++) {
+        m->copy_off[d] = MANAGED_NO_COPY;
+    }
+    void *p = rt_machine->host_alloc(m->map_len);
+    if (!p) {
+        goto fail_state;
+    }
+    a->kind = RT_MEM_MANAGED;
+    a->base = (uintptr_t)p;
+    a->size = size;
+    a->device = dev;
+    a->flags = flags;
+    a->socket = p2psim_gpu_socket(rt.p, (unsigned)dev);
+    a->priv = m;
+    if (rt_machine->host_register(p, size, a->socket, &a->bus) < 0) {
+        goto fail_map;
+    }
+    if (rt_alloc_insert(a) != cudaSuccess) {
+        goto fail_register;
+    }
+    *ptr = p;
+    return cudaSuccess;
+
+fail_register:
+    rt_machine->host_unregister(a->bus);
+fail_map:
+    rt_machine->host_free(p, m->map_len);
+fail_state:
+    if (m) {
+        free(m->page);
+        free(m->copy_off);
+    }
+    free(m);
+    free(a);
+    return cudaErrorMemoryAllocation;
+}
+
+cudaError_t CUDARTAPI cudaMallocManaged(void **devPtr, size_t size,
+                                        unsigned int flags)
+{
+    cudaError_t e = rt_enter();
+    if (e) {
+        return cudart_error_return(e);
+    }
+    rt_charge(rt_costs[RT_COST_MALLOC]);
+    e = managed_alloc(devPtr, size, flags);
+    rt_leave();
+    return cudart_error_return(e);
+}
+
+void rt_managed_destroy(struct rt_alloc *a)
+{
+    struct managed *m = mg(a);
+    rt_machine->host_unregister(a->bus);
+    rt_machine->host_free((void *)a->base, m->map_len);
+    for (unsigned d = 0; d < rt.n_dev; d++) {
+        if (m->copy_off[d] != MANAGED_NO_COPY) {
+            rt_window_release((int)d, m->copy_off[d], a->size);
+        }
+    }
+    free(m->page);
+    free(m->copy_off);
+    free(m);
+    a->priv = NULL;
+}
+
+int rt_managed_home(const struct rt_alloc *a, uint64_t off)
+{
+    return mg(a)->page[page_of(off)].home;
+}
+
+/* Device dev's copy of the range, reserved on first use. */
+static cudaError_t device_copy(struct rt_alloc *a, int dev)
+{
+    struct managed *m = mg(a);
+    if (m->copy_off[dev] != MANAGED_NO_COPY) {
+        return cudaSuccess;
+    }
+    return rt_window_reserve(dev, a->size, &m->copy_off[dev]);
+}
+
+/* ---- migration ----------------------------------------------------------- */
+
+/* A migration of pages [first, last] of a to dst. */
+struct migration {
+    struct rt_alloc *a;
+    uint64_t first, last;
+    int dst;
+    bool fault;                 /* a fault: pay the latency if anything moves */
+    unsigned pending;           /* copies in flight */
+    int status;
+    rt_managed_done_fn *done;
+    void *arg;
+};
+
+/* One copy of a migration: pages [first, first + n). */
+struct migration_run {
+    struct migration *mig;
+    uint64_t first, n;
+};
+
+/* Whether page i must move for a migration to dst. */
+static bool page_moves(const struct migration *mig, uint64_t i)
+{
+    const struct mpage *pg = &mg(mig->a)->page[i];
+    if (pg->home == mig->dst) {
+        return false;
+    }
+    /*
+     * A fault from dst on a page that sits at its preferred location
+     * elsewhere is resolved by mapping it, not by moving it (CUDA's
+     * PreferredLocation; with AccessedBy the mapping exists beforehand).
+     */
+    return !(mig->fault && pg->preferred != MANAGED_NONE &&
+             pg->home == pg->preferred);
+}
+
+static void migration_finish(struct migration *mig)
+{
+    if (mig->done) {
+        mig->done(mig->arg, mig->status);
+    }
+    free(mig);
+}
+
+static void run_landed(void *arg, const struct p2psim_copy_result *r)
+{
+    struct migration_run *run = arg;
+    struct migration *mig = run->mig;
+    if (r->status) {
+        mig->status = cudaErrorUnknown;
+    } else {
+        for (uint64_t i = 0; i < run->n; i++) {
+            mg(mig->a)->page[run->first + i].home = (int16_t)mig->dst;
+        }
+    }
+    free(run);
+    if (--mig->pending == 0) {
+        migration_finish(mig);
+    }
+}
+
+/* Where the bytes of home h (host or a device copy) at offset off are. */
+static struct p2psim_loc home_loc(const struct rt_alloc *a, int h,
+                                  uint64_t off)
+{
+    if (h == MANAGED_HOST) {
+        return rt_alloc_loc(a, off);
+    }
+    struct p2psim_loc l = { P2PSIM_DEVICE, (unsigned)h,
+                            mg(a)->copy_off[h] + off };
+    return l;
+}
+
+/* Copy pages [first, first + n), all at home src, to mig->dst. */
+static int run_issue(struct migration *mig, int src, uint64_t first,
+                     uint64_t n)
+{
+    struct rt_alloc *a = mig->a;
+    uint64_t off = first * RT_MANAGED_PAGE_BYTES;
+    uint64_t end = (first + n) * RT_MANAGED_PAGE_BYTES;
+    uint64_t len = (end < a->size ? end : a->size) - off;
+    struct migration_run *run = calloc(1, sizeof(*run));
+    if (!run) {
+        return -1;
+    }
+    run->mig = mig;
+    run->first = first;
+    run->n = n;
+    if (src != MANAGED_HOST) {
+        /* The device copy pushes the host mapping's own bytes. */
+        rt_machine->hbm_write((unsigned)src, mg(a)->copy_off[src] + off,
+                              (const void *)(a->base + off), len);
+    }
+    unsigned flags = 0;
+    struct p2p_verdict v;
+    if (src != MANAGED_HOST && mig->dst != MANAGED_HOST &&
+        p2psim_p2p(rt.p, (unsigned)src, (unsigned)mig->dst, &v) == 0 &&
+        v.allowed) {
+        flags = P2PSIM_COPY_PEER;
+    }
+    struct p2psim_loc to = home_loc(a, mig->dst, off);
+    struct p2psim_loc from = home_loc(a, src, off);
+    mig->pending++;
+    if (rt_machine->copy(&to, &from, len, flags, rt_machine->now(), 0,
+                         run_landed, run, NULL) < 0) {
+        mig->pending--;
+        free(run);
+        return -1;
+    }
+    return 0;
+}
+
+/* At the migration's time: one copy per run of pages with the same home. */
+static void migration_issue(void *arg)
+{
+    struct migration *mig = arg;
+    mig->pending = 1;           /* held until every run is issued */
+    uint64_t i = mig->first;
+    while (i <= mig->last) {
+        if (!page_moves(mig, i)) {
+            i++;
+            continue;
+        }
+        int src = mg(mig->a)->page[i].home;
+        uint64_t n = 1;
+        while (i + n <= mig->last && page_moves(mig, i + n) &&
+               mg(mig->a)->page[i + n].home == src) {
+            n++;
+        }
+        if (run_issue(mig, src, i, n) < 0) {
+            mig->status = cudaErrorUnknown;
+        }
+        i += n;
+    }
+    if (--mig->pending == 0) {
+        migration_finish(mig);
+    }
+}
+
+/* A fault: pay the latency only if some page has to move. */
+static void migration_fault(void *arg)
+{
+    struct migration *mig = arg;
+    bool any = false;
+    for (uint64_t i = mig->first; i <= mig->last && !any; i++) {
+        any = page_moves(mig, i);
+    }
+    if (!any) {
+        migration_finish(mig);
+        return;
+    }
+    sim_time_t t = sim_time_add(rt_machine->now(), RT_MANAGED_FAULT_PS);
+    if (rt_machine->timer(t, migration_issue, mig) < 0) {
+        mig->status = cudaErrorMemoryAllocation;
+        migration_finish(mig);
+    }
+}
+
+/* Start migrating [off, off + len) of a to dst at time at. */
+static cudaError_t migrate(struct rt_alloc *a, uint64_t off, uint64_t len,
+                           int dst, sim_time_t at, bool fault,
+                           rt_managed_done_fn *done, void *arg)
+{
+    if (len == 0 || off > a->size || len > a->size - off) {
+        return cudaErrorInvalidValue;
+    }
+    if (dst != MANAGED_HOST) {
+        cudaError_t e = device_copy(a, dst);
+        if (e) {
+            return e;
+        }
+    }
+    struct migration *mig = calloc(1, sizeof(*mig));
+    if (!mig) {
+        return cudaErrorMemoryAllocation;
+    }
+    mig->a = a;
+    mig->first = page_of(off);
+    mig->last = page_of(off + len - 1);
+    mig->dst = dst;
+    mig->fault = fault;
+    mig->done = done;
+    mig->arg = arg;
+    if (rt_machine->timer(at, fault ? migration_fault : migration_issue,
+                          mig) < 0) {
+        free(mig);
+        return cudaErrorMemoryAllocation;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t rt_managed_touch(struct rt_alloc *a, uint64_t off, uint64_t len,
+                             int dev, sim_time_t at, rt_managed_done_fn *done,
+                             void *arg)
+{
+    return migrate(a, off, len, dev < 0 ? MANAGED_HOST : dev, at, true, done,
+                   arg);
+}
+
+/* ---- copies of managed memory (copy.c) ----------------------------------- */
+
+void rt_managed_span_begin(struct rt_alloc *a, uint64_t off, uint64_t len,
+                           bool read, struct rt_managed_span *out)
+{
+    struct managed *m = mg(a);
+    int h = len ? m->page[page_of(off)].home : MANAGED_HOST;
+    for (uint64_t i = page_of(off); len && i <= page_of(off + len - 1); i++) {
+        if (m->page[i].home != h) {
+            h = MANAGED_HOST;   /* split between homes: use the host */
+            break;
+        }
+    }
+    out->home = h;
+    out->loc = home_loc(a, h, off);
+    if (read && h != MANAGED_HOST) {
+        rt_machine->hbm_write((unsigned)h, out->loc.addr,
+                              (const void *)(a->base + off), len);
+    }
+}
+
+void rt_managed_span_end(struct rt_alloc *a, uint64_t off, uint64_t len,
+                         bool written, const struct rt_managed_span *s)
+{
+    if (written && s->home != MANAGED_HOST) {
+        rt_machine->hbm_read((unsigned)s->home, s->loc.addr,
+                             (void *)(a->base + off), len);
+    }
+}
+
+/* ---- cudaMemPrefetchAsync ------------------------------------------------ */
+
+/*
+ * The home a location names for prefetch and advice: a device, or the
+ * host (Host, HostNuma and HostNumaCurrent alike: one host mapping).
+ * Returns 0, cudaErrorInvalidValue (bad type) or cudaErrorInvalidDevice.
+ */
+static cudaError_t location_home(struct cudaMemLocation loc, int *home)
+{
+    switch (loc.type) {
+    case cudaMemLocationTypeDevice:
+        if (loc.id == cudaCpuDeviceId) {
+            *home = MANAGED_HOST;   /* the CUDA 12 idiom, still accepted */
+            return cudaSuccess;
+        }
+        if (!rt_device_valid(loc.id)) {
+            return cudaErrorInvalidDevice;
+        }
+        *home = loc.id;
+        return cudaSuccess;
+    case cudaMemLocationTypeHost:
+    case cudaMemLocationTypeHostNuma:
+    case cudaMemLocationTypeHostNumaCurrent:
+        *home = MANAGED_HOST;
+        return cudaSuccess;
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
+struct prefetch_op {
+    struct rt_op op;            /* first */
+    struct rt_alloc *a;
+    uint64_t off, len;
+    int dst;
+};
+
+static void prefetch_done(void *arg, int status)
+{
+    struct prefetch_op *p = arg;
+    if (status == 0) {
+        struct managed *m = mg(p->a);
+        for (uint64_t i = page_of(p->off); i <= page_of(p->off + p->len - 1);
+             i++) {
+            m->page[i].last_prefetch = (int16_t)p->dst;
+        }
+    }
+    rt_op_done(&p->op, status);
+}
+
+static void prefetch_start(struct rt_op *op, sim_time_t at)
+{
+    struct prefetch_op *p = (struct prefetch_op *)op;
+    cudaError_t e = migrate(p->a, p->off, p->len, p->dst, at, false,
+                            prefetch_done, p);
+    if (e) {
+        rt_op_done(op, e);
+    }
+}
+
+static cudaError_t prefetch(const void *ptr, size_t count,
+                            struct cudaMemLocation loc, unsigned flags,
+                            cudaStream_t h)
+{
+    rt_charge(rt_costs[RT_COST_CALL]);
+    struct rt_ptr w;
+    rt_ptr_find(ptr, &w);
+    int dst = MANAGED_HOST;
+    cudaError_t e = location_home(loc, &dst);
+    if (w.where != RT_WHERE_MANAGED || count > w.avail || flags != 0) {
+        return cudaErrorInvalidValue;
+    }
+    if (e || count == 0) {
+        return e;
+    }
+    struct rt_stream *s = rt_stream_resolve(h, -1);
+    if (!s) {
+        return cudaErrorInvalidResourceHandle;
+    }
+    if (dst != MANAGED_HOST && (e = device_copy(w.alloc, dst)) != 0) {
+        return e;
+    }
+    struct prefetch_op *p = (struct prefetch_op *)rt_op_alloc(
+        sizeof(*p), "prefetch", prefetch_start);
+    if (!p) {
+        return cudaErrorMemoryAllocation;
+    }
+    p->a = w.alloc;
+    p->off = w.off;
+    p->len = count;
+    p->dst = dst;
+    return rt_enqueue(s, &p->op);
+}
+
+cudaError_t CUDARTAPI cudaMemPrefetchAsync(const void *devPtr, size_t count,
+                                           struct cudaMemLocation location,
+                                           unsigned int flags,
+                                           cudaStream_t stream)
+{
+    cudaError_t e = rt_enter();
+    if (e) {
+        return cudart_error_return(e);
+    }
+    e = prefetch(devPtr, count, location, flags, stream);
+    rt_leave();
+    return cudart_error_return(e);
+}
+
+cudaError_t CUDARTAPI cudaMemPrefetchAsync_ptsz(const void *devPtr,
+                                                size_t count,
+                                                struct cudaMemLocation location,
+                                                unsigned int flags,
+                                                cudaStream_t stream)
+{
+    return cudaMemPrefetchAsync(devPtr, count, location, flags,
+                                stream ? stream : cudaStreamPerThread);
+}
+
+/* ---- cudaMemAdvise ------------------------------------------------------- */
+
+static void advise_page(struct mpage *pg, enum cudaMemoryAdvise advice,
+                        int home)
+{
+    uint64_t bit = UINT64_C(1) << (home == MANAGED_HOST ? MANAGED_HOST_BIT
+                                                        : (unsigned)home);
+    switch (advice) {
+    case cudaMemAdviseSetReadMostly:
+        pg->read_mostly = true;
+        break;
+    case cudaMemAdviseUnsetReadMostly:
+        pg->read_mostly = false;
+        break;
+    case cudaMemAdviseSetPreferredLocation:
+        pg->preferred = (int16_t)home;
+        break;
+    case cudaMemAdviseUnsetPreferredLocation:
+        pg->preferred = MANAGED_NONE;
+        break;
+    case cudaMemAdviseSetAccessedBy:
+        pg->accessed_by |= bit;
+        break;
+    case cudaMemAdviseUnsetAccessedBy:
+        pg->accessed_by &= ~bit;
+        break;
+    }
+}
+
+static cudaError_t advise(const void *ptr, size_t count,
+                          enum cudaMemoryAdvise advice,
+                          struct cudaMemLocation loc)
+{
+    rt_charge(rt_costs[RT_COST_CALL]);
+    struct rt_ptr w;
+    rt_ptr_find(ptr, &w);
+    if (w.where != RT_WHERE_MANAGED || count == 0 || count > w.avail ||
+        advice < cudaMemAdviseSetReadMostly ||
+        advice > cudaMemAdviseUnsetAccessedBy) {
+        return cudaErrorInvalidValue;
+    }
+    int home = MANAGED_HOST;
+    bool needs_loc = advice == cudaMemAdviseSetPreferredLocation ||
+                     advice == cudaMemAdviseSetAccessedBy ||
+                     advice == cudaMemAdviseUnsetAccessedBy;
+    if (needs_loc) {
+        cudaError_t e = location_home(loc, &home);
+        if (e) {
+            return e;
+        }
+        if (home != MANAGED_HOST && rt.n_dev > MANAGED_HOST_BIT) {
+            return cudaErrorInvalidDevice;  /* beyond the AccessedBy mask */
+        }
+    }
+    struct managed *m = mg(w.alloc);
+    for (uint64_t i = page_of(w.off); i <= page_of(w.off + count - 1); i++) {
+        advise_page(&m->page[i], advice, home);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
+                                    enum cudaMemoryAdvise advice,
+                                    struct cudaMemLocation location)
+{
+    cudaError_t e = rt_enter();
+    if (e) {
+        return cudart_error_return(e);
+    }
+    e = advise(devPtr, count, advice, location);
+    rt_leave();
+    return cudart_error_return(e);
+}

@@ -1,0 +1,210 @@
+/*
+ * cuda/cudart/peer.c - peer access: whether a device can map a peer's
+ * memory, enabling and disabling it, and the attributes of a pair.
+ *
+ * Every answer comes from the fabric's P2P verdict (p2psim_p2p, what
+ * `p2psim explain` prints): the product rules (GeForce blocks P2P), the
+ * root complexes' and ACS policies, IOMMU, NVLink. Enabling access only
+ * records it (rt.dev[current].peer_enabled[peer]); copies and kernels
+ * read that flag (memory.c, rt_alloc_peer_ok), and a peer copy maps the
+ * range it needs through the peer's BAR1 when it runs (p2psim_copy), so
+ * BAR1 room is spent by what is copied, not by the enabling.
+ *
+ * Error codes (shared/reference/cuda-api.md §2.2 and §5.6; calibration
+ * h200-x1-pcie-gen5.md §5, measured on one H200 with CUDA 13.0):
+ *   cudaDeviceCanAccessPeer(&v, d, d)     0, v = 0 (measured)
+ *   cudaDeviceEnablePeerAccess(current)   217 (measured)
+ *   enable on a pair without P2P          217 (llama.cpp #3230, NVBit #11;
+ *                                         the header text says 101)
+ *   enable twice                          704; disable when not enabled:
+ *                                         705 (measured for peer ==
+ *                                         current too)
+ *   flags != 0                            1; bad ordinal: 101
+ */
+#include <config.h>
+
+#include "cuda/cudart/rt.h"
+
+#include <string.h>
+
+/*
+ * A device may have at most eight peers enabled at once (CUDA Runtime API,
+ * cudaDeviceEnablePeerAccess: "a system-wide maximum of eight peer
+ * connections per device"); one more is cudaErrorTooManyPeers.
+ */
+#define PEER_MAX 8
+
+#define SERVE(body)                                                           \
+    do {                                                                      \
+        cudaError_t e_ = rt_enter();                                          \
+        if (e_) {                                                             \
+            return cudart_error_return(e_);                                   \
+        }                                                                     \
+        rt_charge(rt_costs[RT_COST_CALL]);                                    \
+        e_ = (body);                                                          \
+        rt_leave();                                                           \
+        return cudart_error_return(e_);                                       \
+    } while (0)
+
+/* The verdict for dev -> peer (valid, distinct ordinals). */
+static bool p2p_allowed(int dev, int peer, struct p2p_verdict *v)
+{
+    if (p2psim_p2p(rt.p, (unsigned)dev, (unsigned)peer, v) < 0) {
+        memset(v, 0, sizeof(*v));
+        return false;
+    }
+    return v->allowed;
+}
+
+static cudaError_t can_access_peer(int *can, int dev, int peer)
+{
+    struct p2p_verdict v;
+
+    if (!can) {
+        return cudaErrorInvalidValue;
+    }
+    if (!rt_device_valid(dev) || !rt_device_valid(peer)) {
+        return cudaErrorInvalidDevice;
+    }
+    /* A device is not its own peer (measured: 0, success). */
+    *can = dev != peer && p2p_allowed(dev, peer, &v);
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device,
+                                    int peerDevice)
+{
+    SERVE(can_access_peer(canAccessPeer, device, peerDevice));
+}
+
+static unsigned peers_enabled(const struct rt_device *d)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < rt.n_dev; i++) {
+        n += d->peer_enabled[i];
+    }
+    return n;
+}
+
+static cudaError_t enable_peer(int peer, unsigned flags)
+{
+    int cur = rt_current_device();
+    struct p2p_verdict v;
+
+    if (!rt_device_valid(peer)) {
+        return cudaErrorInvalidDevice;
+    }
+    if (flags != cudaPeerAccessDefault) {
+        return cudaErrorInvalidValue;
+    }
+    if (peer == cur || !p2p_allowed(cur, peer, &v)) {
+        return cudaErrorPeerAccessUnsupported;
+    }
+    /* Both contexts exist from here on (the driver creates the current
+     * device's; the peer's memory is reached through its context). */
+    cudaError_t e = rt_device_init(cur);
+    if (!e) {
+        e = rt_device_init(peer);
+    }
+    if (e) {
+        return e;
+    }
+    struct rt_device *d = &rt.dev[cur];
+    if (d->peer_enabled[peer]) {
+        return cudaErrorPeerAccessAlreadyEnabled;
+    }
+    if (peers_enabled(d) >= PEER_MAX) {
+        return cudaErrorTooManyPeers;
+    }
+    d->peer_enabled[peer] = true;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+{
+    SERVE(enable_peer(peerDevice, flags));
+}
+
+static cudaError_t disable_peer(int peer)
+{
+    struct rt_device *d = &rt.dev[rt_current_device()];
+
+    if (!rt_device_valid(peer)) {
+        return cudaErrorInvalidDevice;
+    }
+    if (!d->peer_enabled || !d->peer_enabled[peer]) {
+        return cudaErrorPeerAccessNotEnabled;
+    }
+    d->peer_enabled[peer] = false;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
+{
+    SERVE(disable_peer(peerDevice));
+}
+
+/*
+ * Attributes of the ordered pair src -> dst:
+ *
+ *  PerformanceRank: the place of the path's nvidia-smi class in
+ *    NV < PIX < PXB < PHB < NODE < SYS (machine/path.h, best first), so
+ *    NVLink ranks 0 and a better class ranks lower, as "lower is better"
+ *    asks (cuda-api.md §2.2). The driver's own numbers are not
+ *    documented; this keeps their order.
+ *  AccessSupported: cudaDeviceCanAccessPeer's answer (the verdict);
+ *    "supported", not "enabled" (cuda-api.md §5.6 leaves it open; CUDA's
+ *    samples read it before enabling anything).
+ *  NativeAtomicSupported: access is allowed and both GPUs do atomics over
+ *    the pair's transport (the catalog's atomics: { pcie, nvlink }): the
+ *    source issues them, the destination completes them.
+ *  CudaArrayAccessSupported: where access is (arrays travel the same
+ *    mappings).
+ *  OnlyPartialNativeAtomicSupported: 0; atomics are all or nothing here.
+ */
+static cudaError_t p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
+                                 int src, int dst)
+{
+    struct p2p_verdict v;
+    const struct gpu_info *gs, *gd;
+    bool ok, atomics;
+
+    if (!value) {
+        return cudaErrorInvalidValue;
+    }
+    if (!rt_device_valid(src) || !rt_device_valid(dst) || src == dst) {
+        return cudaErrorInvalidDevice;
+    }
+    ok = p2p_allowed(src, dst, &v);
+    gs = p2psim_gpu_info(rt.p, (unsigned)src);
+    gd = p2psim_gpu_info(rt.p, (unsigned)dst);
+    atomics = v.transport == TRANSPORT_NVLINK
+                  ? gs->atomics_nvlink && gd->atomics_nvlink
+                  : gs->atomics_pcie && gd->atomics_pcie;
+    switch (attr) {
+    case cudaDevP2PAttrPerformanceRank:
+        *value = v.path.cls > PATH_NV ? (int)(v.path.cls - PATH_NV) : 0;
+        break;
+    case cudaDevP2PAttrAccessSupported:
+        *value = ok;
+        break;
+    case cudaDevP2PAttrNativeAtomicSupported:
+        *value = ok && atomics;
+        break;
+    case cudaDevP2PAttrCudaArrayAccessSupported:
+        *value = ok;
+        break;
+    case cudaDevP2PAttrOnlyPartialNativeAtomicSupported:
+        *value = 0;
+        break;
+    default:
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr,
+                                      int srcDevice, int dstDevice)
+{
+    SERVE(p2p_attribute(value, attr, srcDevice, dstDevice));
+}

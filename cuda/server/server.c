@@ -1,0 +1,1181 @@
+/*
+ * cuda/server/server.c - the p2psim server's protocol (cuda/server/wire.h) and
+ * time, without sockets of its own to wait on: srv_message serves one
+ * message of a client, srv_step advances the simulation when it may,
+ * srv_fini frees everything. tools/cmd_server.c is the command around it
+ * (the listening socket, reading whole messages, signals); tests and the
+ * fuzzing harness (fuzz/fuzz_server.c) call these on byte buffers.
+ *
+ * Untrusted input: any process of the user can connect, so every message
+ * is checked before it is used (sizes exact, counts and offsets bounded,
+ * out-of-order requests refused); a malformed message drops the client
+ * (its connection closes), a well-formed but wrong request gets an error
+ * reply. What a client can make the server hold is capped (SRV_MAX_* in
+ * cuda/server/server.h, docs/cuda-shim.md "Under a p2psim server"), and a
+ * client that stops reading or stops in the middle of a message for
+ * SRV_IO_TIMEOUT_S seconds is dropped.
+ */
+#define _GNU_SOURCE /* POLLRDHUP, F_GET_SEALS */
+#include <config.h>
+
+#include "cuda/server/server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "machine/kernel/kernel.h"
+#include "machine/links.h"
+#include "machine/p2psim.h"
+#include "ptx/ptx.h"
+#include "sim/error.h"
+#include "sim/sim.h"
+
+/* ---- state ---------------------------------------------------------------------- */
+
+/* An operation of a client inside the simulation (in s->ops). */
+struct srv_op {
+    struct server *s;
+    struct srv_client *c;
+    uint64_t cb;
+    struct srv_op *next, *prev;
+    bool kernel;                /* the op of a struct srv_kop */
+};
+
+/* A grid: the operation, and the memory its addresses resolve to. */
+struct srv_kop {
+    struct srv_op op;           /* first: freed as the op */
+    struct wire_kernel_range *ranges;   /* sorted by va, disjoint */
+    unsigned n_ranges;
+    sim_time_t t_start;
+};
+
+
+/*
+ * A random 64-bit value for session ids and nonces. These are tokens that
+ * make handles unforgeable by accident, not simulated randomness, so they
+ * do not come from the simulation's seeded RNG.
+ */
+#ifdef P2PSIM_FUZZING
+/* Fuzzing harnesses: small tokens in a sequence that restarts with each
+ * server, so that runs repeat and inputs can name a live export. */
+static uint64_t srv_fuzz_tokens;
+#endif
+
+uint64_t srv_random_u64(void)
+{
+#ifdef P2PSIM_FUZZING
+    return ++srv_fuzz_tokens;
+#endif
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        v = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^
+            (uint64_t)ts.tv_sec << 20 ^ (uint64_t)getpid();
+    }
+    return v ? v : 1;
+}
+
+/* ---- sending --------------------------------------------------------------------- */
+
+
+/* A signal to stop ends a send that waits (the client is dropped). */
+static int write_full(const struct server *s, int fd, const void *buf,
+                      size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR && !(s->stop && *s->stop)) {
+            continue;
+        }
+        if (n <= 0) {
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Send a message; a client that cannot take it is gone. */
+static int send_msg(struct server *s, struct srv_client *c, uint32_t type,
+                    uint64_t seq, const void *a, size_t a_len,
+                    const void *b, size_t b_len)
+{
+    if (c->fd < 0) {
+        return -1;
+    }
+    struct wire_hdr h = {
+        .type = type,
+        .len = (uint32_t)(a_len + b_len),
+        .seq = seq,
+        .now = sim_now(s->sim),
+    };
+    if (write_full(s, c->fd, &h, sizeof(h)) < 0 ||
+        (a_len && write_full(s, c->fd, a, a_len) < 0) ||
+        (b_len && write_full(s, c->fd, b, b_len) < 0)) {
+        srv_client_drop(s, c);
+        return -1;
+    }
+    return 0;
+}
+
+static void reply(struct server *s, struct srv_client *c, uint64_t seq,
+                  int rc, uint64_t v0, uint64_t v1, uint64_t v2)
+{
+    struct wire_reply r = { .rc = rc, .v = { v0, v1, v2 } };
+    send_msg(s, c, WIRE_REPLY, seq, &r, sizeof(r), NULL, 0);
+}
+
+/* Queue a callback for c's next batch. */
+void srv_queue_callback(struct server *s, struct srv_client *c,
+                        const struct wire_callback *cb)
+{
+    srv_queue_callback_msg(s, c, cb, NULL);
+}
+
+void srv_queue_callback_msg(struct server *s, struct srv_client *c,
+                            const struct wire_callback *cb, const char *msg)
+{
+    if (c->fd < 0) {
+        return;
+    }
+    if (c->n_out == c->cap_out) {
+        unsigned cap = c->cap_out ? 2 * c->cap_out : 16;
+        void *n = realloc(c->out, cap * sizeof(*c->out));
+        if (!n) {
+            fprintf(stderr, "p2psim server: out of memory; dropping "
+                            "client %u\n", c->id);
+            srv_client_drop(s, c);
+            return;
+        }
+        c->out = n;
+        c->cap_out = cap;
+    }
+    struct srv_out *o = &c->out[c->n_out++];
+    o->cb = *cb;
+    o->msg = NULL;
+    if (msg) {
+        /* what does not fit in a message is cut (WIRE_MSG_MAX) */
+        o->msg = strndup(msg, WIRE_MSG_MAX - 1);
+    }
+    s->produced = true;
+    /* Stop right after this event: the run must not go on to its limit
+     * (with nothing else pending it would jump there) before the client
+     * has reacted at this instant. Outside a run, the next run clears it. */
+    sim_stop(s->sim);
+}
+
+/* The batch: queued callbacks, then END. c becomes busy. */
+static void deliver(struct server *s, struct srv_client *c, bool nothing)
+{
+    for (unsigned i = 0; i < c->n_out; i++) {
+        struct srv_out *o = &c->out[i];
+        if (send_msg(s, c, WIRE_CALLBACK, 0, &o->cb, sizeof(o->cb), o->msg,
+                     o->msg ? strlen(o->msg) + 1 : 0) < 0) {
+            return;             /* c is dropped: out_free freed the batch */
+        }
+        free(o->msg);
+        o->msg = NULL;
+    }
+    c->n_out = 0;
+    struct wire_end e = { .nothing = nothing || s->failed,
+                          .failed = s->failed };
+    if (send_msg(s, c, WIRE_END, 0, &e, sizeof(e), NULL, 0) == 0) {
+        c->state = SRV_BUSY;
+    }
+}
+
+/* ---- clients -------------------------------------------------------------------- */
+
+static void module_remove(struct srv_client *c, struct srv_module *mod);
+
+/* What c's operations in the simulation use: its host memory and its
+ * PTX modules. Released when none is left. */
+static void maps_release(struct server *s, struct srv_client *c)
+{
+    while (c->maps) {
+        struct srv_map *m = c->maps;
+        c->maps = m->next;
+        if (!m->dead) {
+            p2psim_host_unregister(s->p, m->bus);
+        }
+        munmap(m->base, m->map_len);
+        free(m);
+    }
+    c->n_maps = 0;
+    while (c->modules) {
+        module_remove(c, c->modules);
+    }
+}
+
+static void out_free(struct srv_client *c)
+{
+    for (unsigned i = 0; i < c->n_out; i++) {
+        free(c->out[i].msg);
+    }
+    free(c->out);
+    c->out = NULL;
+    c->n_out = c->cap_out = 0;
+}
+
+/*
+ * c is gone: release what it held. The struct stays (operations in the
+ * simulation and waiters may still point at it) and is freed at exit.
+ */
+void srv_client_drop(struct server *s, struct srv_client *c)
+{
+    if (c->fd < 0) {
+        return;
+    }
+    close(c->fd);
+    c->fd = -1;
+    s->n_live--;
+    out_free(c);
+    srv_ipc_client_gone(s, c);
+    if (c->inflight == 0) {
+        maps_release(s, c);
+    }
+}
+
+/* ---- operations in the simulation ---------------------------------------------- */
+
+/* op (filled in) enters the simulation for its client. */
+static void op_link(struct server *s, struct srv_op *op)
+{
+    op->prev = NULL;
+    op->next = s->ops;
+    if (s->ops) {
+        s->ops->prev = op;
+    }
+    s->ops = op;
+    s->n_ops++;
+    op->c->inflight++;
+}
+
+static void op_unlink(struct srv_op *op)
+{
+    struct server *s = op->s;
+    if (op->prev) {
+        op->prev->next = op->next;
+    } else {
+        s->ops = op->next;
+    }
+    if (op->next) {
+        op->next->prev = op->prev;
+    }
+    s->n_ops--;
+    op->c->inflight--;
+}
+
+/* A new operation of c, not yet linked (NULL: SRV_MAX_OPS, no memory). */
+static struct srv_op *op_new(struct server *s, struct srv_client *c,
+                             uint64_t cb)
+{
+    struct srv_op *op = s->n_ops < SRV_MAX_OPS ? calloc(1, sizeof(*op))
+                                               : NULL;
+    if (op) {
+        op->s = s;
+        op->c = c;
+        op->cb = cb;
+    }
+    return op;
+}
+
+static void op_free(struct srv_op *op);
+
+static void op_finish(struct srv_op *op, const struct wire_callback *cb,
+                      const char *msg)
+{
+    struct srv_client *c = op->c;
+    op_unlink(op);
+    if (c->fd >= 0) {
+        srv_queue_callback_msg(op->s, c, cb, msg);
+    } else if (c->inflight == 0) {
+        maps_release(op->s, c);
+    }
+    op_free(op);
+}
+
+static void op_copy_done(void *arg, const struct p2psim_copy_result *r)
+{
+    struct srv_op *op = arg;
+    struct wire_callback cb = {
+        .cb = op->cb,
+        .status = r->status,
+        .staged = r->staged,
+        .t_start = r->t_start,
+        .t_end = r->t_end,
+    };
+    op_finish(op, &cb, NULL);
+}
+
+static void op_timer_fire(void *arg)
+{
+    struct srv_op *op = arg;
+    sim_time_t now = sim_now(op->s->sim);
+    struct wire_callback cb = { .cb = op->cb, .t_start = now, .t_end = now };
+    op_finish(op, &cb, NULL);
+}
+
+/* ---- kernels -------------------------------------------------------------------- */
+
+/* Where a grid's address is: in one of its ranges, whole, or nowhere. */
+static int kop_resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
+                       struct p2psim_loc *loc)
+{
+    const struct srv_kop *k = arg;
+    unsigned lo = 0, hi = k->n_ranges;
+    (void)gpu;                  /* the client chose the ranges for it */
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if (k->ranges[mid].va <= va) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo == 0) {
+        return -1;
+    }
+    const struct wire_kernel_range *r = &k->ranges[lo - 1];
+    uint64_t off = va - r->va;
+    if (off >= r->len || len > r->len - off) {
+        return -1;
+    }
+    *loc = (struct p2psim_loc){ .kind = r->loc.kind, .gpu = r->loc.gpu,
+                                .addr = r->loc.addr + off };
+    return 0;
+}
+
+static void op_kernel_done(void *arg, int status, const char *msg,
+                           sim_time_t t_end)
+{
+    struct srv_kop *k = arg;
+    struct wire_callback cb = {
+        .cb = k->op.cb,
+        .status = status,
+        .t_start = k->t_start,
+        .t_end = t_end,
+    };
+    op_finish(&k->op, &cb, status && msg ? msg : NULL);
+}
+
+static void op_free(struct srv_op *op)
+{
+    if (op->kernel) {
+        free(((struct srv_kop *)op)->ranges);
+    }
+    free(op);
+}
+
+static struct srv_module *module_find(struct srv_client *c, uint64_t id)
+{
+    for (struct srv_module *m = c->modules; m; m = m->next) {
+        if (m->id == id) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* Give mod's text room for need bytes and a NUL (it grows as chunks
+ * arrive, so a header's total alone allocates nothing). */
+static int module_room(struct srv_module *mod, uint64_t need)
+{
+    if (need + 1 <= mod->cap) {
+        return 0;
+    }
+    uint64_t cap = mod->cap ? mod->cap : 4096;
+    while (cap < need + 1) {
+        cap *= 2;
+    }
+    if (cap > mod->total + 1) {
+        cap = mod->total + 1;
+    }
+    char *t = realloc(mod->text, cap);
+    if (!t) {
+        return -SIM_ENOMEM;
+    }
+    mod->text = t;
+    mod->cap = cap;
+    return 0;
+}
+
+static void module_remove(struct srv_client *c, struct srv_module *mod)
+{
+    for (struct srv_module **pp = &c->modules; *pp; pp = &(*pp)->next) {
+        if (*pp == mod) {
+            *pp = mod->next;
+            break;
+        }
+    }
+    c->n_modules--;
+    ptx_module_free(mod->mod);
+    free(mod->text);
+    free(mod);
+}
+
+/* A chunk of a module's PTX; the last one parses it (*line: where not). */
+static int do_module_load(struct srv_client *c, const struct wire_module *m,
+                          const char *data, uint64_t n, uint64_t *line)
+{
+    struct srv_module *mod = module_find(c, m->id);
+    if (!mod) {
+        if (m->id == 0 || m->offset != 0 || m->total > SRV_MAX_MODULE_BYTES) {
+            return -SIM_EINVAL;
+        }
+        if (c->n_modules >= SRV_MAX_MODULES ||
+            !(mod = calloc(1, sizeof(*mod)))) {
+            return -SIM_ENOMEM;
+        }
+        mod->id = m->id;
+        mod->total = m->total;
+        mod->next = c->modules;
+        c->modules = mod;
+        c->n_modules++;
+    }
+    if (mod->mod) {
+        return -SIM_EEXIST;
+    }
+    if (m->total != mod->total || m->offset != mod->have ||
+        n > mod->total - mod->have) {
+        return -SIM_EINVAL;
+    }
+    if (module_room(mod, mod->have + n) < 0) {
+        return -SIM_ENOMEM;
+    }
+    memcpy(mod->text + mod->have, data, n);
+    mod->have += n;
+    if (mod->have < mod->total) {
+        return 0;
+    }
+    mod->text[mod->total] = '\0';
+    struct ptx_error err;
+    memset(&err, 0, sizeof(err));
+    mod->mod = ptx_module_parse(mod->text, mod->total, &err);
+    free(mod->text);
+    mod->text = NULL;
+    mod->cap = 0;
+    if (!mod->mod) {
+        fprintf(stderr, "p2psim server: a PTX module of process %u: %s\n",
+                c->pid, err.msg);
+        module_remove(c, mod);
+        *line = err.line;
+        return -SIM_EINVAL;
+    }
+    return 0;
+}
+
+static bool loc_ok(const struct server *s, const struct wire_loc *l,
+                   uint64_t len);
+
+/* Ranges a grid may reach: disjoint, in order, at places that exist. */
+static bool ranges_ok(const struct server *s,
+                      const struct wire_kernel_range *r, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (r[i].len == 0 || r[i].va + r[i].len < r[i].va ||
+            (i && r[i - 1].va + r[i - 1].len > r[i].va) ||
+            !loc_ok(s, &r[i].loc, r[i].len)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Start a grid of a kernel of one of c's modules (payload: wire.h). */
+static int do_kernel(struct server *s, struct srv_client *c,
+                     const struct wire_kernel *m, const unsigned char *data,
+                     size_t n)
+{
+    size_t name_at = 0, param_at = wire_pad8(m->name_len);
+    size_t vars_at = param_at + wire_pad8(m->param_bytes);
+    size_t ranges_at = vars_at + (size_t)m->n_vars * sizeof(uint64_t);
+    if (m->name_len == 0 || m->name_len > n || m->n_vars > n ||
+        m->n_ranges > n || m->param_bytes > n || m->gpu >= s->n_gpus ||
+        ranges_at + (size_t)m->n_ranges * sizeof(struct wire_kernel_range) !=
+            n) {
+        return -SIM_EINVAL;
+    }
+    /* CUDA's limits (the shim checks them before it sends a launch); the
+     * product of three grid sizes past them wrapped 64 bits. */
+    if (m->grid[0] > INT32_MAX || m->grid[1] > 65535 || m->grid[2] > 65535 ||
+        m->block[0] > 1024 || m->block[1] > 1024 || m->block[2] > 64) {
+        return -SIM_EINVAL;
+    }
+    struct srv_module *mod = module_find(c, m->module);
+    if (!mod || !mod->mod) {
+        return -SIM_ENOENT;
+    }
+    char *name = strndup((const char *)data + name_at, m->name_len);
+    if (!name) {
+        return -SIM_ENOMEM;
+    }
+    const struct ptx_kernel *pk = ptx_module_find(mod->mod, name);
+    free(name);
+    struct ptx_error err;
+    if (!pk || ptx_kernel_check(pk, &err) < 0) {
+        return -SIM_ENOENT;
+    }
+    const struct ptx_kernel_info *info = ptx_kernel_get_info(pk);
+    if (m->param_bytes != info->param_bytes) {
+        return -SIM_EINVAL;
+    }
+    struct srv_kop *k = s->n_ops < SRV_MAX_OPS ? calloc(1, sizeof(*k))
+                                               : NULL;
+    if (!k) {
+        return -SIM_ENOMEM;
+    }
+    k->n_ranges = m->n_ranges;
+    if (m->n_ranges) {
+        k->ranges = malloc(m->n_ranges * sizeof(*k->ranges));
+        if (!k->ranges) {
+            free(k);
+            return -SIM_ENOMEM;
+        }
+        memcpy(k->ranges, data + ranges_at,
+               m->n_ranges * sizeof(*k->ranges));
+    }
+    uint64_t *vars = NULL;
+    if (m->n_vars) {
+        vars = malloc(m->n_vars * sizeof(*vars));
+        if (!vars) {
+            free(k->ranges);
+            free(k);
+            return -SIM_ENOMEM;
+        }
+        memcpy(vars, data + vars_at, m->n_vars * sizeof(*vars));
+    }
+    if (!ranges_ok(s, k->ranges, k->n_ranges)) {
+        free(vars);
+        free(k->ranges);
+        free(k);
+        return -SIM_EINVAL;
+    }
+    k->op = (struct srv_op){ .s = s, .c = c, .cb = m->cb, .kernel = true };
+    k->t_start = m->start_at;
+    struct p2psim_launch l = {
+        .gpu = m->gpu,
+        .grid = { m->grid[0], m->grid[1], m->grid[2] },
+        .block = { m->block[0], m->block[1], m->block[2] },
+        .dyn_smem = m->dyn_smem,
+        .blocks_per_sm = m->blocks_per_sm,
+        .cooperative = m->cooperative != 0,
+        .pk = pk,
+        .param_buf = data + param_at,
+        .param_bytes = m->param_bytes,
+        .static_smem = info->shared_bytes,
+        .var_addrs = vars,
+        .n_vars = m->n_vars,
+        .resolve = kop_resolve,
+        .resolve_arg = k,
+        .start_at = m->start_at,
+        .done = op_kernel_done,
+        .done_arg = k,
+    };
+    op_link(s, &k->op);
+    int rc = p2psim_kernel_launch(s->p, &l);
+    free(vars);                 /* copied by the launch */
+    if (rc < 0) {
+        op_unlink(&k->op);
+        op_free(&k->op);
+        return rc;
+    }
+    return 0;
+}
+
+/* ---- requests ------------------------------------------------------------------- */
+
+/* A place for len bytes: host memory (the machine checks bus addresses
+ * when it gets there), or HBM that has them. A copy is at most its HBM
+ * side's size: the executor allocates per chunk of a staged copy, so a
+ * length of terabytes once allocated gigabytes. */
+static bool loc_ok(const struct server *s, const struct wire_loc *l,
+                   uint64_t len)
+{
+    if (l->kind == P2PSIM_HOST) {
+        return true;
+    }
+    uint64_t size = l->kind == P2PSIM_DEVICE && l->gpu < s->n_gpus
+                        ? p2psim_hbm_size(s->p, l->gpu)
+                        : 0;
+    return l->addr <= size && len <= size - l->addr;
+}
+
+static int do_copy(struct server *s, struct srv_client *c,
+                   const struct wire_copy *m, uint64_t *id)
+{
+    if (!loc_ok(s, &m->dst, m->len) || !loc_ok(s, &m->src, m->len)) {
+        return -SIM_EINVAL;
+    }
+    struct p2psim_loc dst = { m->dst.kind, m->dst.gpu, m->dst.addr };
+    struct p2psim_loc src = { m->src.kind, m->src.gpu, m->src.addr };
+    struct srv_op *op = op_new(s, c, m->cb);
+    if (!op) {
+        return -SIM_ENOMEM;
+    }
+    op_link(s, op);
+    int rc = p2psim_copy_after(s->p, m->after, &dst, &src, m->len, m->flags,
+                               m->start_at, op_copy_done, op, id);
+    if (rc < 0) {
+        op_unlink(op);
+        free(op);
+        return rc;
+    }
+    return 0;
+}
+
+static int do_fill(struct server *s, struct srv_client *c,
+                   const struct wire_fill *m)
+{
+    if (m->gpu >= s->n_gpus || m->value > 255) {
+        return -SIM_EINVAL;
+    }
+    struct srv_op *op = op_new(s, c, m->cb);
+    if (!op) {
+        return -SIM_ENOMEM;
+    }
+    op_link(s, op);
+    int rc = p2psim_fill(s->p, m->gpu, m->off, (uint8_t)m->value, m->len,
+                         m->start_at, op_copy_done, op);
+    if (rc < 0) {
+        op_unlink(op);
+        free(op);
+        return rc;
+    }
+    return 0;
+}
+
+static int do_timer(struct server *s, struct srv_client *c,
+                    const struct wire_timer *m)
+{
+    struct srv_op *op = op_new(s, c, m->cb);
+    if (!op) {
+        return -SIM_ENOMEM;
+    }
+    op_link(s, op);
+    int rc = p2psim_call_at(s->p, m->at, op_timer_fire, op);
+    if (rc < 0) {
+        op_unlink(op);
+        free(op);
+        return rc;
+    }
+    return 0;
+}
+
+/* Map the client's memfd and register [offset, offset + len) of it. */
+static int do_host_register(struct server *s, struct srv_client *c,
+                            const struct wire_host_register *m, int fd,
+                            uint64_t *bus)
+{
+    /* A memfd sealed against shrinking (remote.c's): pages that a client
+     * could truncate under this mapping would fault here. */
+    struct stat st;
+    int seals = fd < 0 ? -1 : fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) < 0 ||
+        !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (uint64_t)st.st_size > SIZE_MAX || m->len == 0 ||
+        m->offset > (uint64_t)st.st_size ||
+        m->len > (uint64_t)st.st_size - m->offset) {
+        return -SIM_EINVAL;
+    }
+    if (c->n_maps >= SRV_MAX_MAPS) {
+        return -SIM_ENOMEM;
+    }
+    struct srv_map *map = calloc(1, sizeof(*map));
+    if (!map) {
+        return -SIM_ENOMEM;
+    }
+    map->map_len = (size_t)st.st_size;
+    map->base = mmap(NULL, map->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+                     fd, 0);
+    if (map->base == MAP_FAILED) {
+        free(map);
+        return -SIM_ENOMEM;
+    }
+    int rc = p2psim_host_register(s->p, (char *)map->base + m->offset,
+                                  m->len, m->socket, &map->bus);
+    if (rc < 0) {
+        munmap(map->base, map->map_len);
+        free(map);
+        return rc;
+    }
+    map->next = c->maps;
+    c->maps = map;
+    c->n_maps++;
+    *bus = map->bus;
+    return 0;
+}
+
+static int do_host_unregister(struct server *s, struct srv_client *c,
+                              uint64_t bus)
+{
+    for (struct srv_map **pp = &c->maps; *pp; pp = &(*pp)->next) {
+        struct srv_map *m = *pp;
+        if (m->bus == bus && !m->dead) {
+            p2psim_host_unregister(s->p, bus);
+            if (c->inflight) {
+                /* An operation of c may still touch the pages: they stay
+                 * mapped until none is left (maps_release). */
+                m->dead = true;
+                return 0;
+            }
+            *pp = m->next;
+            c->n_maps--;
+            munmap(m->base, m->map_len);
+            free(m);
+            return 0;
+        }
+    }
+    return -SIM_ENOENT;
+}
+
+static int do_hello(struct server *s, struct srv_client *c,
+                    const struct wire_hello *m)
+{
+    const char *name = p2psim_machine_name(s->p);
+    if (m->version != WIRE_VERSION) {
+        fprintf(stderr, "p2psim server: process %u speaks protocol %u, "
+                        "this server %u: use one p2psim build\n",
+                m->pid, m->version, WIRE_VERSION);
+        return -SIM_EINVAL;
+    }
+    if (m->n_gpus != s->n_gpus ||
+        strncmp(m->machine, name, sizeof(m->machine) - 1) != 0) {
+        fprintf(stderr, "p2psim server: process %u simulates machine "
+                        "'%.63s' (%u GPUs), this server '%s' (%u GPUs): "
+                        "give both the same P2PSIM_TOPOLOGY\n",
+                m->pid, m->machine, m->n_gpus, name, s->n_gpus);
+        return -SIM_EINVAL;
+    }
+    c->pid = m->pid;
+    c->hello = true;
+    return 0;
+}
+
+/* Payload size each request needs (exact, except data that follows the
+ * struct of the requests variable_size() names). */
+static size_t request_size(uint32_t type)
+{
+    switch (type) {
+    case WIRE_HELLO: return sizeof(struct wire_hello);
+    case WIRE_BUSY: return 0;
+    case WIRE_IDLE: return sizeof(struct wire_idle);
+    case WIRE_COPY: return sizeof(struct wire_copy);
+    case WIRE_FILL: return sizeof(struct wire_fill);
+    case WIRE_TIMER: return sizeof(struct wire_timer);
+    case WIRE_HOST_REGISTER: return sizeof(struct wire_host_register);
+    case WIRE_HOST_UNREGISTER: return sizeof(struct wire_u64);
+    case WIRE_HBM_ALLOC:
+    case WIRE_HBM_FREE:
+    case WIRE_HBM_READ:
+    case WIRE_HBM_WRITE: return sizeof(struct wire_hbm);
+    case WIRE_STATS: return 0;
+    case WIRE_LINK_STAT: return sizeof(struct wire_u64);
+    case WIRE_IPC_MEM_EXPORT:
+    case WIRE_IPC_MEM_OPEN:
+    case WIRE_IPC_MEM_CLOSE: return sizeof(struct wire_ipc_mem);
+    case WIRE_MODULE_LOAD: return sizeof(struct wire_module);
+    case WIRE_KERNEL_LAUNCH: return sizeof(struct wire_kernel);
+    default:
+        if (type >= WIRE_IPC_EVENT_EXPORT && type < WIRE_CLIENT_LAST) {
+            return sizeof(struct wire_ipc_event);
+        }
+        return SIZE_MAX;
+    }
+}
+
+static bool variable_size(uint32_t type)
+{
+    return type == WIRE_HBM_WRITE || type == WIRE_MODULE_LOAD ||
+           type == WIRE_KERNEL_LAUNCH;
+}
+
+/* Serve one request of c (payload in s->buf, len bytes). */
+static void handle(struct server *s, struct srv_client *c,
+                   const struct wire_hdr *h, int fd)
+{
+    if (h->len > WIRE_MAX_PAYLOAD) {
+        srv_client_drop(s, c);
+        return;
+    }
+    const void *m = s->buf;
+    uint64_t v[3] = { 0, 0, 0 };
+    int rc = 0;
+    size_t need = request_size(h->type);
+    if (need == SIZE_MAX || h->len < need ||
+        (h->len != need && !variable_size(h->type)) ||
+        (!c->hello && h->type != WIRE_HELLO)) {
+        fprintf(stderr, "p2psim server: malformed message from client %u; "
+                        "dropping it\n", c->id);
+        srv_client_drop(s, c);
+        return;
+    }
+    if (h->type == WIRE_IDLE) {
+        const struct wire_idle *i = m;
+        c->state = i->outside ? SRV_OUTSIDE : SRV_IDLE;
+        c->limit = i->outside ? SIM_TIME_MAX : i->limit;
+        return;
+    }
+    /* Any request means the client runs: time stands still for it. */
+    c->state = SRV_BUSY;
+    if (srv_failed(s) &&
+        (h->type == WIRE_COPY || h->type == WIRE_FILL ||
+         h->type == WIRE_TIMER || h->type == WIRE_KERNEL_LAUNCH)) {
+        /* It would never complete: the simulation cannot run any more. */
+        reply(s, c, h->seq, -SIM_ENOMEM, 0, 0, 0);
+        return;
+    }
+    switch (h->type) {
+    case WIRE_HELLO:
+        rc = do_hello(s, c, m);
+        v[0] = s->session;
+        v[1] = c->id;
+        break;
+    case WIRE_BUSY:
+        break;
+    case WIRE_COPY: rc = do_copy(s, c, m, &v[0]); break;
+    case WIRE_FILL: rc = do_fill(s, c, m); break;
+    case WIRE_TIMER: rc = do_timer(s, c, m); break;
+    case WIRE_HOST_REGISTER:
+        rc = do_host_register(s, c, m, fd, &v[0]);
+        break;
+    case WIRE_HOST_UNREGISTER:
+        rc = do_host_unregister(s, c, ((const struct wire_u64 *)m)->v);
+        break;
+    case WIRE_HBM_ALLOC: rc = srv_hbm_alloc(s, c, m, &v[0]); break;
+    case WIRE_HBM_FREE: rc = srv_hbm_free(s, c, m); break;
+    case WIRE_HBM_READ: {
+        const struct wire_hbm *b = m;
+        static unsigned char data[WIRE_HBM_CHUNK];
+        rc = b->len > WIRE_HBM_CHUNK || b->gpu >= s->n_gpus
+                 ? -SIM_EINVAL
+                 : p2psim_hbm_read(s->p, b->gpu, b->off, data, b->len);
+        struct wire_reply r = { .rc = rc };
+        send_msg(s, c, WIRE_REPLY, h->seq, &r, sizeof(r), data,
+                 rc == 0 ? b->len : 0);
+        return;
+    }
+    case WIRE_HBM_WRITE: {
+        const struct wire_hbm *b = m;
+        rc = b->len != h->len - need || b->gpu >= s->n_gpus
+                 ? -SIM_EINVAL
+                 : p2psim_hbm_write(s->p, b->gpu, b->off, s->buf + need,
+                                    b->len);
+        break;
+    }
+    case WIRE_STATS:
+        v[0] = sim_events_fired(s->sim);
+        v[1] = sim_tlp_hops(s->sim);
+        break;
+    case WIRE_LINK_STAT: {
+        struct p2psim_link_stat ls;
+        struct wire_link_stat w;
+        memset(&w, 0, sizeof(w));
+        uint64_t link = ((const struct wire_u64 *)m)->v;
+        rc = link > UINT32_MAX ? -SIM_EINVAL
+                               : p2psim_link_stat(s->p, (unsigned)link, &ls);
+        if (rc == 0) {
+            memcpy(w.tlps, ls.tlps, sizeof(w.tlps));
+            memcpy(w.bytes, ls.bytes, sizeof(w.bytes));
+            for (int d = 0; d < 2; d++) {
+                w.busy_ps[d] = ls.busy_ps[d];
+            }
+        }
+        struct wire_reply r = { .rc = rc };
+        send_msg(s, c, WIRE_REPLY, h->seq, &r, sizeof(r), &w,
+                 rc == 0 ? sizeof(w) : 0);
+        return;
+    }
+    case WIRE_IPC_MEM_EXPORT: rc = srv_mem_export(s, c, m, &v[0]); break;
+    case WIRE_IPC_MEM_OPEN: rc = srv_mem_open(s, c, m); break;
+    case WIRE_IPC_MEM_CLOSE: rc = srv_mem_close(s, c, m); break;
+    case WIRE_MODULE_LOAD:
+        rc = do_module_load(c, m, (const char *)s->buf + need, h->len - need,
+                            &v[0]);
+        break;
+    case WIRE_KERNEL_LAUNCH:
+        rc = do_kernel(s, c, m, s->buf + need, h->len - need);
+        break;
+    default: rc = srv_event_request(s, c, h->type, m, v); break;
+    }
+    reply(s, c, h->seq, rc, v[0], v[1], v[2]);
+    if (h->type == WIRE_HELLO && rc < 0) {
+        srv_client_drop(s, c);
+    }
+}
+
+int srv_handle(struct server *s, struct srv_client *c,
+               const struct wire_hdr *h, int fd)
+{
+    if (c->fd < 0) {
+        return -1;
+    }
+    handle(s, c, h, fd);
+    return c->fd < 0 ? -1 : 0;
+}
+
+/* ---- time ----------------------------------------------------------------------- */
+
+/* How many events a run fires between looks at the clients' sockets. */
+#define SRV_HANGUP_EVERY 65536u
+
+/* Has a live client hung up (or sent something) since the run began? A
+ * cheap look, every SRV_HANGUP_EVERY events, so that a client that goes
+ * away in the middle of a long simulation is noticed at once. */
+static bool clients_stirred(const struct server *s)
+{
+    struct pollfd pfd[64];
+    unsigned n = 0;
+    for (const struct srv_client *c = s->clients; c; c = c->next) {
+        if (c->fd >= 0 && n < 64) {
+            pfd[n++] = (struct pollfd){ .fd = c->fd, .events = POLLRDHUP };
+        }
+    }
+    return n && poll(pfd, n, 0) > 0;
+}
+
+/* The run's condition: no callback queued, no stop signal, no client
+ * hung up, the harness's event budget not spent. */
+static bool may_go_on(struct sim *sim, void *arg)
+{
+    struct server *s = arg;
+    if (s->produced || (s->stop && *s->stop)) {
+        return false;
+    }
+    uint64_t fired = sim_events_fired(sim) - s->run_fired0;
+    if (s->max_run_events && fired >= s->max_run_events) {
+        return false;
+    }
+    if (fired && fired % SRV_HANGUP_EVERY == 0 && clients_stirred(s)) {
+        return false;
+    }
+    return true;
+}
+
+/*
+ * Batches due: queued callbacks of clients that are not busy, and clients
+ * waiting in the simulator whose deadline has come.
+ */
+static void deliver_due(struct server *s)
+{
+    sim_time_t now = sim_now(s->sim);
+    bool failed = srv_failed(s);
+    for (struct srv_client *c = s->clients; c; c = c->next) {
+        if (c->fd >= 0 && c->state != SRV_BUSY &&
+            (c->n_out ||
+             (c->state == SRV_IDLE && (c->limit <= now || failed)))) {
+            deliver(s, c, false);
+        }
+    }
+}
+
+/*
+ * Advance the simulation if it may: nobody busy, somebody waiting in it.
+ * Returns false when it must wait for messages instead.
+ */
+static bool advance(struct server *s)
+{
+    bool waiting = false, outside = false;
+    sim_time_t limit = SIM_TIME_MAX;
+    if (srv_failed(s)) {
+        return false;           /* deliver_due answered the waiting */
+    }
+    for (struct srv_client *c = s->clients; c; c = c->next) {
+        if (c->fd < 0) {
+            continue;
+        }
+        if (c->state == SRV_BUSY) {
+            return false;
+        }
+        outside |= c->state == SRV_OUTSIDE;
+        if (c->state == SRV_IDLE) {
+            waiting = true;
+            limit = c->limit < limit ? c->limit : limit;
+        }
+    }
+    if (!waiting) {
+        return false;
+    }
+    if (sim_events_pending(s->sim) == 0 && limit == SIM_TIME_MAX) {
+        if (outside) {
+            return false;   /* only a process outside CUDA can act now */
+        }
+        for (struct srv_client *c = s->clients; c; c = c->next) {
+            if (c->fd >= 0) {
+                deliver(s, c, true);
+            }
+        }
+        return true;
+    }
+    if (limit < sim_now(s->sim)) {
+        limit = sim_now(s->sim);        /* a deadline already past */
+    }
+    s->produced = false;
+    s->run_fired0 = sim_events_fired(s->sim);
+    sim_run_while(s->sim, may_go_on, s, limit);
+    if (srv_failed(s)) {
+        return true;            /* the next step tells the waiting */
+    }
+    if (s->produced && !(s->stop && *s->stop)) {
+        /* Everything else due at this same instant goes in the batch (a
+         * callback among them stops this run too: the rest wait for the
+         * next batch, at the same time). */
+        sim_run_until(s->sim, sim_now(s->sim));
+    }
+    return true;
+}
+
+/* Free the clients that are gone and that nothing refers to any more. */
+static void reap(struct server *s)
+{
+    for (struct srv_client **pp = &s->clients; *pp;) {
+        struct srv_client *c = *pp;
+        if (c->fd < 0 && c->inflight == 0) {
+            *pp = c->next;
+            maps_release(s, c);
+            free(c);
+        } else {
+            pp = &c->next;
+        }
+    }
+}
+
+bool srv_failed(struct server *s)
+{
+    const struct sim_error *f;
+    if (!s->failed && (f = sim_failure(s->sim)) != NULL) {
+        s->failed = true;
+        fprintf(stderr, "p2psim server: error: %s\n", f->msg);
+    }
+    return s->failed;
+}
+
+bool srv_step(struct server *s)
+{
+    reap(s);
+    deliver_due(s);
+    return advance(s);
+}
+
+/* ---- the server ----------------------------------------------------------------- */
+
+int srv_init(struct server *s, struct p2psim *p)
+{
+    memset(s, 0, sizeof(*s));
+#ifdef P2PSIM_FUZZING
+    srv_fuzz_tokens = 0;
+#endif
+    s->listen_fd = -1;
+    s->session = srv_random_u64();
+    s->p = p;
+    s->sim = p2psim_sim(p);
+    s->n_gpus = p2psim_gpu_count(p);
+    s->hbm = calloc(s->n_gpus ? s->n_gpus : 1, sizeof(*s->hbm));
+    s->buf = malloc(WIRE_MAX_PAYLOAD);
+    if (!s->hbm || !s->buf) {
+        free(s->hbm);
+        free(s->buf);
+        s->hbm = NULL;
+        s->buf = NULL;
+        return -SIM_ENOMEM;
+    }
+    for (unsigned g = 0; g < s->n_gpus; g++) {
+        p2psim_hbm_space_init(&s->hbm[g], p2psim_hbm_size(p, g));
+    }
+    return 0;
+}
+
+void srv_fini(struct server *s)
+{
+    for (struct srv_client *c = s->clients; c; c = c->next) {
+        srv_client_drop(s, c);
+    }
+    /* Operations still in the simulation: p2psim_close drops them
+     * without calling back, so they are freed here (with what they use,
+     * the clients' host memory and modules, below). */
+    while (s->ops) {
+        struct srv_op *op = s->ops;
+        op_unlink(op);
+        op_free(op);
+    }
+    srv_ipc_fini(s);
+    for (struct srv_client *c = s->clients, *next; c; c = next) {
+        next = c->next;
+        maps_release(s, c);
+        free(c);
+    }
+    s->clients = NULL;
+    for (unsigned g = 0; s->hbm && g < s->n_gpus; g++) {
+        p2psim_hbm_space_fini(&s->hbm[g]);
+    }
+    free(s->hbm);
+    free(s->buf);
+    s->hbm = NULL;
+    s->buf = NULL;
+}
+
+struct srv_client *srv_client_new(struct server *s, int fd)
+{
+    struct srv_client *c = s->n_live < SRV_MAX_CLIENTS ? calloc(1, sizeof(*c))
+                                                       : NULL;
+    if (!c) {
+        close(fd);
+        return NULL;
+    }
+    /* Bounded blocking: a client that stops reading (or stops in the
+     * middle of a message) cannot hold the server and the others. */
+    struct timeval tv = { .tv_sec = SRV_IO_TIMEOUT_S };
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    c->fd = fd;
+    c->id = ++s->next_id;
+    c->state = SRV_BUSY;
+    c->limit = SIM_TIME_MAX;
+    c->next = s->clients;
+    s->clients = c;
+    s->n_live++;
+    return c;
+}
+
+int srv_message(struct server *s, struct srv_client *c, const void *msg,
+                size_t len, int fd)
+{
+    struct wire_hdr h;
+    if (c->fd < 0) {
+        return -1;
+    }
+    if (len < sizeof(h)) {
+        fprintf(stderr, "p2psim server: a truncated message from client "
+                        "%u; dropping it\n", c->id);
+        srv_client_drop(s, c);
+        return -1;
+    }
+    memcpy(&h, msg, sizeof(h));
+    if (h.len > WIRE_MAX_PAYLOAD || h.len != len - sizeof(h)) {
+        fprintf(stderr, "p2psim server: a message from client %u is not "
+                        "%s; dropping it\n", c->id,
+                h.len > WIRE_MAX_PAYLOAD ? "within WIRE_MAX_PAYLOAD"
+                                         : "whole");
+        srv_client_drop(s, c);
+        return -1;
+    }
+    /* Copied: the payload's structs need their alignment. */
+    memcpy(s->buf, (const unsigned char *)msg + sizeof(h), h.len);
+    return srv_handle(s, c, &h, fd);
+}

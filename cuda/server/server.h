@@ -1,0 +1,243 @@
+/*
+ * cuda/server/server.h - the p2psim server's state, shared by its three files:
+ * server.c (clients, the protocol's messages and time, the machine's
+ * operations), server_ipc.c (who owns which HBM, memory exports,
+ * interprocess events) and cmd_server.c (the command: sockets, signals).
+ * Not installed; the protocol itself is cuda/server/wire.h.
+ */
+#ifndef P2PSIM_CUDA_SERVER_SERVER_H
+#define P2PSIM_CUDA_SERVER_SERVER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda/server/wire.h"
+#include "machine/hbm_space.h"
+#include "sim/time.h"
+
+struct p2psim;
+struct sim;
+
+/*
+ * Caps on what clients can make the server hold (any process of the user
+ * can connect; docs/cuda-shim.md lists them). A request past one gets
+ * -SIM_ENOMEM (the shim's cudaErrorMemoryAllocation); a connection past
+ * SRV_MAX_CLIENTS is closed at once.
+ */
+#define SRV_MAX_CLIENTS 1024u           /* connected at once */
+#define SRV_MAX_OPS (1u << 20)          /* copies, fills, timers, grids
+                                           in the simulation, all clients */
+#define SRV_MAX_MAPS 4096u              /* host registrations per client */
+#define SRV_MAX_MODULES 4096u           /* PTX modules per client */
+#define SRV_MAX_MODULE_BYTES (UINT64_C(1) << 30)  /* PTX text per module */
+#define SRV_MAX_ALLOCS (1u << 20)       /* HBM allocations, all clients */
+#define SRV_MAX_EVENTS 65536u           /* exported events, all clients */
+#define SRV_MAX_PENDING 65536u          /* records not yet done, per event */
+#define SRV_MAX_WAITERS (1u << 20)      /* waits not yet done, all clients */
+/* A client that stops reading what it is sent, or stops in the middle of
+ * a message it sends, for this long is dropped (seconds). */
+#define SRV_IO_TIMEOUT_S 10
+
+enum srv_state {
+    SRV_BUSY,                   /* running, or processing a batch */
+    SRV_IDLE,                   /* waiting inside the simulator */
+    SRV_OUTSIDE,                /* blocked outside CUDA: wants no time */
+};
+
+/* A client's pinned host memory, mapped here too. */
+struct srv_map {
+    struct srv_map *next;
+    uint64_t bus;
+    void *base;
+    size_t map_len;
+    bool dead;                  /* unregistered, kept mapped while the
+                                   client's operations run */
+};
+
+struct srv_export;
+struct ptx_module;
+
+/* A module of PTX a client loaded (WIRE_MODULE_LOAD), its kernels run
+ * here. text collects the chunks until the module is whole (text NULL,
+ * mod NULL: none has come yet). */
+struct srv_module {
+    struct srv_module *next;
+    uint64_t id;                /* the client's number */
+    char *text;                 /* NULL once parsed */
+    uint64_t total, have, cap;  /* bytes (cap: of text) */
+    struct ptx_module *mod;     /* NULL until parsed */
+};
+
+/* A callback waiting for its batch, with a kernel's failure message. */
+struct srv_out {
+    struct wire_callback cb;
+    char *msg;                  /* malloc'd, or NULL */
+};
+
+/* How many times a client has an export open. */
+struct srv_import {
+    struct srv_import *next;
+    struct srv_export *x;
+    unsigned count;
+};
+
+struct srv_client {
+    struct srv_client *next;    /* every client ever connected */
+    int fd;                     /* -1: gone */
+    unsigned id;
+    uint32_t pid;
+    bool hello;                 /* WIRE_HELLO accepted */
+    enum srv_state state;
+    sim_time_t limit;           /* IDLE: its deadline (SIM_TIME_MAX) */
+    struct srv_out *out;        /* the next batch */
+    unsigned n_out, cap_out;
+    unsigned inflight;          /* its operations in the simulation */
+    struct srv_map *maps;
+    unsigned n_maps, n_modules;
+    struct srv_module *modules; /* freed with maps, when nothing runs */
+    struct srv_import *imports;
+};
+
+/* An HBM allocation and who owns it (NULL: freed, kept for importers). */
+struct srv_alloc {
+    struct srv_alloc *next;
+    struct srv_client *owner;
+    unsigned gpu;
+    uint64_t off, len;
+    struct srv_export *x;       /* its export, if any */
+};
+
+struct srv_export {
+    struct srv_export *next;
+    struct srv_alloc *a;
+    struct srv_client *owner;
+    unsigned gpu;
+    uint64_t off, size, nonce;
+    unsigned opens;             /* by other clients, all counted */
+    bool stale;                 /* the exporter freed it */
+};
+
+/* A generation recorded and not yet complete. */
+struct srv_gen {
+    struct srv_gen *next;
+    uint64_t gen;
+    struct srv_client *by;
+};
+
+struct srv_waiter {
+    struct srv_waiter *next;
+    struct srv_client *c;
+    uint64_t gen, cb;
+};
+
+struct srv_event {
+    struct srv_event *next;
+    uint64_t id, nonce;
+    struct srv_client *owner;
+    uint64_t gen;               /* last generation recorded (0: none) */
+    int32_t last_status;        /* of generation gen, once done */
+    struct srv_gen *pending;
+    unsigned n_pending;
+    struct srv_waiter *waiters;
+    bool closed;                /* the exporter destroyed it */
+};
+
+struct srv_op;
+
+struct server {
+    struct p2psim *p;
+    struct sim *sim;
+    int listen_fd;
+    uint64_t session;
+    struct srv_client *clients;
+    unsigned n_live, next_id;
+    unsigned n_gpus;
+    struct p2psim_hbm_space *hbm;       /* [n_gpus] */
+    struct srv_alloc *allocs;
+    struct srv_export *exports;
+    struct srv_event *events;
+    unsigned n_allocs, n_events, n_waiters;
+    uint64_t next_event_id;
+    struct srv_op *ops;         /* in the simulation, newest first */
+    unsigned n_ops;
+    bool produced;              /* a callback was queued in this run */
+    unsigned char *buf;         /* a message's payload (WIRE_MAX_PAYLOAD) */
+    /* Set by the command's signal handler: a run in progress stops at the
+     * next event (NULL: none). */
+    volatile sig_atomic_t *stop;
+    /* A run stops after this many events (0: no limit; for harnesses). */
+    uint64_t max_run_events;
+    uint64_t run_fired0;        /* events fired before this run */
+    bool failed;                /* the simulation failed (srv_failed) */
+};
+
+/* ---- server.c ------------------------------------------------------------------- */
+
+/* The server of machine p (not owned): 0 or -SIM_ENOMEM. listen_fd -1. */
+int srv_init(struct server *s, struct p2psim *p);
+/* Free everything, clients and operations in the simulation included
+ * (p is not closed: the caller closes it after this). */
+void srv_fini(struct server *s);
+/* A new client on connected socket fd (taken over; closed when it goes).
+ * NULL: refused (SRV_MAX_CLIENTS, out of memory), fd closed. */
+struct srv_client *srv_client_new(struct server *s, int fd);
+/* Serve one message of c: len bytes, a struct wire_hdr and its payload;
+ * fd: the descriptor that came with it, or -1 (not taken over). A
+ * message that is not whole or not one a client may send at this point
+ * drops c. Returns 0, or -1 when c is gone. */
+int srv_message(struct server *s, struct srv_client *c, const void *msg,
+                size_t len, int fd);
+/* The same for a header whose payload (h->len bytes, at most
+ * WIRE_MAX_PAYLOAD) is already in s->buf. */
+int srv_handle(struct server *s, struct srv_client *c,
+               const struct wire_hdr *h, int fd);
+/* Deliver what is due and advance the simulation if it may; free the
+ * clients that are gone. false: nothing can happen before a message. */
+bool srv_step(struct server *s);
+/*
+ * Has the simulation failed (out of memory, sim/error.h)? The first time
+ * it is seen, "p2psim server: error: <sim_failure's message>" goes to
+ * stderr. From then on every client waiting in the simulator gets a batch
+ * whose END says so (wire_end.failed), requests that would start
+ * something in it (copies, fills, timers, grids) get -SIM_ENOMEM, and
+ * time stands still; the command exits 1 once no client is left.
+ */
+bool srv_failed(struct server *s);
+
+/* Queue a callback for c's next batch (and stop the run in progress). */
+void srv_queue_callback(struct server *s, struct srv_client *c,
+                        const struct wire_callback *cb);
+/* The same with a message for the client (copied; NULL: none). */
+void srv_queue_callback_msg(struct server *s, struct srv_client *c,
+                            const struct wire_callback *cb, const char *msg);
+/* c is gone: release what it held (server_ipc.c's part included). */
+void srv_client_drop(struct server *s, struct srv_client *c);
+/* A token for sessions and nonces (not simulated randomness). */
+uint64_t srv_random_u64(void);
+
+/* ---- server_ipc.c ---------------------------------------------------------------- */
+
+/* Requests (cuda/server/wire.h): 0 or a negative SIM_E* code. */
+int srv_hbm_alloc(struct server *s, struct srv_client *c,
+                  const struct wire_hbm *m, uint64_t *off);
+int srv_hbm_free(struct server *s, struct srv_client *c,
+                 const struct wire_hbm *m);
+int srv_mem_export(struct server *s, struct srv_client *c,
+                   const struct wire_ipc_mem *m, uint64_t *nonce);
+/* -SIM_ENOENT: not a live export; -SIM_EBUSY: c exported it. */
+int srv_mem_open(struct server *s, struct srv_client *c,
+                 const struct wire_ipc_mem *m);
+int srv_mem_close(struct server *s, struct srv_client *c,
+                  const struct wire_ipc_mem *m);
+/* WIRE_IPC_EVENT_*: v gets the reply's values. */
+int srv_event_request(struct server *s, struct srv_client *c, uint32_t type,
+                      const struct wire_ipc_event *m, uint64_t v[3]);
+/* c is gone: its opens close, its HBM is freed (or kept for importers),
+ * its events close and the generations it owed count as done. */
+void srv_ipc_client_gone(struct server *s, struct srv_client *c);
+/* Free the tables at exit. */
+void srv_ipc_fini(struct server *s);
+
+#endif /* P2PSIM_CUDA_SERVER_SERVER_H */

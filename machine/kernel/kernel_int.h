@@ -1,0 +1,112 @@
+/*
+ * machine/kernel/kernel_int.h - the executor's state, shared by exec.c (grids,
+ * blocks, warps, memory) and cthread.c (C kernels as coroutines).
+ */
+#ifndef P2PSIM_MACHINE_KERNEL_KERNEL_INT_H
+#define P2PSIM_MACHINE_KERNEL_KERNEL_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "machine/kernel/kernel.h"
+#include "ptx/ptx.h"
+#include "sim/event.h"
+
+#define KX_WARP 32u
+/* Peers whose P2P verdict a grid remembers (more are asked each time). */
+#define KX_MAX_PEERS 64u
+
+struct kx_grid;
+struct kx_block;
+
+/* One thread of a C kernel: a coroutine, and the call it stopped at. */
+struct kx_lane {
+    ucontext_t ctx;
+    void *stack;
+    bool started, exited;
+    bool posted;                /* a memory call waits in op.. */
+    bool at_bar, at_gsync;
+    struct devapi_dim3_int { unsigned x, y, z; } tid;
+    /* the call (struct ptx_mem_req per lane) */
+    enum ptx_mem_op op;
+    unsigned bytes;
+    enum ptx_mem_sem sem;
+    enum ptx_mem_scope scope;
+    enum ptx_atom_op atom;
+    enum ptx_atom_type atype;
+    uint64_t addr, data[2], cmp, result[2];
+};
+
+enum kx_stop { KX_MEM, KX_BAR, KX_GSYNC, KX_EXIT, KX_YIELD, KX_ERROR };
+
+struct kx_warp {
+    struct kx_block *b;
+    unsigned index;             /* in the block */
+    uint32_t exists;            /* lanes that are threads */
+    struct kx_lane *lanes;      /* C: KX_WARP */
+    struct ptx_warp *pw;        /* PTX */
+    struct ptx_mem_req req;     /* what it waits on */
+    struct sim_event ev;        /* deferred continue */
+    unsigned pending;           /* sub-requests it waits for */
+    unsigned stores_out;        /* stores not yet acknowledged */
+    bool fence_wait;            /* waits for stores_out == 0 */
+    unsigned flush_pending;     /* FLUSH requests in flight */
+    bool access_after_fence;    /* a release access: the fence first */
+    bool at_bar, at_gsync, done;
+};
+
+struct kx_block {
+    struct kx_grid *gr;
+    unsigned linear;            /* block index in the grid */
+    unsigned idx[3];
+    unsigned sm;
+    unsigned n_warps, live_warps, bar_arrived;
+    struct kx_warp *warps;
+    uint8_t *smem;
+    uint32_t smem_bytes;
+    bool finished;
+    struct kx_block *next;      /* all blocks of the grid */
+};
+
+struct kx_grid {
+    struct p2psim *p;
+    struct p2psim_launch l;
+    struct sim_component *gpu;
+    struct sim *sim;
+    uint8_t *params;            /* C: argument copies; PTX: the buffer */
+    void **argv;                /* C: pointers into params */
+    uint64_t *vars;
+    unsigned n_sm, per_sm, *sm_load;
+    bool *sm_used;
+    uint64_t n_blocks, next_block, live_blocks;
+    unsigned threads_per_block, warps_per_block;
+    uint64_t gsync_arrived, gsync_total;  /* warps */
+    unsigned stores_out;        /* grid-wide */
+    unsigned end_flushes;
+    bool ending;
+    int status;
+    char msg[PTX_ERROR_MSG_BYTES];
+    struct kx_block *blocks;
+    /* peer GPU -> NVLink or not, asked once per grid (exec.c) */
+    bool peer_known[KX_MAX_PEERS], peer_nvl[KX_MAX_PEERS];
+    uint64_t peer_nvl_base[KX_MAX_PEERS];
+    struct sim_event start_ev;
+    sim_time_t t_start;
+    /* what a machine closed mid-kernel (out of memory) must free */
+    struct kx_sub *subs;        /* SM requests not yet done */
+    struct kx_grid *live_prev, *live_next; /* the machine's grids */
+};
+
+/* exec.c */
+void kx__fail(struct kx_grid *gr, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+uint64_t kx__time_sreg(struct kx_grid *gr, enum ptx_time_sreg which);
+
+/* cthread.c: a C block's lanes, running a C warp until it stops. */
+int kx__c_block_init(struct kx_block *b);
+void kx__c_block_fini(struct kx_block *b);
+enum kx_stop kx__c_warp_run(struct kx_warp *w);
+void kx__c_warp_resume(struct kx_warp *w);
+
+#endif /* P2PSIM_MACHINE_KERNEL_KERNEL_INT_H */

@@ -1,0 +1,314 @@
+/*
+ * machine/p2psim.c - libp2psim: machines and questions about them.
+ */
+#include <config.h>
+
+#include "machine/p2psim.h"
+#include "machine/p2psim_int.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "machine/fabric.h"
+#include "models/gpu/gpu.h"
+#include "models/pcie/link.h"
+#include "machine/topology.h"
+#include "sim/component.h"
+#include "sim/engine.h"
+#include "sim/error.h"
+#include "sim/port.h"
+#include "sim/sim.h"
+#ifdef HAVE_SYSTEMC
+#include "sim/systemc/engine_systemc.h"
+#endif
+
+
+static const struct sim_engine_ops *engine_by_name(const char *name,
+                                                   struct sim_error *err)
+{
+    if (!name || !strcmp(name, "native")) {
+        return &sim_engine_native;
+    }
+    if (!strcmp(name, "heap")) {
+        return &sim_engine_native_heap;
+    }
+#ifdef HAVE_SYSTEMC
+    if (!strcmp(name, "systemc")) {
+        return &sim_engine_systemc;
+    }
+#endif
+    sim_error_set(err, SIM_EINVAL, "unknown engine '%s' (native, heap%s)",
+                  name,
+#ifdef HAVE_SYSTEMC
+                  ", systemc"
+#else
+                  "; this build has no SystemC"
+#endif
+    );
+    return NULL;
+}
+
+/*
+ * A machine file, or (when no such file exists and the name has no '/') a
+ * machine built into the library by name: "h200-x1" or "h200-x1.yaml".
+ */
+static struct topo_machine *load_named(const char *file,
+                                       const struct topo_options *o,
+                                       struct sim_error *err)
+{
+    size_t len = strlen(file);
+    if (access(file, F_OK) != 0 && !strchr(file, '/') && len > 0 &&
+        len < 200) {
+        char name[256];
+        bool ext = len > 5 && strcmp(file + len - 5, ".yaml") == 0;
+        snprintf(name, sizeof(name), "%s%s", file, ext ? "" : ".yaml");
+        const char *text = topo_embedded_find(name);
+        if (text) {
+            char shown[300];
+            snprintf(shown, sizeof(shown), "<built-in>/%s", name);
+            return topo_load_string(shown, text, strlen(text), o, err);
+        }
+        char list[1024] = "";
+        size_t at = 0;
+        for (const struct topo_embedded *e = topo_embedded; e->path; e++) {
+            if (strncmp(e->path, "gpus/", 5) != 0 && at < sizeof(list)) {
+                at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%.*s",
+                                       at ? ", " : "",
+                                       (int)(strlen(e->path) - 5), e->path);
+            }
+        }
+        sim_error_set(err, SIM_ENOENT,
+                      "%s: no such machine file, nor a built-in machine of "
+                      "that name (built-in: %s)",
+                      file, list);
+        return NULL;
+    }
+    return topo_load_file(file, o, err);
+}
+
+struct p2psim *p2psim_open(const char *file, const struct p2psim_options *opt,
+                           struct sim_error *err)
+{
+    struct topo_options o = { 0 };
+    o.engine = engine_by_name(opt ? opt->engine : NULL, err);
+    if (!o.engine) {
+        return NULL;
+    }
+    o.seed = opt ? opt->seed : 0;
+    o.overrides = opt ? opt->overrides : NULL;
+    struct p2psim *p = calloc(1, sizeof(*p));
+    if (!p) {
+        sim_error_set(err, SIM_ENOMEM, "out of memory");
+        return NULL;
+    }
+    p->m = file ? load_named(file, &o, err) : topo_load_default(&o, err);
+    if (!p->m) {
+        free(p);
+        return NULL;
+    }
+    if (p2psim__exec_init(p) < 0) {
+        sim_error_set(err, SIM_ENOMEM, "out of memory");
+        p2psim_close(p);
+        return NULL;
+    }
+    if (opt && opt->fidelity && *opt->fidelity &&
+        p2psim_set_fidelity(p, opt->fidelity, err) < 0) {
+        p2psim_close(p);
+        return NULL;
+    }
+    return p;
+}
+
+void p2psim_close(struct p2psim *p)
+{
+    if (p) {
+        p2psim_trace_stop(p);
+        p2psim__kernel_fini(p);
+        p2psim__exec_fini(p);
+        topo_machine_destroy(p->m);
+        free(p);
+    }
+}
+
+const char *p2psim_machine_name(const struct p2psim *p) { return p->m->name; }
+struct sim *p2psim_sim(const struct p2psim *p) { return p->m->sim; }
+const char *p2psim_machine_file(const struct p2psim *p) { return p->m->file; }
+
+const char *p2psim_machine_description(const struct p2psim *p)
+{
+    return p->m->description;
+}
+
+unsigned p2psim_gpu_count(const struct p2psim *p)
+{
+    return fab_n_gpus(p->m->fab);
+}
+
+const char *p2psim_gpu_id(const struct p2psim *p, unsigned i)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    return g ? g->name : NULL;
+}
+
+const char *p2psim_gpu_model(const struct p2psim *p, unsigned i)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    return g ? gpu_get_info(g)->name : NULL;
+}
+
+int p2psim_gpu_find(const struct p2psim *p, const char *s)
+{
+    unsigned n = p2psim_gpu_count(p);
+    for (unsigned i = 0; i < n; i++) {
+        if (!strcmp(p2psim_gpu_id(p, i), s)) {
+            return (int)i;
+        }
+    }
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s && !*end && v >= 0 && (unsigned long)v < n) {
+        return (int)v;
+    }
+    return -1;
+}
+
+unsigned p2psim_gpu_socket(const struct p2psim *p, unsigned i)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    /* walk up to the root complex */
+    const struct sim_port *port = g ? sim_port_find(g, "pcie") : NULL;
+    while (port && sim_port_peer(port)) {
+        const struct sim_component *c = sim_port_peer(port)->owner;
+        for (unsigned k = 0; k < p->m->n_sockets; k++) {
+            if (p->m->socket[k].rc == c) {
+                return k;
+            }
+        }
+        port = sim_port_find(c, "up");
+    }
+    return 0;
+}
+
+void p2psim_gpu_link(const struct p2psim *p, unsigned i, unsigned *gen,
+                     unsigned *width)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    const struct sim_port *port = g ? sim_port_find(g, "pcie") : NULL;
+    *gen = *width = 0;
+    if (port && port->link && port->link->ops == &pcie_link_ops) {
+        *gen = pcie_link_gen(port->link);
+        *width = pcie_link_width(port->link);
+    }
+}
+
+const struct gpu_info *p2psim_gpu_info(const struct p2psim *p, unsigned i)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    return g ? gpu_get_info(g) : NULL;
+}
+
+unsigned p2psim_gpu_copy_engines(const struct p2psim *p, unsigned i)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    return g ? gpu_n_copy_engines(g) : 0;
+}
+
+/* Returns 0, or -SIM_EINVAL for a bad index (nothing written). */
+int p2psim_gpu_pci_address(const struct p2psim *p, unsigned i,
+                           unsigned *domain, unsigned *bus, unsigned *device,
+                           unsigned *function)
+{
+    struct sim_component *g = fab_gpu(p->m->fab, i);
+    if (!g) {
+        return -SIM_EINVAL;
+    }
+    /* The requester ID: bus [15:8], device [7:3], function [2:0]. */
+    uint16_t id = gpu_pcie_id(g);
+    *domain = 0; /* Model: one PCI segment per machine */
+    *bus = id >> 8;
+    *device = (id >> 3) & 0x1f;
+    *function = id & 0x7;
+    return 0;
+}
+
+int p2psim_path(const struct p2psim *p, unsigned a, unsigned b,
+                struct path *out)
+{
+    struct sim_component *ga = fab_gpu(p->m->fab, a);
+    struct sim_component *gb = fab_gpu(p->m->fab, b);
+    if (!ga || !gb) {
+        return -SIM_EINVAL;
+    }
+    return path_compute(p->m, ga, gb, out);
+}
+
+int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
+               struct p2p_verdict *out)
+{
+    struct sim_component *ga = fab_gpu(p->m->fab, a);
+    struct sim_component *gb = fab_gpu(p->m->fab, b);
+    if (!ga || !gb) {
+        return -SIM_EINVAL;
+    }
+    return path_p2p_verdict(p->m, ga, gb, out);
+}
+
+unsigned p2psim_nvlink_count(const struct p2psim *p)
+{
+    return p->m->n_nvlinks;
+}
+
+bool p2psim_api_cost(const struct p2psim *p, enum topo_api_cost c,
+                     sim_time_t *ps)
+{
+    if ((unsigned)c >= TOPO_API_COST_N || !p->m->api_cost_set[c]) {
+        return false;
+    }
+    *ps = p->m->api_cost_ps[c];
+    return true;
+}
+
+int p2psim_write_dot(const struct p2psim *p, FILE *f)
+{
+    struct sim *sim = p->m->sim;
+    fprintf(f, "graph \"%s\" {\n  node [shape=box, fontname=\"Helvetica\"];\n",
+            p->m->name);
+    for (uint32_t i = 0; i < sim_component_count(sim); i++) {
+        struct sim_component *c = sim_component_at(sim, i);
+        const char *shape = !strcmp(c->ops->kind, "gpu") ? "box3d"
+                            : !strcmp(c->ops->kind, "root-complex")
+                                ? "house"
+                                : !strcmp(c->ops->kind, "host-memory")
+                                      ? "cylinder"
+                                      : "box";
+        fprintf(f, "  \"%s\" [shape=%s, label=\"%s\\n%s\"];\n", c->name, shape,
+                c->name,
+                !strcmp(c->ops->kind, "gpu") ? gpu_get_info(c)->name
+                                             : c->ops->kind);
+    }
+    for (uint32_t i = 0; i < sim_link_count(sim); i++) {
+        struct sim_link *l = sim_link_at(sim, i);
+        if (!l->end[0] || !l->end[1]) {
+            continue;
+        }
+        char label[64] = "";
+        if (l->ops == &pcie_link_ops) {
+            snprintf(label, sizeof(label), "Gen%u x%u", pcie_link_gen(l),
+                     pcie_link_width(l));
+        } else {
+            snprintf(label, sizeof(label), "%s", l->ops->kind);
+        }
+        fprintf(f, "  \"%s\" -- \"%s\" [label=\"%s\"];\n",
+                l->end[0]->owner->name, l->end[1]->owner->name, label);
+    }
+    for (unsigned i = 0; i < p->m->n_nvlinks; i++) {
+        const struct topo_nvlink *nv = &p->m->nvlink[i];
+        fprintf(f, "  \"%s\" -- \"%s\" [color=green, label=\"NV%u\"];\n",
+                nv->a, nv->b, nv->links);
+    }
+    fprintf(f, "}\n");
+    return ferror(f) ? -SIM_EIO : 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * machine/p2psim_int.h - struct p2psim, shared by the files of machine/.
+ */
+#ifndef P2PSIM_MACHINE_P2PSIM_INT_H
+#define P2PSIM_MACHINE_P2PSIM_INT_H
+
+#include <stdint.h>
+
+#include "machine/p2psim.h"
+
+struct p2psim_flow;
+struct p2psim_trace;
+struct xop;
+struct topo_machine;
+
+/* Allocated bus ranges in one socket's DRAM, sorted by address. */
+struct exec_ranges {
+    uint64_t lo, hi;            /* the window: [lo, hi) */
+    struct { uint64_t addr, len; void *ptr; } *r;
+    unsigned n, cap;
+};
+
+struct exec_peer_map {
+    unsigned gpu;
+    uint64_t hbm, len, bus;
+};
+
+struct p2psim {
+    struct topo_machine *m;
+    /* operations (machine/exec.c) */
+    struct exec_ranges *host;   /* per socket */
+    unsigned n_host;
+    struct exec_peer_map *map;
+    unsigned n_map, cap_map;
+    uint64_t chunk;             /* staging chunk, bytes */
+    unsigned *ce_next;          /* per GPU: next copy engine to use */
+    unsigned n_ops;             /* copies and fills not yet done */
+    struct xop *xops;           /* copies not yet done, newest first */
+    struct fop *fops;           /* fills not yet done */
+    struct call_at *calls;      /* p2psim_call_at's not yet called */
+    uint64_t next_copy_id;      /* p2psim_copy_after's next id (from 1) */
+    /* the flow fidelity (machine/flow.c); NULL: the TLP fidelity */
+    struct p2psim_flow *flow;
+    /* the trace, event log and counters (machine/trace_sink.c); NULL: none */
+    struct p2psim_trace *trace;
+    /* kernels not yet done (machine/kernel/exec.c) */
+    struct kx_grid *grids;
+};
+
+int p2psim__exec_init(struct p2psim *p);
+void p2psim__exec_fini(struct p2psim *p);
+/* Free the kernels not yet done (a machine closed mid-run). */
+void p2psim__kernel_fini(struct p2psim *p);
+
+#endif /* P2PSIM_MACHINE_P2PSIM_INT_H */

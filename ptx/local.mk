@@ -1,0 +1,15 @@
+# ptx/: the PTX front end (fat binary extraction, parser, per-warp
+# interpreter). Stand-alone: libc and, when configure found it, libzstd.
+noinst_LTLIBRARIES += ptx/libptx.la
+ptx_libptx_la_SOURCES = \
+	%reldir%/ptx.h \
+	%reldir%/ptx_int.h \
+	%reldir%/fatbin.c \
+	%reldir%/parse.c \
+	%reldir%/decode.c \
+	%reldir%/interp.c \
+	%reldir%/flat.c \
+	%reldir%/flat.h
+ptx_libptx_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+ptx_libptx_la_LIBADD = $(ZSTD_LIBS) -lm
+EXTRA_DIST += ptx/.may_include

@@ -1,0 +1,190 @@
+/*
+ * ptx/ptx_int.h - internals of the PTX front end shared by its files
+ * (parse.c builds modules, decode.c turns one PTX instruction into a
+ * struct ptx_insn, interp.c runs them) and by white-box tests.
+ *
+ * Registers: every register of a kernel is a 64-bit slot per lane; a
+ * value is kept as raw bits (integers sign- or zero-extended as the
+ * writer's type says, f32 in the low 32 bits) and every reader
+ * reinterprets it through its own instruction type. The per-lane
+ * constant special registers (%tid.x, %ctaid.y, %laneid, %envreg3 ...)
+ * are slots too, filled when the warp is created, so an operand is only
+ * ever a register, an immediate, or an address.
+ */
+#ifndef P2PSIM_PTX_PTX_INT_H
+#define P2PSIM_PTX_PTX_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ptx/ptx.h"
+
+/* Types, as named in PTX. */
+enum ptx_type {
+    PT_NONE, PT_PRED,
+    PT_B8, PT_B16, PT_B32, PT_B64,
+    PT_U8, PT_U16, PT_U32, PT_U64,
+    PT_S8, PT_S16, PT_S32, PT_S64,
+    PT_F16, PT_F32, PT_F64,
+    PT_COUNT
+};
+
+/* Opcodes the interpreter runs. */
+enum ptx_opcode {
+    OP_MOV, OP_LD, OP_ST, OP_CVTA, OP_CVT,
+    OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_DIV, OP_REM, OP_MIN, OP_MAX,
+    OP_ABS, OP_NEG, OP_AND, OP_OR, OP_XOR, OP_NOT, OP_CNOT, OP_SHL,
+    OP_SHR, OP_FMA, OP_RCP, OP_SQRT, OP_RSQRT, OP_EX2, OP_LG2, OP_SIN,
+    OP_COS, OP_COPYSIGN, OP_POPC, OP_CLZ, OP_BREV, OP_BFE, OP_BFI,
+    OP_PRMT, OP_SETP, OP_SELP,
+    OP_BRA, OP_RET, OP_EXIT, OP_TRAP, OP_NOP,
+    OP_ATOM, OP_RED, OP_MEMBAR, OP_FENCE, OP_BAR,
+    OP_SHFL, OP_VOTE, OP_ACTIVEMASK
+};
+
+/* State spaces. */
+enum ptx_space { PS_GENERIC, PS_GLOBAL, PS_SHARED, PS_LOCAL, PS_PARAM,
+                 PS_CONST };
+
+/* Comparisons of setp (u: unordered too, for floats). */
+enum ptx_cmp { PC_EQ, PC_NE, PC_LT, PC_LE, PC_GT, PC_GE, PC_LO, PC_LS,
+               PC_HI, PC_HS, PC_EQU, PC_NEU, PC_LTU, PC_LEU, PC_GTU,
+               PC_GEU, PC_NUM, PC_NAN };
+
+/* Operand kinds. */
+enum ptx_opd_kind {
+    OPD_NONE,
+    OPD_REG,   /* reg */
+    OPD_IMM,   /* imm: raw bits of the value in the instruction type */
+    OPD_VEC,   /* n registers in vregs (0xffff: the sink "_") */
+    OPD_MEM,   /* [reg + imm] or [var + imm]; reg 0xffff: none */
+    OPD_LABEL, /* imm: instruction index */
+    OPD_TIME,  /* imm: enum ptx_time_sreg */
+    OPD_VAR,   /* the address of module variable var, plus imm */
+    OPD_SINK   /* "_" */
+};
+
+#define PTX_NOREG 0xffffu
+#define PTX_NOVAR (-1)
+
+struct ptx_opd {
+    uint8_t kind;   /* enum ptx_opd_kind */
+    uint8_t neg;    /* !%p: the predicate negated */
+    uint8_t n;      /* OPD_VEC: registers */
+    uint16_t reg;   /* OPD_REG, OPD_MEM base (PTX_NOREG: none) */
+    uint16_t vregs[4];
+    int32_t var;    /* OPD_MEM/OPD_VAR: module variable, or PTX_NOVAR */
+    int64_t imm;
+};
+
+#define PTX_MAX_OPDS 6
+
+/* Flags of struct ptx_insn. */
+#define PIF_SAT 0x0001u    /* .sat */
+#define PIF_HI 0x0002u     /* mul.hi / mad.hi */
+#define PIF_WIDE 0x0004u   /* mul.wide / mad.wide */
+#define PIF_TO 0x0008u     /* cvta.to */
+#define PIF_NC 0x0010u     /* ld.global.nc */
+#define PIF_RNDI 0x0020u   /* cvt to integer: round mode given */
+#define PIF_UNI 0x0040u    /* bra.uni */
+#define PIF_WAIT 0x0080u   /* bar.sync (vs bar.arrive) */
+#define PIF_FTZ 0x0100u    /* .ftz: flush f32 subnormals */
+
+/* Rounding modes (for cvt and float arithmetic). */
+enum ptx_rnd { PR_NONE, PR_RN, PR_RZ, PR_RM, PR_RP };
+
+struct ptx_insn {
+    uint8_t op;       /* enum ptx_opcode */
+    uint8_t type;     /* enum ptx_type: the instruction type */
+    uint8_t type2;    /* cvt: the source type */
+    uint8_t space;    /* enum ptx_space */
+    uint8_t sem;      /* enum ptx_mem_sem */
+    uint8_t scope;    /* enum ptx_mem_scope */
+    uint8_t vec;      /* 1, 2 or 4 */
+    uint8_t cmp;      /* setp: enum ptx_cmp */
+    uint8_t boolop;   /* setp: 0 none, 1 and, 2 or, 3 xor */
+    uint8_t mode;     /* atom: enum ptx_atom_op; shfl: 0 up 1 down
+                       * 2 bfly 3 idx; vote: 0 any 1 all 2 uni 3 ballot */
+    uint8_t rnd;      /* enum ptx_rnd */
+    uint8_t n_opds;
+    uint16_t flags;   /* PIF_* */
+    uint16_t guard;   /* guard predicate register, or PTX_NOREG */
+    uint8_t guard_neg;
+    unsigned line;    /* PTX source line */
+    struct ptx_opd o[PTX_MAX_OPDS];
+};
+
+/* The per-lane constant special registers, in slot order. */
+enum ptx_sreg_slot {
+    SR_TID_X, SR_TID_Y, SR_TID_Z,
+    SR_NTID_X, SR_NTID_Y, SR_NTID_Z,
+    SR_CTAID_X, SR_CTAID_Y, SR_CTAID_Z,
+    SR_NCTAID_X, SR_NCTAID_Y, SR_NCTAID_Z,
+    SR_LANEID, SR_WARPID, SR_NWARPID, SR_SMID, SR_NSMID, SR_GRIDID,
+    SR_LANEMASK_EQ, SR_LANEMASK_LT, SR_LANEMASK_LE, SR_LANEMASK_GT,
+    SR_LANEMASK_GE,
+    SR_ENVREG0,
+    SR_COUNT = SR_ENVREG0 + 32
+};
+
+struct ptx_kernel {
+    struct ptx_kernel_info info;
+    struct ptx_param_info *params;
+    struct ptx_insn *insns;
+    unsigned n_insns, cap_insns;
+    unsigned n_regs;          /* slots, SR_COUNT included */
+    uint32_t local_bytes;
+    /* The first unsupported construct (error line 0: none). */
+    unsigned err_line;
+    char *err_msg;
+};
+
+struct ptx_module {
+    unsigned version;    /* 90 for 9.0 */
+    unsigned target_sm;  /* 90 for sm_90 */
+    struct ptx_kernel **kernels;
+    unsigned n_kernels;
+    struct ptx_var_info *vars;
+    unsigned n_vars;
+    uint32_t shared_bytes; /* module-scope .shared */
+    char **strings;        /* owned strings (names, messages) */
+    unsigned n_strings, cap_strings;
+};
+
+/* ---- parse.c: symbol lookups for decode.c ---- */
+
+struct ptx_parse;
+
+/* Register slot of a name ("%r12", "%tid.x"), or -1. */
+int ptx_parse_reg(struct ptx_parse *p, const char *name);
+/* Resolve an address symbol: a param, a .shared or .local variable (an
+ * offset in its space: *space, *offset), or a module variable (*var).
+ * Return: 0, or -1 when unknown. */
+int ptx_parse_sym(struct ptx_parse *p, const char *name,
+                  enum ptx_space *space, int64_t *offset, int *var);
+/* Index of a label, created on first use (resolved at the end); -1 when
+ * out of memory, having failed the parse as ptx_parse_nomem() does. */
+int ptx_parse_label(struct ptx_parse *p, const char *name);
+/* Fail the parse for running out of memory (ptx_module_parse() returns
+ * NULL with PTX_ENOMEM). Return: PTX_ENOMEM. */
+int ptx_parse_nomem(struct ptx_parse *p);
+
+/* ---- decode.c ---- */
+
+/* Type of a PTX type suffix ("u32" -> PT_U32), or PT_NONE. */
+enum ptx_type ptx_type_from_name(const char *s);
+unsigned ptx_type_bytes(enum ptx_type t);
+
+/**
+ * ptx_decode() - one instruction into @in.
+ * @opcode: "ld.global.v4.u32"; @opds: the operand texts, split at top
+ * level commas; @n: their count.
+ * Return: 0; -1 with @why (a static or caller-buffer message) when the
+ * instruction or one of its forms is not supported; PTX_ENOMEM when out
+ * of memory, the parse having failed (ptx_parse_nomem()), @why unset.
+ */
+int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
+               unsigned n, struct ptx_insn *in, char *why, size_t why_len);
+
+#endif /* P2PSIM_PTX_PTX_INT_H */
