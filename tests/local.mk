@@ -143,6 +143,11 @@ endif
 
 TESTS += tools/check-includes.sh tests/cli.sh
 EXTRA_DIST += tests/cli.sh
+# tests/layout/: the structure kept visible (docs/architecture.md "The
+# checks"): includes.sh plants upward includes, direct and through a
+# header, in a scratch tree and asserts check-includes.sh refuses them.
+TESTS += tests/layout/includes.sh
+EXTRA_DIST += tests/layout/includes.sh
 TESTS_ENVIRONMENT = top_srcdir=$(top_srcdir); export top_srcdir; \
 	P2PSIM=$(abs_top_builddir)/tools/p2psim; export P2PSIM;
 # Check's per-case timeouts (4 s, or what a case sets) are there to catch
