@@ -5,7 +5,11 @@ ptx_libptx_la_SOURCES = \
 	%reldir%/ptx.h \
 	%reldir%/ptx_int.h \
 	%reldir%/fatbin.c \
+	%reldir%/parse_int.h \
 	%reldir%/parse.c \
+	%reldir%/parse_body.c \
+	%reldir%/parse_decl.c \
+	%reldir%/parse_lex.c \
 	%reldir%/decode.c \
 	%reldir%/interp.c \
 	%reldir%/flat.c \
