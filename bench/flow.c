@@ -96,7 +96,7 @@ static int run_all_to_all(const char *file, const char *fidelity,
     }
     for (unsigned s = 0; s < n; s++) {
         for (unsigned d = 0; d < n; d++) {
-            struct p2p_verdict v;
+            struct p2psim_verdict v;
             if (s == d || p2psim_p2p(p, s, d, &v) < 0) {
                 continue;
             }

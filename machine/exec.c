@@ -31,6 +31,7 @@
 #include "machine/flow.h"
 #include "machine/p2psim_int.h"
 #include "machine/fabric.h"
+#include "machine/path.h"
 #include "models/gpu/gpu.h"
 #include "models/host/hostmem.h"
 #include "models/mem/sparse.h"
@@ -541,7 +542,7 @@ static int xop_plan(struct xop *x, struct xplan *pl)
         unsigned exposed = read ? x->src.gpu : x->dst.gpu;
         uint64_t hbm = read ? x->src.addr : x->dst.addr;
         struct p2p_verdict nv;
-        if (p2psim_p2p(p, x->src.gpu, x->dst.gpu, &nv) < 0) {
+        if (p2psim__p2p(p, x->src.gpu, x->dst.gpu, &nv) < 0) {
             return -SIM_ENOMEM;         /* the GPUs were checked */
         }
         if (nv.transport == TRANSPORT_NVLINK) {
@@ -572,7 +573,7 @@ static int xop_plan(struct xop *x, struct xplan *pl)
              * in flight for the path's latency.
              */
             struct p2p_verdict v;
-            p2psim_p2p(p, x->src.gpu, x->dst.gpu, &v);
+            p2psim__p2p(p, x->src.gpu, x->dst.gpu, &v);
             if (read) {
                 plan_direct(pl, x->dst.gpu, GPU_DMA_PULL, x->dst.addr, bus,
                             false);

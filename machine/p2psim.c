@@ -1,5 +1,7 @@
 /*
- * machine/p2psim.c - libp2psim: machines and questions about them.
+ * machine/p2psim.c - libp2psim: machines and questions about them, in the
+ * public header's own types (machine/p2psim.h), translated here from the
+ * models' (struct gpu_info, machine/path.h's paths and verdicts).
  */
 #include <config.h>
 
@@ -13,9 +15,10 @@
 #include <unistd.h>
 
 #include "machine/fabric.h"
+#include "machine/path.h"
+#include "machine/topology.h"
 #include "models/gpu/gpu.h"
 #include "models/pcie/link.h"
-#include "machine/topology.h"
 #include "sim/component.h"
 #include "sim/engine.h"
 #include "sim/error.h"
@@ -73,11 +76,12 @@ static struct topo_machine *load_named(const char *file,
         }
         char list[1024] = "";
         size_t at = 0;
-        for (const struct topo_embedded *e = topo_embedded; e->path; e++) {
-            if (strncmp(e->path, "gpus/", 5) != 0 && at < sizeof(list)) {
+        const char *b;
+        for (unsigned i = 0; (b = p2psim_builtin_machine(i)); i++) {
+            if (at < sizeof(list)) {
                 at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%.*s",
-                                       at ? ", " : "",
-                                       (int)(strlen(e->path) - 5), e->path);
+                                       at ? ", " : "", (int)(strlen(b) - 5),
+                                       b);
             }
         }
         sim_error_set(err, SIM_ENOENT,
@@ -204,10 +208,41 @@ void p2psim_gpu_link(const struct p2psim *p, unsigned i, unsigned *gen,
     }
 }
 
-const struct gpu_info *p2psim_gpu_info(const struct p2psim *p, unsigned i)
+/* The model's product classes, as the public header names them. */
+static const enum p2psim_gpu_class gpu_class_pub[] = {
+    [GPU_CLASS_DATACENTER] = P2PSIM_GPU_DATACENTER,
+    [GPU_CLASS_WORKSTATION] = P2PSIM_GPU_WORKSTATION,
+    [GPU_CLASS_GEFORCE] = P2PSIM_GPU_GEFORCE,
+};
+
+int p2psim_gpu_describe(const struct p2psim *p, unsigned i,
+                        struct p2psim_gpu_desc *out)
 {
     struct sim_component *g = fab_gpu(p->m->fab, i);
-    return g ? gpu_get_info(g) : NULL;
+    if (!g) {
+        return -SIM_EINVAL;
+    }
+    const struct gpu_info *in = gpu_get_info(g);
+    _Static_assert(sizeof(out->model) >= sizeof(in->name) &&
+                       sizeof(out->architecture) >= sizeof(in->architecture),
+                   "the description holds the catalog's names");
+    memset(out, 0, sizeof(*out));
+    snprintf(out->model, sizeof(out->model), "%s", in->name);
+    out->cls = gpu_class_pub[in->class_];
+    snprintf(out->architecture, sizeof(out->architecture), "%s",
+             in->architecture);
+    out->cc_major = in->cc_major;
+    out->cc_minor = in->cc_minor;
+    out->sms = in->sms;
+    out->sm_clock_hz = in->sm_clock_hz;
+    out->mem_clock_hz = in->mem_clock_hz;
+    out->mem_bus_width = in->mem_bus_width;
+    out->l2_bytes = in->l2_bytes;
+    out->nvlink_links = in->nvlink_links;
+    out->nvlink_gen = in->nvlink_gen;
+    out->atomics_pcie = in->atomics_pcie;
+    out->atomics_nvlink = in->atomics_nvlink;
+    return 0;
 }
 
 unsigned p2psim_gpu_copy_engines(const struct p2psim *p, unsigned i)
@@ -234,19 +269,85 @@ int p2psim_gpu_pci_address(const struct p2psim *p, unsigned i,
     return 0;
 }
 
+/* ---- paths and verdicts, from machine/path.h's ------------------------------ */
+
+static const enum p2psim_path_class path_class_pub[] = {
+    [PATH_X] = P2PSIM_PATH_X,       [PATH_NV] = P2PSIM_PATH_NV,
+    [PATH_PIX] = P2PSIM_PATH_PIX,   [PATH_PXB] = P2PSIM_PATH_PXB,
+    [PATH_PHB] = P2PSIM_PATH_PHB,   [PATH_NODE] = P2PSIM_PATH_NODE,
+    [PATH_SYS] = P2PSIM_PATH_SYS,
+};
+
+static const enum p2psim_rule_id rule_pub[] = {
+    [RULE_SAME_DEVICE] = P2PSIM_RULE_SAME_DEVICE,
+    [RULE_PRODUCT] = P2PSIM_RULE_PRODUCT,
+    [RULE_FABRIC_MANAGER] = P2PSIM_RULE_FABRIC_MANAGER,
+    [RULE_NVLINK] = P2PSIM_RULE_NVLINK,
+    [RULE_SOCKET] = P2PSIM_RULE_SOCKET,
+    [RULE_ROOT_COMPLEX] = P2PSIM_RULE_ROOT_COMPLEX,
+    [RULE_ACS] = P2PSIM_RULE_ACS,
+    [RULE_IOMMU] = P2PSIM_RULE_IOMMU,
+    [RULE_BAR1] = P2PSIM_RULE_BAR1,
+    [RULE_PATH] = P2PSIM_RULE_PATH,
+    [RULE_VM_CLIQUE] = P2PSIM_RULE_VM_CLIQUE,
+    [RULE_NVLINK_POWER] = P2PSIM_RULE_NVLINK_POWER,
+};
+_Static_assert(sizeof(rule_pub) / sizeof(rule_pub[0]) == P2PSIM_RULE_N,
+               "every rule of machine/path.h has a public name");
+
+static const enum p2psim_transport transport_pub[] = {
+    [TRANSPORT_NONE] = P2PSIM_TRANSPORT_NONE,
+    [TRANSPORT_PCIE] = P2PSIM_TRANSPORT_PCIE,
+    [TRANSPORT_NVLINK] = P2PSIM_TRANSPORT_NVLINK,
+};
+
+_Static_assert(P2PSIM_PATH_MAX_HOPS == PATH_MAX_HOPS &&
+                   P2PSIM_MAX_RULES == PATH_MAX_RULES,
+               "the public path and verdict hold what machine/path.c finds");
+
+const char *p2psim_path_class_name(enum p2psim_path_class c)
+{
+    for (unsigned i = 0; i <= PATH_SYS; i++) {
+        if (path_class_pub[i] == c) {
+            return path_class_name((enum path_class)i);
+        }
+    }
+    return "?";
+}
+
+static void path_pub(const struct path *in, struct p2psim_path *out)
+{
+    out->cls = path_class_pub[in->cls];
+    out->nv_links = in->nv_links;
+    out->pcie_connected = in->pcie_connected;
+    out->acs_redirect = in->acs_redirect;
+    out->cross_socket = in->cross_socket;
+    out->n_hops = in->n_hops;
+    for (unsigned i = 0; i < in->n_hops; i++) {
+        out->hop[i] = (struct p2psim_hop){ in->hop[i].comp->name,
+                                           in->hop[i].in, in->hop[i].out,
+                                           in->hop[i].redirected };
+    }
+}
+
 int p2psim_path(const struct p2psim *p, unsigned a, unsigned b,
-                struct path *out)
+                struct p2psim_path *out)
 {
     struct sim_component *ga = fab_gpu(p->m->fab, a);
     struct sim_component *gb = fab_gpu(p->m->fab, b);
+    struct path in;
     if (!ga || !gb) {
         return -SIM_EINVAL;
     }
-    return path_compute(p->m, ga, gb, out);
+    int rc = path_compute(p->m, ga, gb, &in);
+    if (rc == 0) {
+        path_pub(&in, out);
+    }
+    return rc;
 }
 
-int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
-               struct p2p_verdict *out)
+int p2psim__p2p(const struct p2psim *p, unsigned a, unsigned b,
+                struct p2p_verdict *out)
 {
     struct sim_component *ga = fab_gpu(p->m->fab, a);
     struct sim_component *gb = fab_gpu(p->m->fab, b);
@@ -254,6 +355,34 @@ int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
         return -SIM_EINVAL;
     }
     return path_p2p_verdict(p->m, ga, gb, out);
+}
+
+int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
+               struct p2psim_verdict *out)
+{
+    struct p2p_verdict in;
+    int rc = p2psim__p2p(p, a, b, &in);
+    if (rc < 0) {
+        return rc;
+    }
+    out->allowed = in.allowed;
+    out->reads_allowed = in.reads_allowed;
+    out->transport = transport_pub[in.transport];
+    path_pub(&in.path, &out->path);
+    out->n_rules = in.n_rules;
+    for (unsigned i = 0; i < in.n_rules; i++) {
+        const struct path_rule *r = &in.rule[i];
+        struct p2psim_rule *o = &out->rule[i];
+        o->id = rule_pub[r->id];
+        o->blocks = r->blocks;
+        o->slows = r->slows;
+        _Static_assert(sizeof(o->says) == sizeof(r->says) &&
+                           sizeof(o->fix) == sizeof(r->fix),
+                       "a rule's texts fit as they are");
+        snprintf(o->says, sizeof(o->says), "%s", r->says);
+        snprintf(o->fix, sizeof(o->fix), "%s", r->fix);
+    }
+    return 0;
 }
 
 unsigned p2psim_nvlink_count(const struct p2psim *p)
@@ -269,6 +398,21 @@ bool p2psim_api_cost(const struct p2psim *p, enum topo_api_cost c,
     }
     *ps = p->m->api_cost_ps[c];
     return true;
+}
+
+const char *p2psim_builtin_machine(unsigned i)
+{
+    for (const struct topo_embedded *e = topo_embedded; e->path; e++) {
+        if (!strchr(e->path, '/') && i-- == 0) {
+            return e->path;
+        }
+    }
+    return NULL;
+}
+
+const char *p2psim_builtin_text(const char *name)
+{
+    return topo_embedded_find(name);
 }
 
 int p2psim_write_dot(const struct p2psim *p, FILE *f)

@@ -3,6 +3,10 @@
  * file or the built-in default), name its GPUs, and ask what the fabric
  * says about a pair (path class, P2P verdict with its rules).
  *
+ * The types here are libp2psim's own, plain C: the layers above (the CUDA
+ * runtime, the command line) see no model's types; machine/p2psim.c
+ * translates from them.
+ *
  * Ownership: p2psim_open() returns a machine the caller closes with
  * p2psim_close(); everything it hands out lives until then.
  */
@@ -15,8 +19,6 @@
 
 #include "machine/exec.h"
 #include "machine/trace_sink.h"
-#include "models/gpu/gpu.h"
-#include "machine/path.h"
 #include "machine/topology.h"
 #include "sim/time.h"
 
@@ -61,23 +63,128 @@ unsigned p2psim_gpu_socket(const struct p2psim *p, unsigned i);
 /* The negotiated PCIe generation and width of GPU i's own link. */
 void p2psim_gpu_link(const struct p2psim *p, unsigned i, unsigned *gen,
                      unsigned *width);
+/* What kind of product a GPU is (its catalog's `class`). */
+enum p2psim_gpu_class {
+    P2PSIM_GPU_DATACENTER,
+    P2PSIM_GPU_WORKSTATION,
+    P2PSIM_GPU_GEFORCE,
+};
+
+/* What GPU i is: its catalog entry (topologies/gpus/). */
+struct p2psim_gpu_desc {
+    char model[64];             /* catalog name, e.g. "H200-SXM" */
+    enum p2psim_gpu_class cls;
+    char architecture[32];      /* "Hopper" */
+    unsigned cc_major, cc_minor;/* compute capability */
+    unsigned sms;
+    uint64_t sm_clock_hz;
+    uint64_t mem_clock_hz;
+    unsigned mem_bus_width;     /* bits */
+    uint64_t l2_bytes;
+    unsigned nvlink_links;      /* 0: none */
+    unsigned nvlink_gen;
+    bool atomics_pcie, atomics_nvlink; /* native atomics over each */
+};
+
+/* Fill *out for GPU i: 0, or -SIM_EINVAL for a bad index (out untouched). */
+int p2psim_gpu_describe(const struct p2psim *p, unsigned i,
+                        struct p2psim_gpu_desc *out);
+
 /*
- * What GPU i is: its catalog entry (topologies/gpus/, struct gpu_info), its
- * copy engines as configured, and its PCI address as the builder
+ * GPU i's copy engines as configured, and its PCI address as the builder
  * enumerated it (machine/fabric.c: domain 0, the secondary bus of the port
- * above it, device 0, function 0). A bad index gives NULL, 0 and
- * -SIM_EINVAL.
+ * above it, device 0, function 0). A bad index gives 0 and -SIM_EINVAL.
  */
-const struct gpu_info *p2psim_gpu_info(const struct p2psim *p, unsigned i);
 unsigned p2psim_gpu_copy_engines(const struct p2psim *p, unsigned i);
 int p2psim_gpu_pci_address(const struct p2psim *p, unsigned i,
                            unsigned *domain, unsigned *bus, unsigned *device,
                            unsigned *function);
 
+#define P2PSIM_PATH_MAX_HOPS 32
+#define P2PSIM_MAX_RULES 16
+
+/* nvidia-smi topo -m classes, best first. */
+enum p2psim_path_class {
+    P2PSIM_PATH_X,              /* the same device */
+    P2PSIM_PATH_NV,             /* NVLink (NV#) */
+    P2PSIM_PATH_PIX,            /* one PCIe switch */
+    P2PSIM_PATH_PXB,            /* several PCIe switches, no host bridge */
+    P2PSIM_PATH_PHB,            /* through one PCIe host bridge */
+    P2PSIM_PATH_NODE,           /* between host bridges of one NUMA node */
+    P2PSIM_PATH_SYS,            /* across the SMP interconnect */
+};
+
+/* "X", "NV", "PIX", ... ("?" for a value out of range). */
+const char *p2psim_path_class_name(enum p2psim_path_class c);
+
+/* One element of a PCIe path: a GPU, switch or root complex. */
+struct p2psim_hop {
+    const char *name;           /* its id in the machine file */
+    const char *in, *out;       /* port names; NULL at the ends */
+    bool redirected;            /* ACS sent the TLP up from here */
+};
+
+/* The path between two GPUs, from the machine's configuration. */
+struct p2psim_path {
+    enum p2psim_path_class cls;
+    unsigned nv_links;          /* NV#: bonded NVLinks (P2PSIM_PATH_NV) */
+    bool pcie_connected;        /* a PCIe route exists */
+    bool acs_redirect;          /* the PCIe route hairpins at an RC */
+    bool cross_socket;
+    struct p2psim_hop hop[P2PSIM_PATH_MAX_HOPS];
+    unsigned n_hops;            /* PCIe hops, a to b */
+};
+
+/* The rules that decide P2P, in the order the CUDA driver meets them. */
+enum p2psim_rule_id {
+    P2PSIM_RULE_SAME_DEVICE,
+    P2PSIM_RULE_PRODUCT,        /* GeForce P2P block */
+    P2PSIM_RULE_FABRIC_MANAGER, /* NVSwitch machine without fabric manager */
+    P2PSIM_RULE_NVLINK,         /* NVLink connects the pair */
+    P2PSIM_RULE_SOCKET,         /* cross-socket policy */
+    P2PSIM_RULE_ROOT_COMPLEX,   /* P2P policy between root ports */
+    P2PSIM_RULE_ACS,            /* ACS redirect on the path */
+    P2PSIM_RULE_IOMMU,          /* IOMMU translating */
+    P2PSIM_RULE_BAR1,           /* BAR1 room for the peer mapping */
+    P2PSIM_RULE_PATH,           /* the PCIe route itself */
+    P2PSIM_RULE_VM_CLIQUE,      /* VM guest: GPUDirect P2P clique */
+    P2PSIM_RULE_NVLINK_POWER,   /* the NVLinks sleep when idle */
+    P2PSIM_RULE_N
+};
+
+struct p2psim_rule {
+    enum p2psim_rule_id id;
+    bool blocks;                /* P2P is not available because of it */
+    bool slows;                 /* available, but slower or via a detour */
+    char says[320];             /* what the rule found */
+    char fix[240];              /* the change that lifts it, or "" */
+};
+
+enum p2psim_transport {
+    P2PSIM_TRANSPORT_NONE,      /* no P2P: copies are staged */
+    P2PSIM_TRANSPORT_PCIE,
+    P2PSIM_TRANSPORT_NVLINK,
+};
+
+/* The P2P verdict for a pair, with every rule that applies. */
+struct p2psim_verdict {
+    bool allowed;               /* cudaDeviceCanAccessPeer */
+    bool reads_allowed;         /* P2P reads too (not writes only) */
+    enum p2psim_transport transport;
+    struct p2psim_path path;
+    struct p2psim_rule rule[P2PSIM_MAX_RULES];
+    unsigned n_rules;
+};
+
+/*
+ * The path between GPUs a and b, and the P2P verdict from a to b. 0, or
+ * -SIM_EINVAL (a bad index), -SIM_ENOMEM (only on a machine of more than
+ * 128 NVLink entries; inside a run the simulation has failed then).
+ */
 int p2psim_path(const struct p2psim *p, unsigned a, unsigned b,
-                struct path *out);
+                struct p2psim_path *out);
 int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
-               struct p2p_verdict *out);
+               struct p2psim_verdict *out);
 /* How many NVLink entries (bonded groups) the machine file has. */
 unsigned p2psim_nvlink_count(const struct p2psim *p);
 
@@ -89,6 +196,15 @@ unsigned p2psim_nvlink_count(const struct p2psim *p);
  */
 bool p2psim_api_cost(const struct p2psim *p, enum topo_api_cost c,
                      sim_time_t *ps);
+
+/*
+ * The machine files built into the library, which p2psim_open finds by
+ * name: the i-th one's file name ("h200-x1.yaml"), NULL past the last;
+ * and the text of built-in file `name` (a machine, or a GPU catalog entry
+ * "gpus/H200-SXM.yaml"), NULL if there is none.
+ */
+const char *p2psim_builtin_machine(unsigned i);
+const char *p2psim_builtin_text(const char *name);
 
 /* The simulation underneath (for tests, traces and stats). */
 struct sim *p2psim_sim(const struct p2psim *p);

@@ -12,6 +12,7 @@ struct p2psim_flow;
 struct p2psim_trace;
 struct xop;
 struct topo_machine;
+struct p2p_verdict;
 
 /* Allocated bus ranges in one socket's DRAM, sorted by address. */
 struct exec_ranges {
@@ -46,6 +47,11 @@ struct p2psim {
     /* kernels not yet done (machine/kernel/exec.c) */
     struct kx_grid *grids;
 };
+
+/* p2psim_p2p in machine/path.h's own terms (no translation), for the
+ * files of machine/ that ask it on every copy. */
+int p2psim__p2p(const struct p2psim *p, unsigned a, unsigned b,
+                struct p2p_verdict *out);
 
 int p2psim__exec_init(struct p2psim *p);
 void p2psim__exec_fini(struct p2psim *p);

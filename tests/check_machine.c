@@ -1,7 +1,8 @@
 /*
  * tests/check_machine.c - runner for the machine/ suites (libp2psim: the
  * fabric builder, loader, routes, machines of NVLink, copies, kernels,
- * the flow fidelity, the trace sink); links libp2psim and what is below.
+ * the flow fidelity, the trace sink, the public types); links libp2psim
+ * and what is below.
  */
 #include <config.h>
 
@@ -21,6 +22,7 @@ int main(void)
     srunner_add_suite(sr, make_flow_suite());
     srunner_add_suite(sr, make_kernel_suite());
     srunner_add_suite(sr, make_trace_sink_suite());
+    srunner_add_suite(sr, make_describe_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -38,6 +38,7 @@ Suite *make_exec_suite(void);
 Suite *make_flow_suite(void);
 Suite *make_kernel_suite(void);
 Suite *make_trace_sink_suite(void);
+Suite *make_describe_suite(void);
 
 /* cuda/ (below the shim's exported face) */
 Suite *make_cudart_error_suite(void);

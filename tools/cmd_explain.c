@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "machine/p2psim.h"
-#include "sim/component.h"
 #include "tools/cli.h"
 
 static void explain_usage(FILE *f)
@@ -28,19 +27,19 @@ static void explain_usage(FILE *f)
             "                    (repeatable; topologies/SCHEMA.md, \"Overrides\")\n");
 }
 
-static const char *const rule_names[] = {
-    [RULE_SAME_DEVICE] = "same device",
-    [RULE_PRODUCT] = "product",
-    [RULE_FABRIC_MANAGER] = "fabric manager",
-    [RULE_NVLINK] = "NVLink",
-    [RULE_SOCKET] = "sockets",
-    [RULE_ROOT_COMPLEX] = "root complex",
-    [RULE_ACS] = "ACS",
-    [RULE_IOMMU] = "IOMMU",
-    [RULE_BAR1] = "BAR1",
-    [RULE_PATH] = "path",
-    [RULE_VM_CLIQUE] = "virtual machine",
-    [RULE_NVLINK_POWER] = "NVLink power",
+static const char *const rule_names[P2PSIM_RULE_N] = {
+    [P2PSIM_RULE_SAME_DEVICE] = "same device",
+    [P2PSIM_RULE_PRODUCT] = "product",
+    [P2PSIM_RULE_FABRIC_MANAGER] = "fabric manager",
+    [P2PSIM_RULE_NVLINK] = "NVLink",
+    [P2PSIM_RULE_SOCKET] = "sockets",
+    [P2PSIM_RULE_ROOT_COMPLEX] = "root complex",
+    [P2PSIM_RULE_ACS] = "ACS",
+    [P2PSIM_RULE_IOMMU] = "IOMMU",
+    [P2PSIM_RULE_BAR1] = "BAR1",
+    [P2PSIM_RULE_PATH] = "path",
+    [P2PSIM_RULE_VM_CLIQUE] = "virtual machine",
+    [P2PSIM_RULE_NVLINK_POWER] = "NVLink power",
 };
 
 int cmd_explain(int argc, char **argv)
@@ -83,7 +82,7 @@ int cmd_explain(int argc, char **argv)
         p2psim_close(p);
         return CLI_BAD_INPUT;
     }
-    struct p2p_verdict v;
+    struct p2psim_verdict v;
     p2psim_p2p(p, (unsigned)a, (unsigned)b, &v);
     printf("%s (%s) -> %s (%s) on %s\n", p2psim_gpu_id(p, (unsigned)a),
            p2psim_gpu_model(p, (unsigned)a), p2psim_gpu_id(p, (unsigned)b),
@@ -91,8 +90,8 @@ int cmd_explain(int argc, char **argv)
     if (v.path.n_hops) {
         printf("\nPCIe path:\n");
         for (unsigned i = 0; i < v.path.n_hops; i++) {
-            const struct path_hop *h = &v.path.hop[i];
-            printf("  %2u  %-12s", i, h->comp->name);
+            const struct p2psim_hop *h = &v.path.hop[i];
+            printf("  %2u  %-12s", i, h->name);
             if (h->in && h->out) {
                 printf(" in %s, out %s", h->in, h->out);
             } else if (h->out) {
@@ -103,22 +102,23 @@ int cmd_explain(int argc, char **argv)
             printf("%s\n", h->redirected ? "   <- ACS redirects up" : "");
         }
     }
-    if (v.path.cls == PATH_NV) {
+    if (v.path.cls == P2PSIM_PATH_NV) {
         printf("\nclass: NV%u\n", v.path.nv_links);
     } else {
-        printf("\nclass: %s\n", path_class_name(v.path.cls));
+        printf("\nclass: %s\n", p2psim_path_class_name(v.path.cls));
     }
     unsigned gen, width;
     p2psim_gpu_link(p, (unsigned)a, &gen, &width);
-    printf("transport: %s", v.transport == TRANSPORT_NVLINK ? "NVLink"
-                            : v.transport == TRANSPORT_PCIE ? "PCIe"
-                                                            : "none");
-    if (v.transport == TRANSPORT_NVLINK) {
+    printf("transport: %s",
+           v.transport == P2PSIM_TRANSPORT_NVLINK ? "NVLink"
+           : v.transport == P2PSIM_TRANSPORT_PCIE ? "PCIe"
+                                                  : "none");
+    if (v.transport == P2PSIM_TRANSPORT_NVLINK) {
         printf(" (NV%u: copies and peer accesses travel over NVLink, "
                "peer memory through its NVLink window, no BAR1)",
                v.path.nv_links);
     }
-    if (v.transport == TRANSPORT_PCIE && gen) {
+    if (v.transport == P2PSIM_TRANSPORT_PCIE && gen) {
         printf(" (%s's link: Gen%u x%u)", p2psim_gpu_id(p, (unsigned)a), gen,
                width);
     }
@@ -131,7 +131,7 @@ int cmd_explain(int argc, char **argv)
         printf("  none: a direct path with nothing in the way\n");
     }
     for (unsigned i = 0; i < v.n_rules; i++) {
-        const struct path_rule *r = &v.rule[i];
+        const struct p2psim_rule *r = &v.rule[i];
         printf("  [%s] %s: %s\n", r->blocks ? "blocks" : r->slows ? "slows" : "ok",
                rule_names[r->id], r->says);
         if (r->fix[0]) {

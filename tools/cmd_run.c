@@ -55,7 +55,6 @@
 #include <unistd.h>
 
 #include "machine/p2psim.h"
-#include "machine/topology.h"
 #include "sim/error.h"
 #include "tools/cli.h"
 #include "tools/trace_opts.h"
@@ -94,11 +93,9 @@ struct run_machine {
 static void list_builtin_machines(FILE *f, int col, int wrap, int indent)
 {
     const char *sep = "";
-    for (const struct topo_embedded *e = topo_embedded; e->path; e++) {
-        if (strchr(e->path, '/')) {
-            continue;               /* gpus/: the catalog, not machines */
-        }
-        int len = (int)strlen(e->path) - 5;     /* without ".yaml" */
+    const char *name;
+    for (unsigned i = 0; (name = p2psim_builtin_machine(i)); i++) {
+        int len = (int)strlen(name) - 5;        /* without ".yaml" */
         col += fprintf(f, "%s", sep);
         if (wrap > 0 && col + len > wrap) {
             fprintf(f, "\n%*s", indent, "");
@@ -106,7 +103,7 @@ static void list_builtin_machines(FILE *f, int col, int wrap, int indent)
         } else if (*sep) {
             col += fprintf(f, " ");
         }
-        col += fprintf(f, "%.*s", len, e->path);
+        col += fprintf(f, "%.*s", len, name);
         sep = ",";
     }
 }
@@ -243,7 +240,7 @@ static const char *builtin_machine(const char *name, char *file, size_t size)
             (int)size) {
         return NULL;
     }
-    return topo_embedded_find(file);
+    return p2psim_builtin_text(file);
 }
 
 /*

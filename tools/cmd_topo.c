@@ -31,14 +31,14 @@ static void topo_usage(FILE *f)
             "              topologies/SCHEMA.md, \"Overrides\")\n");
 }
 
-static void print_cell(const struct path *pa)
+static void print_cell(const struct p2psim_path *pa)
 {
-    if (pa->cls == PATH_NV) {
+    if (pa->cls == P2PSIM_PATH_NV) {
         printf("NV%u", pa->nv_links);
-    } else if (pa->cls == PATH_X) {
+    } else if (pa->cls == P2PSIM_PATH_X) {
         printf(" X ");
     } else {
-        printf("%s", path_class_name(pa->cls));
+        printf("%s", p2psim_path_class_name(pa->cls));
     }
 }
 
@@ -116,7 +116,7 @@ int cmd_topo(int argc, char **argv)
     for (unsigned i = 0; i < n; i++) {
         printf("GPU%u\t", i);
         for (unsigned j = 0; j < n; j++) {
-            struct path pa;
+            struct p2psim_path pa;
             p2psim_path(p, i, j, &pa);
             print_cell(&pa);
             printf("\t");
@@ -132,7 +132,7 @@ int cmd_topo(int argc, char **argv)
     for (unsigned i = 0; i < n; i++) {
         printf("%6u", i);
         for (unsigned j = 0; j < n; j++) {
-            struct p2p_verdict v;
+            struct p2psim_verdict v;
             p2psim_p2p(p, i, j, &v);
             printf("%5d", v.allowed ? 1 : 0);
         }

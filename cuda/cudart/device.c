@@ -6,7 +6,7 @@
  *
  * Where the figures come from:
  *  - the GPU's catalog entry (topologies/gpus/<model>.yaml, through
- *    p2psim_gpu_info): name, compute capability, SMs, clocks, memory bus
+ *    p2psim_gpu_describe): name, compute capability, SMs, clocks, memory bus
  *    width, L2, class (ECC, GPUDirect RDMA);
  *  - the machine: memory size (p2psim_hbm_size), copy engines
  *    (asyncEngineCount), PCI address (the bus the builder enumerated),
@@ -105,24 +105,25 @@ static const struct {
       "NVIDIA RTX PRO 6000 Blackwell Workstation Edition" },
 };
 
-static void product_name(const struct gpu_info *g, char *out, size_t len)
+static void product_name(const struct p2psim_gpu_desc *g, char *out,
+                         size_t len)
 {
     for (size_t i = 0; i < sizeof(product_names) / sizeof(product_names[0]);
          i++) {
-        if (!strcmp(g->name, product_names[i].catalog)) {
+        if (!strcmp(g->model, product_names[i].catalog)) {
             snprintf(out, len, "%s", product_names[i].cuda);
             return;
         }
     }
-    char spaced[sizeof(g->name)];
-    snprintf(spaced, sizeof(spaced), "%s", g->name);
+    char spaced[sizeof(g->model)];
+    snprintf(spaced, sizeof(spaced), "%s", g->model);
     for (char *c = spaced; *c; c++) {
         if (*c == '-') {
             *c = ' ';
         }
     }
     snprintf(out, len, "NVIDIA %s%s",
-             g->class_ == GPU_CLASS_GEFORCE ? "GeForce " : "", spaced);
+             g->cls == P2PSIM_GPU_GEFORCE ? "GeForce " : "", spaced);
 }
 
 /*
@@ -198,7 +199,9 @@ static void texture_limits(struct cudaDeviceProp *p)
 
 void rt_device_props(int dev, struct cudaDeviceProp *p)
 {
-    const struct gpu_info *g = p2psim_gpu_info(rt.p, (unsigned)dev);
+    struct p2psim_gpu_desc desc;
+    const struct p2psim_gpu_desc *g = &desc;
+    p2psim_gpu_describe(rt.p, (unsigned)dev, &desc);
     const struct sm_arch *a = sm_arch_of(g->cc_major, g->cc_minor);
     bool hopper_on = g->cc_major >= 9;
     unsigned domain, bus, slot, fn;
@@ -228,7 +231,7 @@ void rt_device_props(int dev, struct cudaDeviceProp *p)
     p->concurrentKernels = 1;
     /* Model: ECC is on where the product ships with it on (data-center
      * HBM and GDDR parts), off on GeForce and workstation boards. */
-    p->ECCEnabled = g->class_ == GPU_CLASS_DATACENTER;
+    p->ECCEnabled = g->cls == P2PSIM_GPU_DATACENTER;
     p2psim_gpu_pci_address(rt.p, (unsigned)dev, &domain, &bus, &slot, &fn);
     p->pciBusID = (int)bus;
     p->pciDeviceID = (int)slot;
@@ -278,7 +281,7 @@ void rt_device_props(int dev, struct cudaDeviceProp *p)
     p->memoryPoolsSupported = 1;
     /* [estimate] GPUDirect RDMA on data-center and workstation boards,
      * not on GeForce (NVIDIA's GPUDirect RDMA documentation). */
-    p->gpuDirectRDMASupported = g->class_ != GPU_CLASS_GEFORCE;
+    p->gpuDirectRDMASupported = g->cls != P2PSIM_GPU_GEFORCE;
     p->gpuDirectRDMAFlushWritesOptions =
         p->gpuDirectRDMASupported ? cudaFlushGPUDirectRDMAWritesOptionHost
                                   : 0;
@@ -443,7 +446,7 @@ static const struct attr_field attr_fields[cudaDevAttrMax] = {
  * Attributes without a field in the CUDA 13 layout. Reserved and retired
  * values (cudaDevAttrReserved92, the gaps) and anything else: invalid.
  */
-static bool attribute_computed(const struct gpu_info *g,
+static bool attribute_computed(const struct p2psim_gpu_desc *g,
                                enum cudaDeviceAttr attr, int *v)
 {
     switch (attr) {
@@ -510,10 +513,10 @@ static cudaError_t device_attribute(int *value, enum cudaDeviceAttr attr,
         }
         return cudaSuccess;
     }
-    return attribute_computed(p2psim_gpu_info(rt.p, (unsigned)dev), attr,
-                              value)
-               ? cudaSuccess
-               : cudaErrorInvalidValue;
+    struct p2psim_gpu_desc g;
+    p2psim_gpu_describe(rt.p, (unsigned)dev, &g);
+    return attribute_computed(&g, attr, value) ? cudaSuccess
+                                               : cudaErrorInvalidValue;
 }
 
 /* ---- first use, limits --------------------------------------------------- */

@@ -259,7 +259,7 @@ static bool exported_here(const struct wire_ipc_handle *h)
 /* Lazily enable peer access from cur to dev, where P2P allows it. */
 static cudaError_t lazy_peer(int cur, int dev)
 {
-    struct p2p_verdict v;
+    struct p2psim_verdict v;
     bool *en = rt.dev[cur].peer_enabled;
     if (cur == dev || en[dev] || p2psim_p2p(rt.p, (unsigned)cur,
                                             (unsigned)dev, &v) < 0 ||

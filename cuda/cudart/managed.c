@@ -295,7 +295,7 @@ static int run_issue(struct migration *mig, int src, uint64_t first,
                               (const void *)(a->base + off), len);
     }
     unsigned flags = 0;
-    struct p2p_verdict v;
+    struct p2psim_verdict v;
     if (src != MANAGED_HOST && mig->dst != MANAGED_HOST &&
         p2psim_p2p(rt.p, (unsigned)src, (unsigned)mig->dst, &v) == 0 &&
         v.allowed) {

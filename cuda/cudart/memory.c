@@ -1200,7 +1200,7 @@ static cudaError_t access_check(cudaMemPool_t p,
                    ? cudaSuccess
                    : cudaErrorInvalidValue;
     }
-    struct p2p_verdict v;
+    struct p2psim_verdict v;
     if (d->flags != cudaMemAccessFlagsProtNone &&
         (p2psim_p2p(rt.p, (unsigned)dev, (unsigned)p->device, &v) < 0 ||
          !v.allowed)) {

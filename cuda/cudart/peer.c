@@ -47,7 +47,7 @@
     } while (0)
 
 /* The verdict for dev -> peer (valid, distinct ordinals). */
-static bool p2p_allowed(int dev, int peer, struct p2p_verdict *v)
+static bool p2p_allowed(int dev, int peer, struct p2psim_verdict *v)
 {
     if (p2psim_p2p(rt.p, (unsigned)dev, (unsigned)peer, v) < 0) {
         memset(v, 0, sizeof(*v));
@@ -58,7 +58,7 @@ static bool p2p_allowed(int dev, int peer, struct p2p_verdict *v)
 
 static cudaError_t can_access_peer(int *can, int dev, int peer)
 {
-    struct p2p_verdict v;
+    struct p2psim_verdict v;
 
     if (!can) {
         return cudaErrorInvalidValue;
@@ -89,7 +89,7 @@ static unsigned peers_enabled(const struct rt_device *d)
 static cudaError_t enable_peer(int peer, unsigned flags)
 {
     int cur = rt_current_device();
-    struct p2p_verdict v;
+    struct p2psim_verdict v;
 
     if (!rt_device_valid(peer)) {
         return cudaErrorInvalidDevice;
@@ -165,8 +165,8 @@ cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
 static cudaError_t p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
                                  int src, int dst)
 {
-    struct p2p_verdict v;
-    const struct gpu_info *gs, *gd;
+    struct p2psim_verdict v;
+    struct p2psim_gpu_desc gs, gd;
     bool ok, atomics;
 
     if (!value) {
@@ -176,14 +176,16 @@ static cudaError_t p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
         return cudaErrorInvalidDevice;
     }
     ok = p2p_allowed(src, dst, &v);
-    gs = p2psim_gpu_info(rt.p, (unsigned)src);
-    gd = p2psim_gpu_info(rt.p, (unsigned)dst);
-    atomics = v.transport == TRANSPORT_NVLINK
-                  ? gs->atomics_nvlink && gd->atomics_nvlink
-                  : gs->atomics_pcie && gd->atomics_pcie;
+    p2psim_gpu_describe(rt.p, (unsigned)src, &gs);
+    p2psim_gpu_describe(rt.p, (unsigned)dst, &gd);
+    atomics = v.transport == P2PSIM_TRANSPORT_NVLINK
+                  ? gs.atomics_nvlink && gd.atomics_nvlink
+                  : gs.atomics_pcie && gd.atomics_pcie;
     switch (attr) {
     case cudaDevP2PAttrPerformanceRank:
-        *value = v.path.cls > PATH_NV ? (int)(v.path.cls - PATH_NV) : 0;
+        *value = v.path.cls > P2PSIM_PATH_NV
+                     ? (int)(v.path.cls - P2PSIM_PATH_NV)
+                     : 0;
         break;
     case cudaDevP2PAttrAccessSupported:
         *value = ok;

@@ -163,7 +163,7 @@ static int peer_bus_addr(struct kx_grid *gr, unsigned peer, uint64_t hbm,
     if (peer < KX_MAX_PEERS && !gr->peer_known[peer]) {
         struct p2p_verdict v;
         gr->peer_known[peer] = true;
-        gr->peer_nvl[peer] = p2psim_p2p(p, gr->l.gpu, peer, &v) == 0 &&
+        gr->peer_nvl[peer] = p2psim__p2p(p, gr->l.gpu, peer, &v) == 0 &&
                              v.transport == TRANSPORT_NVLINK;
         gr->peer_nvl_base[peer] =
             gr->peer_nvl[peer] ? gpu_nvlink_base(fab_gpu(p->m->fab, peer))
@@ -176,7 +176,7 @@ static int peer_bus_addr(struct kx_grid *gr, unsigned peer, uint64_t hbm,
         nvl_base = gr->peer_nvl_base[peer];
     } else {
         struct p2p_verdict v;
-        nvl = p2psim_p2p(p, gr->l.gpu, peer, &v) == 0 &&
+        nvl = p2psim__p2p(p, gr->l.gpu, peer, &v) == 0 &&
               v.transport == TRANSPORT_NVLINK;
         if (nvl) {
             nvl_base = gpu_nvlink_base(fab_gpu(p->m->fab, peer));

@@ -160,7 +160,7 @@ static struct figure measure(struct p2psim *p, enum what w, unsigned a,
         p2psim_host_unregister(p, bus);
         return f;
     }
-    struct p2p_verdict v;
+    struct p2psim_verdict v;
     ck_assert_int_eq(p2psim_p2p(p, a, b, &v), 0);
     unsigned flags = v.allowed ? P2PSIM_COPY_PEER : 0;
     struct p2psim_loc dst[2] = { dev(b, 0), dev(a, len) };
@@ -223,7 +223,7 @@ START_TEST(test_flow_agrees_with_tlp_on_machine)
     }
     for (unsigned a = 0; a < n; a++) {
         for (unsigned b = 0; b < n; b++) {
-            struct path path;
+            struct p2psim_path path;
             if (a == b || p2psim_path(tlp, a, b, &path) < 0 ||
                 !path.pcie_connected) {
                 continue;
@@ -255,9 +255,9 @@ START_TEST(test_flow_switch_uplink_is_shared)
     struct p2psim *p[2] = { open_at(file, "tlp"), open_at(file, "flow") };
     double alone[2], shared[2][2];
     for (int k = 0; k < 2; k++) {
-        struct path path;
+        struct p2psim_path path;
         ck_assert_int_eq(p2psim_path(p[k], 0, 1, &path), 0);
-        ck_assert_int_eq(path.cls, PATH_PIX);  /* one switch */
+        ck_assert_int_eq(path.cls, P2PSIM_PATH_PIX);  /* one switch */
         alone[k] = measure(p[k], D2H, 0, 0).v;
         uint64_t bus[2];
         struct p2psim_loc dst[2], src[2];
