@@ -2,6 +2,8 @@
 # nothing of the project but itself).
 noinst_LTLIBRARIES += common/libcommon.la
 common_libcommon_la_SOURCES = \
+	%reldir%/atomic.c \
+	%reldir%/atomic.h \
 	%reldir%/osthread.c \
 	%reldir%/osthread.h
 EXTRA_DIST += common/.may_include

@@ -8,6 +8,9 @@
 #undef NDEBUG
 #include <check.h>
 
+/* common/ */
+Suite *make_atomic_suite(void);
+
 /* sim/ */
 Suite *make_event_suite(void);
 Suite *make_queue_suite(void);

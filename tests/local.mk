@@ -15,6 +15,15 @@ tests_check_sim_SOURCES = \
 tests_check_sim_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_sim_LDADD = sim/libsim.la $(CHECK_LIBS)
 
+check_PROGRAMS += tests/check_common
+TESTS += tests/check_common
+tests_check_common_SOURCES = \
+	%reldir%/check_p2psim.h \
+	%reldir%/check_common.c \
+	%reldir%/common/check_atomic.c
+tests_check_common_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_common_LDADD = common/libcommon.la $(CHECK_LIBS)
+
 check_PROGRAMS += tests/check_models
 TESTS += tests/check_models
 tests_check_models_SOURCES = \
