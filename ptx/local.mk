@@ -11,7 +11,11 @@ ptx_libptx_la_SOURCES = \
 	%reldir%/parse_decl.c \
 	%reldir%/parse_lex.c \
 	%reldir%/decode.c \
+	%reldir%/interp_int.h \
 	%reldir%/interp.c \
+	%reldir%/interp_alu.c \
+	%reldir%/interp_mem.c \
+	%reldir%/interp_move.c \
 	%reldir%/flat.c \
 	%reldir%/flat.h
 ptx_libptx_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)

@@ -1,0 +1,337 @@
+/*
+ * ptx/interp_mem.c - the interpreter's memory instructions: ld, st, atom
+ * and red. Shared, local and param memory are served here, with bounds
+ * checks that fail the warp; global and constant accesses, also those of
+ * generic addresses outside the shared and local windows, leave the
+ * interpreter as one struct ptx_mem_req per warp-instruction. The
+ * arithmetic an atomic applies is ptx_atom_apply(), for the executor's
+ * global atomics as for shared ones here.
+ */
+#include <config.h>
+
+#include "ptx/ptx.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx/ptx_int.h"
+#include "ptx/interp_int.h"
+
+/* ---------------------------------------------------------------------- */
+/* Atomics                                                                 */
+/* ---------------------------------------------------------------------- */
+
+uint64_t ptx_atom_apply(enum ptx_atom_op op, enum ptx_atom_type type,
+                        uint64_t old, uint64_t operand, uint64_t cmp)
+{
+    bool is64 = type == PTX_ATYPE_B64 || type == PTX_ATYPE_U64 ||
+                type == PTX_ATYPE_S64 || type == PTX_ATYPE_F64;
+    uint64_t mask = is64 ? ~0ull : 0xffffffffull;
+    old &= mask;
+    operand &= mask;
+    int64_t so = is64 ? (int64_t)old : (int64_t)(int32_t)old;
+    int64_t sb = is64 ? (int64_t)operand : (int64_t)(int32_t)operand;
+    bool sgn = type == PTX_ATYPE_S32 || type == PTX_ATYPE_S64;
+    uint64_t r;
+    switch (op) {
+    case PTX_ATOM_ADD:
+        if (type == PTX_ATYPE_F32) {
+            r = bits32(f32(old) + f32(operand));
+        } else if (type == PTX_ATYPE_F64) {
+            r = bits64(f64(old) + f64(operand));
+        } else {
+            r = old + operand;
+        }
+        break;
+    case PTX_ATOM_SUB:
+        r = old - operand;
+        break;
+    case PTX_ATOM_EXCH:
+        r = operand;
+        break;
+    case PTX_ATOM_CAS:
+        r = old == (cmp & mask) ? operand : old;
+        break;
+    case PTX_ATOM_MIN:
+        if (type == PTX_ATYPE_F32) {
+            r = bits32(fminf(f32(old), f32(operand)));
+        } else if (type == PTX_ATYPE_F64) {
+            r = bits64(fmin(f64(old), f64(operand)));
+        } else {
+            r = sgn ? (so < sb ? old : operand)
+                    : (old < operand ? old : operand);
+        }
+        break;
+    case PTX_ATOM_MAX:
+        if (type == PTX_ATYPE_F32) {
+            r = bits32(fmaxf(f32(old), f32(operand)));
+        } else if (type == PTX_ATYPE_F64) {
+            r = bits64(fmax(f64(old), f64(operand)));
+        } else {
+            r = sgn ? (so > sb ? old : operand)
+                    : (old > operand ? old : operand);
+        }
+        break;
+    case PTX_ATOM_INC:
+        r = old >= operand ? 0 : old + 1;
+        break;
+    case PTX_ATOM_DEC:
+        r = (old == 0 || old > operand) ? operand : old - 1;
+        break;
+    case PTX_ATOM_AND:
+        r = old & operand;
+        break;
+    case PTX_ATOM_OR:
+        r = old | operand;
+        break;
+    case PTX_ATOM_XOR:
+        r = old ^ operand;
+        break;
+    default:
+        r = old;
+        break;
+    }
+    return r & mask;
+}
+
+static enum ptx_atom_type atype_of(unsigned t)
+{
+    switch (t) {
+    case PT_U32:
+        return PTX_ATYPE_U32;
+    case PT_S32:
+        return PTX_ATYPE_S32;
+    case PT_B64:
+        return PTX_ATYPE_B64;
+    case PT_U64:
+        return PTX_ATYPE_U64;
+    case PT_S64:
+        return PTX_ATYPE_S64;
+    case PT_F32:
+        return PTX_ATYPE_F32;
+    case PT_F64:
+        return PTX_ATYPE_F64;
+    default:
+        return PTX_ATYPE_B32;
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Memory                                                                  */
+/* ---------------------------------------------------------------------- */
+
+/* Bytes per lane of a ld/st/atom. */
+static unsigned access_bytes(const struct ptx_insn *in)
+{
+    return ptx_type_bytes((enum ptx_type)in->type) * in->vec;
+}
+
+/* Where a lane's access lands, for the spaces the interpreter owns. */
+static uint8_t *lane_ptr(struct ptx_warp *w, const struct ptx_insn *in,
+                         enum ptx_space space, uint64_t addr, unsigned l,
+                         unsigned n)
+{
+    switch (space) {
+    case PS_SHARED:
+        addr &= 0xffffffffu;
+        if (!w->ctx.shared || addr > w->ctx.shared_bytes ||
+            n > w->ctx.shared_bytes - addr) {
+            ptx__warp_fail(w, in,
+                           "shared memory access out of bounds (offset 0x%llx, "
+                           "%u bytes, %u bytes of shared memory)",
+                           (unsigned long long)addr, n, w->ctx.shared_bytes);
+            return NULL;
+        }
+        return w->ctx.shared + addr;
+    case PS_LOCAL:
+        addr &= 0xffffffffu;
+        if (addr > w->k->local_bytes || n > w->k->local_bytes - addr) {
+            ptx__warp_fail(w, in,
+                           "local memory access out of bounds (offset 0x%llx, "
+                           "%u bytes, %u bytes per thread)",
+                           (unsigned long long)addr, n, w->k->local_bytes);
+            return NULL;
+        }
+        return w->local + (size_t)l * w->k->local_bytes + addr;
+    case PS_PARAM:
+        if (addr > w->param_bytes || n > w->param_bytes - addr) {
+            ptx__warp_fail(w, in,
+                           "parameter access out of bounds (offset 0x%llx, %u "
+                           "bytes, %u bytes of parameters)",
+                           (unsigned long long)addr, n, w->param_bytes);
+            return NULL;
+        }
+        return (uint8_t *)(uintptr_t)(w->param + addr);
+    default:
+        return NULL;
+    }
+}
+
+/* The space a generic address falls in. */
+static enum ptx_space generic_space(const struct ptx_warp *w, uint64_t *addr)
+{
+    const struct ptx_warp_ctx *c = &w->ctx;
+    if (*addr - c->shared_window_base < c->shared_window_bytes) {
+        *addr -= c->shared_window_base;
+        return PS_SHARED;
+    }
+    if (*addr - c->local_window_base < c->local_window_bytes) {
+        *addr -= c->local_window_base;
+        return PS_LOCAL;
+    }
+    return PS_GLOBAL;
+}
+
+static uint64_t lane_addr(const struct ptx_warp *w, const struct ptx_opd *o,
+                          unsigned l)
+{
+    uint64_t a = (uint64_t)o->imm;
+    if (o->reg != PTX_NOREG) {
+        a += R(w, o->reg, l);
+    }
+    if (o->var != PTX_NOVAR) {
+        a += (unsigned)o->var < w->ctx.n_var_addrs ? w->ctx.var_addrs[o->var]
+                                                   : 0;
+    }
+    return a;
+}
+
+/* eb (1, 2, 4 or 8) little-endian bytes at p, with fixed-size copies the
+ * compiler turns into one move (a variable-size memcpy is a call). */
+static inline uint64_t get_bytes(const uint8_t *p, unsigned eb)
+{
+    switch (eb) {
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+    case 8: { uint64_t v; memcpy(&v, p, 8); return v; }
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case 1: return *p;
+    default: { uint64_t v = 0; memcpy(&v, p, eb < 8 ? eb : 8); return v; }
+    }
+}
+
+static inline void put_bytes(uint8_t *p, uint64_t v, unsigned eb)
+{
+    switch (eb) {
+    case 4: { uint32_t u = (uint32_t)v; memcpy(p, &u, 4); return; }
+    case 8: memcpy(p, &v, 8); return;
+    case 2: { uint16_t u = (uint16_t)v; memcpy(p, &u, 2); return; }
+    case 1: *p = (uint8_t)v; return;
+    default: memcpy(p, &v, eb < 8 ? eb : 8); return;
+    }
+}
+
+void ptx__bytes_to_regs(struct ptx_warp *w, const struct ptx_insn *in,
+                        const struct ptx_opd *d, unsigned l, const uint8_t *src)
+{
+    unsigned eb = ptx_type_bytes((enum ptx_type)in->type);
+    for (unsigned i = 0; i < in->vec; i++) {
+        uint64_t v = ext(get_bytes(src + i * eb, eb), in->type);
+        if (d->kind == OPD_VEC) {
+            if (d->vregs[i] != PTX_NOREG) {
+                R(w, d->vregs[i], l) = v;
+            }
+        } else {
+            put(w, d, l, v);
+        }
+    }
+}
+
+static void regs_to_bytes(const struct ptx_warp *w, const struct ptx_insn *in,
+                          const struct ptx_opd *s, unsigned l, uint8_t *dst)
+{
+    unsigned eb = ptx_type_bytes((enum ptx_type)in->type);
+    for (unsigned i = 0; i < in->vec; i++) {
+        uint64_t v = s->kind == OPD_VEC ? (s->vregs[i] == PTX_NOREG
+                                               ? 0
+                                               : R(w, s->vregs[i], l))
+                                        : val(w, s, l);
+        put_bytes(dst + i * eb, v, eb);
+    }
+}
+
+void ptx__req_common(const struct ptx_warp *w, const struct ptx_insn *in,
+                     struct ptx_mem_req *req, enum ptx_mem_op op)
+{
+    (void)w;
+    req->op = op;
+    req->bytes_per_lane = access_bytes(in);
+    req->sem = (enum ptx_mem_sem)in->sem;
+    req->scope = (enum ptx_mem_scope)in->scope;
+    req->atom = (enum ptx_atom_op)in->mode;
+    req->atype = atype_of(in->type);
+    req->nc = in->flags & PIF_NC;
+    req->constant = in->space == PS_CONST;
+    req->mask = 0;
+    req->line = in->line;
+    req->error = NULL;
+}
+
+int ptx__exec_mem(struct ptx_warp *w, const struct ptx_insn *in, uint32_t exec,
+                  struct ptx_mem_req *req)
+{
+    bool is_st = in->op == OP_ST, is_red = in->op == OP_RED;
+    bool is_atom = in->op == OP_ATOM || is_red;
+    const struct ptx_opd *mo = &in->o[(is_st || is_red) ? 0 : 1];
+    const struct ptx_opd *vo = &in->o[(is_st || is_red) ? 1 : 0];
+    unsigned n = access_bytes(in);
+    enum ptx_mem_op op = is_st ? PTX_MEM_ST
+                               : is_red ? PTX_MEM_RED
+                                        : is_atom ? PTX_MEM_ATOM : PTX_MEM_LD;
+    ptx__req_common(w, in, req, op);
+    uint32_t global = 0;
+    LANES(exec, l) {
+        uint64_t addr = lane_addr(w, mo, l);
+        enum ptx_space sp = (enum ptx_space)in->space;
+        if (sp == PS_GENERIC) {
+            sp = generic_space(w, &addr);
+        }
+        if (sp == PS_GLOBAL || sp == PS_CONST) {
+            global |= 1u << l;
+            req->addr[l] = addr;
+            if (is_st) {
+                req->data[l][0] = req->data[l][1] = 0;
+                regs_to_bytes(w, in, vo, l, (uint8_t *)req->data[l]);
+            } else if (is_atom) {
+                unsigned bi = is_red ? 1 : 2;
+                if (in->mode == PTX_ATOM_CAS) {
+                    req->cmp[l] = val(w, &in->o[bi], l);
+                    req->data[l][0] = val(w, &in->o[bi + 1], l);
+                } else {
+                    req->data[l][0] = val(w, &in->o[bi], l);
+                }
+            }
+            continue;
+        }
+        uint8_t *p = lane_ptr(w, in, sp, addr, l, n);
+        if (!p) {
+            return -1;
+        }
+        if (is_st) {
+            regs_to_bytes(w, in, vo, l, p);
+        } else if (is_atom) {
+            unsigned bi = is_red ? 1 : 2;
+            uint64_t old = 0, b, c = 0;
+            memcpy(&old, p, n);
+            if (in->mode == PTX_ATOM_CAS) {
+                c = val(w, &in->o[bi], l);
+                b = val(w, &in->o[bi + 1], l);
+            } else {
+                b = val(w, &in->o[bi], l);
+            }
+            uint64_t nv = ptx_atom_apply((enum ptx_atom_op)in->mode,
+                                         atype_of(in->type), old, b, c);
+            memcpy(p, &nv, n);
+            if (!is_red) {
+                put(w, vo, l, ext(old, in->type));
+            }
+        } else {
+            ptx__bytes_to_regs(w, in, vo, l, p);
+        }
+    }
+    req->mask = global;
+    return global != 0;
+}
