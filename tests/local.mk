@@ -155,9 +155,14 @@ TESTS += tools/check-includes.sh tests/cli.sh
 EXTRA_DIST += tests/cli.sh
 # tests/layout/: the structure kept visible (docs/architecture.md "The
 # checks"): includes.sh plants upward includes, direct and through a
-# header, in a scratch tree and asserts check-includes.sh refuses them.
-TESTS += tests/layout/includes.sh
-EXTRA_DIST += tests/layout/includes.sh tests/sim/.may_include \
+# header, in a scratch tree and asserts check-includes.sh refuses them;
+# files.sh checks that the file maps of headers, docs/architecture.md and
+# README's Layout name what is there, and the sizes of headers and
+# sources; files-selftest.sh plants its faults in a scratch tree.
+TESTS += tests/layout/includes.sh tests/layout/files.sh \
+	tests/layout/files-selftest.sh
+EXTRA_DIST += tests/layout/includes.sh tests/layout/files.sh \
+	tests/layout/files-selftest.sh tests/sim/.may_include \
 	tests/models/.may_include tests/ptx/.may_include \
 	tests/machine/.may_include tests/cudart/.may_include
 TESTS_ENVIRONMENT = top_srcdir=$(top_srcdir); export top_srcdir; \
