@@ -31,6 +31,7 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/stream.c \
 	%reldir%/copy.c \
 	%reldir%/device.c \
+	%reldir%/device_props.c \
 	%reldir%/peer.c \
 	%reldir%/memory.c \
 	%reldir%/memory.h \

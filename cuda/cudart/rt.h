@@ -231,8 +231,11 @@ cudaError_t rt_device_sync(int dev);
  * stays. Called after the device was synchronized.
  */
 void rt_stream_reset_device(int dev);
-/* The properties of device dev (device.c). */
+/* The properties of device dev (device_props.c). */
 void rt_device_props(int dev, struct cudaDeviceProp *prop);
+/* cudaDeviceGetAttribute's value, under the lock (device_props.c). */
+cudaError_t rt_device_attribute(int *value, enum cudaDeviceAttr attr,
+                                int dev);
 /* Create the device's legacy stream (device.c calls it at init). */
 struct rt_stream *rt_stream_new_legacy(int dev);
 
