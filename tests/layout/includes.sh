@@ -52,6 +52,9 @@ check "a transitive upward include is refused" 1 \
 check "the header that includes it is named too" 0 \
     'cuda/cudart/rt.h:1: may not reach "models/gpu/gpu.h": cuda/cudart/rt.h -> machine/p2psim.h' \
     printf '%s\n' "$out"
+check "so is the command line that includes the runtime" 0 \
+    'tools/p2psim.c:2: may not reach "models/gpu/gpu.h": tools/p2psim.c -> machine/p2psim.h -> models/gpu/gpu.h (allowed by tools/.may_include' \
+    printf '%s\n' "$out"
 if printf '%s\n' "$out" | grep '^machine/'; then
     bad "machine/ itself may include models/" "refused above"
 else
