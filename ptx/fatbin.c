@@ -1,7 +1,7 @@
 /*
  * ptx/fatbin.c - the PTX text of an nvcc fat binary.
  *
- * Layout (shared/reference/cuda-api.md §3.4; all little-endian):
+ * Layout (../shared/reference/cuda-api.md §3.4; all little-endian):
  *
  *   wrapper (24 bytes)   u32 magic 0x466243B1, u32 version (1; 2 = -rdc),
  *                        u64 pointer to the container, u64 unused
@@ -22,7 +22,6 @@
 
 #include "ptx/ptx.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,8 @@
 #ifdef HAVE_ZSTD
 #include <zstd.h>
 #endif
+
+#include "ptx/ptx_int.h"
 
 #define FATBIN_WRAPPER_MAGIC 0x466243B1u
 #define FATBIN_CONTAINER_MAGIC 0xBA55ED50u
@@ -39,21 +40,8 @@
 #define FATBIN_FLAG_ZSTD 0x8000u
 #define FATBIN_ENTRY_MIN 64u
 
-static void fb_err(struct ptx_error *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fb_err(struct ptx_error *err, int code, const char *fmt, ...)
-{
-    if (!err) {
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    err->code = code;
-    err->line = 0;
-    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-    va_end(ap);
-}
+/* A fat binary's error has no PTX line. */
+#define fb_err(err, code, ...) ptx__set_err(err, code, 0, __VA_ARGS__)
 
 static uint16_t rd16(const uint8_t *p)
 {

@@ -446,24 +446,16 @@ struct ptx_warp *ptx_warp_new(const struct ptx_kernel *k,
                               struct ptx_error *err)
 {
     if (!k || !ctx) {
-        if (err) {
-            err->code = PTX_EINVAL;
-            err->line = 0;
-            snprintf(err->msg, sizeof(err->msg), "no kernel or context");
-        }
+        ptx__set_err(err, PTX_EINVAL, 0, "no kernel or context");
         return NULL;
     }
     if (ptx_kernel_check(k, err)) {
         return NULL;
     }
     if (k->info.param_bytes && !param_buf) {
-        if (err) {
-            err->code = PTX_EINVAL;
-            err->line = 0;
-            snprintf(err->msg, sizeof(err->msg), "kernel %s: %u bytes of "
-                     "parameters expected, none given", k->info.name,
+        ptx__set_err(err, PTX_EINVAL, 0, "kernel %s: %u bytes of parameters "
+                     "expected, none given", k->info.name,
                      k->info.param_bytes);
-        }
         return NULL;
     }
     struct ptx_warp *w = calloc(1, sizeof(*w));
@@ -473,11 +465,7 @@ struct ptx_warp *ptx_warp_new(const struct ptx_kernel *k,
     }
     if (!w || !w->r || !w->local) {
         ptx_warp_free(w);
-        if (err) {
-            err->code = PTX_ENOMEM;
-            err->line = 0;
-            snprintf(err->msg, sizeof(err->msg), "out of memory");
-        }
+        ptx__set_err(err, PTX_ENOMEM, 0, "out of memory");
         return NULL;
     }
     memset(w->r, 0, (size_t)k->n_regs * PTX_WARP_SIZE * sizeof(uint64_t));

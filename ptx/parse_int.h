@@ -108,8 +108,6 @@ bool ptx__grow_array(void *arrp, unsigned *cap, size_t elem);
 #define GROW(arr, n, cap)                                                   \
     ((n) < (cap) || ptx__grow_array((void *)&(arr), &(cap), sizeof(*(arr))))
 
-void ptx__set_err(struct ptx_error *err, int code, unsigned line,
-                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A module error at l: "PTX line L:C: ..."; the first one wins and stops
  * the parse. Returns code. */
 int ptx__fail_at(struct ptx_parse *p, struct loc l, int code,

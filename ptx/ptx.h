@@ -21,16 +21,15 @@
  *       PTX_STOP_EXIT:  every lane has exited; ptx_warp_free(w)
  *       PTX_STOP_ERROR: req.error says what and where; the launch fails
  *
- * Shared, local and param memory, shuffles, votes and arithmetic never
- * leave the interpreter; only global (and constant) memory accesses and
- * fences do. docs/ptx.md lists the supported subset and the execution
+ * Only global (and constant) memory accesses and fences leave the
+ * interpreter. docs/ptx.md lists the supported subset and the execution
  * model (per-lane PCs, the lanes at the lowest PC run first).
  *
  * Ownership: a module owns its kernels and every string reached from
- * them; they live until ptx_module_free(). A warp keeps pointers to its
- * kernel, to the parameter buffer and to the CTA's shared memory, which
- * must outlive it. Nothing here is thread-safe across one warp, but
- * different warps (and modules) may be used from different threads.
+ * them, until ptx_module_free(). A warp keeps pointers to its kernel,
+ * the parameter buffer and the CTA's shared memory, which must outlive
+ * it. One warp is not thread-safe; different warps (and modules) may be
+ * used from different threads.
  */
 #ifndef P2PSIM_PTX_PTX_H
 #define P2PSIM_PTX_PTX_H

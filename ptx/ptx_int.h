@@ -1,7 +1,7 @@
 /*
  * ptx/ptx_int.h - internals of the PTX front end shared by its files
- * (parse.c builds modules, decode.c turns one PTX instruction into a
- * struct ptx_insn, interp.c runs them) and by white-box tests.
+ * (parse*.c build modules, decode.c turns one PTX instruction into a
+ * struct ptx_insn, interp*.c run them) and by white-box tests.
  *
  * Registers: every register of a kernel is a 64-bit slot per lane; a
  * value is kept as raw bits (integers sign- or zero-extended as the
@@ -152,7 +152,11 @@ struct ptx_module {
     unsigned n_strings, cap_strings;
 };
 
-/* ---- parse.c: symbol lookups for decode.c ---- */
+/* Fill err (when not NULL): code, line, no column, the message. */
+void ptx__set_err(struct ptx_error *err, int code, unsigned line,
+                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* ---- parse_decl.c, parse_lex.c: symbol lookups for decode.c ---- */
 
 struct ptx_parse;
 
