@@ -7,9 +7,9 @@
  * operand kinds (register slot, immediate bits in the instruction's
  * type, address), so the interpreter never looks at text. A form
  * outside the supported subset (docs/ptx.md) is refused with a reason;
- * parse_body.c records it against the kernel with the line. Running out of memory is
- * not such a reason: it fails the whole parse (ptx_parse_nomem), and
- * ptx_module_parse() returns PTX_ENOMEM.
+ * parse_body.c records it against the kernel with the line. Running out
+ * of memory is not such a reason: it fails the whole parse
+ * (ptx_parse_nomem), and ptx_module_parse() returns PTX_ENOMEM.
  */
 #include <config.h>
 
