@@ -4,74 +4,22 @@
  * TLPs through the link, switch and root-complex models.
  *
  * What stays as in the TLP fidelity: exec.c decides the operations
- * (direct copies, staged copies as chained pushes and pulls through two
- * pinned chunk buffers, fills) and hands each to a GPU copy engine; only
- * the engine is replaced (p2psim__flow_submit for gpu_dma_submit). Each
- * engine runs its operations in order, pipelined as copy_engine.c does
- * (its header, "Ordering"): the next operation's setup (ce-setup) starts
- * once the current one has issued its last request; it starts moving
- * data once no earlier operation drains, except pushes that leave by one
- * port; operations end (their bytes land, done() runs) in order.
- * When an operation has issued its last request, here:
- *   - a push: when its stream ends (its tail is the last write's trip and
- *     the flushing read's round trip);
- *   - a pull: when its data are in (its last completion), as in
- *     copy_engine.c: a pull's data are its completions, and queued
- *     host-to-device copies on an H200 take a fixed time plus their size
- *     over the rate (data/hgx-h200-x2/ce_pipeline_probe.txt);
- *   - a local copy, or an operation refused at once: when it is done.
- *
- * The life of an operation:
+ * (direct copies, staged copies through two pinned chunk buffers, fills)
+ * and hands each to a GPU copy engine; only the engine is replaced
+ * (p2psim__flow_submit for gpu_dma_submit), its operations in order and
+ * pipelined as copy_engine.c runs them ("the copy engines", below):
  *
  *   queued -> setup (ce-setup) -> head -> streaming -> tail -> done()
  *                                  ^          ^           ^
  *                     flow_plan.c: fixed latencies, and the share of
  *                     each resource per payload byte while streaming
  *
- * The resources (flow_int.h), rates: each direction of every link (PCIe
- * links charge wire bytes at the negotiated rate, their reverse direction
- * the DLLPs; socket links header + payload; ideal wires with a rate),
- * each root complex's P2P serialiser, each host memory's channel, each
- * GPU's HBM serialiser. Resources held for a round trip: the credits each
- * PCIe receiver advertises (per class, header and data), and each GPU's
- * tag space; a flow holds rate x round trip of them (Little's law). A
- * streaming flow f takes coef(f, r) units of resource r per payload byte
- * per second; its rate is set by progressive filling (water-filling): all
- * rates rise together until a resource is full or a flow reaches its own
- * bound (its engine's outstanding reads); the flows it holds are frozen,
- * the others rise on. The result is the max-min fair allocation,
- * recomputed whenever a flow starts or ends, and an event is due at the
- * earliest end.
- *
- * Data: the bytes move when the operation is done, all at once, from the
- * sparse stores (GPU HBM through BAR1 translations, host memory including
- * the program's attached buffers). Model: a copy reads its source at its
- * end, not while it streams, so copies racing on the same bytes can see
- * other values than in the TLP fidelity.
- *
- * Head-of-line blocking: a flow held back somewhere on its data's route
- * queues its TLPs there, and behind that in the receive buffers of the
- * links before (credits are per link, not per flow); every other flow
- * through those links then waits behind it, taking turns with it (a
- * GPU's engines alternate TLPs; a root complex passes the TLPs of one
- * port in order). So when a flow freezes, the links before the place it
- * is held are blocked, and the flows crossing them freeze with it, at the
- * same rate; this spreads backwards, link by link. Memories (host DRAM
- * into an ideal wire, HBM) and tags hold nothing back.
- * Model: max-min sharing stands for the models' arbitration (engines
- * taking turns per TLP, egress queues in arrival order): equal TLP rates
- * give equal byte rates only for equal TLP sizes, and an egress port
- * shared by several ingress ports serves them about equally in the TLP
- * fidelity, not each flow equally.
- * Not modelled here: the order of TLPs (ordering, relaxed ordering),
- * queueing delay (latencies are those of an idle machine), per-TLP traces
- * and the models' counters (links, switches and root complexes see no
- * TLP; the IOMMU does, page by page, flow_plan.c).
- *
- * What a flow's data brings along, DLLPs on the reverse directions and
- * the read requests of a pull, takes room but holds no flow back (as
- * DLLPs go ahead of TLPs, and a GPU's engines take turns per TLP, not per
- * byte): an overhead, settled by filling again in the room it leaves.
+ * Streaming flows share the resources of flow_int.h by progressive
+ * filling ("max-min fair rates"); an operation's bytes move at its end
+ * ("the bytes"). Not modelled here: the order of TLPs (ordering, relaxed
+ * ordering), queueing delay (latencies are those of an idle machine),
+ * per-TLP traces and the models' counters (links, switches and root
+ * complexes see no TLP; the IOMMU does, page by page, flow_plan.c).
  *
  * Costs: a rate computation is FLOW_OVERHEAD_ROUNDS fillings of at most
  * (flows) rounds, each O(flows x uses + resources), at every start and
@@ -134,7 +82,7 @@ struct flow_op {
     double rate;                /* bytes/s */
     sim_time_t end_ps;          /* when it will have streamed them all */
     bool frozen;                /* water-filling scratch */
-    bool issued;                /* its engine has moved on (file header) */
+    bool issued;                /* its engine has moved on (see the engines) */
     bool nvl_stream;            /* holds the NVLinks awake (power.h) */
 };
 
@@ -202,6 +150,23 @@ int flow__res(struct p2psim_flow *f, const void *owner,
 
 /* ---- max-min fair rates -------------------------------------------------- */
 
+/*
+ * The resources (flow_int.h), rates: each direction of every link (PCIe
+ * links charge wire bytes at the negotiated rate, their reverse direction
+ * the DLLPs; socket links header + payload; ideal wires with a rate),
+ * each root complex's P2P serialiser, each host memory's channel, each
+ * GPU's HBM serialiser. Resources held for a round trip: the credits each
+ * PCIe receiver advertises (per class, header and data), and each GPU's
+ * tag space; a flow holds rate x round trip of them (Little's law). A
+ * streaming flow f takes coef(f, r) units of resource r per payload byte
+ * per second; its rate is set by progressive filling (water-filling): all
+ * rates rise together until a resource is full or a flow reaches its own
+ * bound (its engine's outstanding reads); the flows it holds are frozen,
+ * the others rise on. The result is the max-min fair allocation,
+ * recomputed whenever a flow starts or ends, and an event is due at the
+ * earliest end.
+ */
+
 /* Room left on r for the flows still rising. */
 static double fill_room(const struct flow_res *r)
 {
@@ -252,6 +217,23 @@ static void fill_freeze(struct p2psim_flow *f, struct flow_op *o)
         }
     }
 }
+
+/*
+ * Head-of-line blocking: a flow held back somewhere on its data's route
+ * queues its TLPs there, and behind that in the receive buffers of the
+ * links before (credits are per link, not per flow); every other flow
+ * through those links then waits behind it, taking turns with it (a
+ * GPU's engines alternate TLPs; a root complex passes the TLPs of one
+ * port in order). So when a flow freezes, the links before the place it
+ * is held are blocked, and the flows crossing them freeze with it, at the
+ * same rate; this spreads backwards, link by link. Memories (host DRAM
+ * into an ideal wire, HBM) and tags hold nothing back.
+ * Model: max-min sharing stands for the models' arbitration (engines
+ * taking turns per TLP, egress queues in arrival order): equal TLP rates
+ * give equal byte rates only for equal TLP sizes, and an egress port
+ * shared by several ingress ports serves them about equally in the TLP
+ * fidelity, not each flow equally.
+ */
 
 /*
  * Is o held: at its own bound, or holding a full resource? *cut: the
@@ -399,11 +381,13 @@ static void fill(struct p2psim_flow *f)
 }
 
 /*
- * The max-min fair rates. Overheads (DLLPs, a pull's read requests) take
- * room but hold no flow back, so they are found by iterating: fill, take
- * the overhead the rates bring, fill again in the room left. They are a
- * few percent of a link: FLOW_OVERHEAD_ROUNDS settle them well below the
- * 3% the fidelities are held to.
+ * The max-min fair rates. Overheads (DLLPs on the reverse directions, a
+ * pull's read requests) take room but hold no flow back (as DLLPs go
+ * ahead of TLPs, and a GPU's engines take turns per TLP, not per byte),
+ * so they are found by iterating: fill, take the overhead the rates
+ * bring, fill again in the room left. They are a few percent of a link:
+ * FLOW_OVERHEAD_ROUNDS settle them well below the 3% the fidelities are
+ * held to.
  */
 static void flow_rates(struct p2psim_flow *f)
 {
@@ -525,6 +509,14 @@ static void flow_due(struct sim *sim, struct sim_event *ev)
 }
 
 /* ---- the bytes ----------------------------------------------------------- */
+
+/*
+ * The bytes move when the operation is done, all at once, from the
+ * sparse stores (GPU HBM through BAR1 translations, host memory including
+ * the program's attached buffers). Model: a copy reads its source at its
+ * end, not while it streams, so copies racing on the same bytes can see
+ * other values than in the TLP fidelity.
+ */
 
 /*
  * The store behind n bytes at bus address bus of completer c, and the
@@ -667,6 +659,22 @@ static int op_move(struct p2psim_flow *f, struct flow_op *o)
 }
 
 /* ---- the copy engines ---------------------------------------------------- */
+
+/*
+ * Each engine runs its operations in order, pipelined as copy_engine.c
+ * does (its header, "Ordering"): the next operation's setup (ce-setup)
+ * starts once the current one has issued its last request; it starts
+ * moving data once no earlier operation drains, except pushes that leave
+ * by one port; operations end (their bytes land, done() runs) in order.
+ * When an operation has issued its last request, here:
+ *   - a push: when its stream ends (its tail is the last write's trip and
+ *     the flushing read's round trip);
+ *   - a pull: when its data are in (its last completion), as in
+ *     copy_engine.c: a pull's data are its completions, and queued
+ *     host-to-device copies on an H200 take a fixed time plus their size
+ *     over the rate (data/hgx-h200-x2/ce_pipeline_probe.txt);
+ *   - a local copy, or an operation refused at once: when it is done.
+ */
 
 static struct flow_ce *op_engine(struct flow_op *o)
 {

@@ -21,13 +21,8 @@
  * a threshold on (one record per stall, when it first passes the
  * threshold), completion timeouts and link replays.
  *
- * Counters: sampled lazily: at the first record after each period
- * boundary the link and GPU counters are read and written with the
- * boundary's time (so a sample may include the TLP that triggered it),
- * and once more at the end. With nothing happening, nothing is sampled:
- * the run does not get longer, and no event is added to it.
- * Model: in the flow fidelity the links count nothing (machine/flow.c), so
- * link counters stay 0 there; GPU BAR1 use is still sampled.
+ * Counters: sampled lazily, at the first record after each period
+ * boundary ("counters", below).
  */
 #include <config.h>
 
@@ -448,6 +443,16 @@ static void on_event(struct p2psim_trace *tr, const struct sim_trace_record *r)
 }
 
 /* ---- counters ------------------------------------------------------------------ */
+
+/*
+ * Sampled lazily: at the first record after each period boundary the link
+ * and GPU counters are read and written with the boundary's time (so a
+ * sample may include the TLP that triggered it), and once more at the
+ * end. With nothing happening, nothing is sampled: the run does not get
+ * longer, and no event is added to it.
+ * Model: in the flow fidelity the links count nothing (machine/flow.c), so
+ * link counters stay 0 there; GPU BAR1 use is still sampled.
+ */
 
 static void sample(struct p2psim_trace *tr, sim_time_t at)
 {

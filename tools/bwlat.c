@@ -12,44 +12,18 @@
  * the diagonal (bytes counted twice there, read and write). Bidirectional:
  * 5 copies each way at once, i -> j on GPU i's first stream and j -> i on
  * GPU j's second, each waiting for the other's start or stop event.
- * Latency: 100 copies of one int4 (16 bytes). With --sm_copy (rq->sm_copy)
- * each peer copy where peer access was granted is a launch of copyp2p, a
- * C kernel reached through the dlopened shim's device API (below); the
- * child's runtime has the machine in its process (P2PSIM_SERVER unset),
- * where C kernels run. P2P=Enabled: where
- * cudaDeviceCanAccessPeer(i, j) says 1, peer access is enabled both ways
- * for the cell and disabled after it; elsewhere the copies are staged,
- * as with P2P=Disabled. Where the sample zeroes its buffers with
- * cudaMemset, these are left as allocated: their contents do not change
- * the timing, and the simulator would have to write every byte.
+ * Latency: 100 copies of one int4 (16 bytes). With --sm_copy each peer
+ * copy where peer access was granted is a launch of copyp2p (below).
+ * P2P=Enabled: where cudaDeviceCanAccessPeer(i, j) says 1, peer access is
+ * enabled both ways for the cell and disabled after it; elsewhere the
+ * copies are staged, as with P2P=Disabled.
  *
- * The gate. The sample launches a kernel that spins on a host flag before
- * the start event, queues the copies and the stop event behind it, then
- * releases the flag, so that the time the host spends queuing stays out of
- * the interval. The delay kernel is not used yet; the stream waits instead
- * (cudaStreamWaitEvent) for an event recorded on a separate gate stream of
- * the same GPU behind a chain of empty host functions
- * (cudaLaunchHostFunc). A host function costs the host little to queue but
- * the stream a driver round trip to run (the shim: 0.1 us and 2 us), so a
- * long enough chain is still running when the work has been queued. After
- * queuing, cudaEventQuery on the gate's event tells whether the gate was
- * still closed; if it had opened, the chain doubles and the measurement is
- * repeated; each kind of measurement keeps the length it learned. Why host
- * functions rather than a long copy or memset (the other way to hold a
- * stream without a kernel): their duration does not depend on the
- * machine's bandwidth, and they cost the simulator a timer each, where
- * holding a stream for the 0.4 ms that 100 copies take to queue needs
- * about a gigabyte of memset that the simulator writes for real. On a real
- * GPU the chain works the same (a host function there takes several
- * microseconds of driver time).
- *
- * The CPU latency table is the time the host spends in the 100 enqueue
- * calls. The sample reads a host stopwatch; here the host is simulated,
- * and its clock is read through the API: events recorded on an idle
- * "clock" stream take the host's time at the call, so the difference of
- * two of them around the enqueue loop, less the cost of one record
- * (measured once per GPU), is the host time of the loop. Deterministic,
- * and on a real GPU it reads the same quantity within a microsecond.
+ * Where it differs from the sample: the host's queuing is kept out of the
+ * interval by a gate of host functions, not a spinning kernel ("the
+ * gate"); the CPU latency is read on the simulated host's clock, not a
+ * stopwatch ("one timed run"); buffers are not zeroed with cudaMemset
+ * (their contents do not change the timing, and the simulator would have
+ * to write every byte).
  */
 #include <config.h>
 
@@ -136,7 +110,8 @@ static void *xcalloc(const struct ctx *c, size_t n, size_t size)
  * carries #pragma unroll(5) and __restrict__ pointers, so its compiled
  * form loads up to five elements before storing them; so does this one.
  * The fourth argument is the runtime's table: the device API is reached
- * through the dlopened shim, not linked.
+ * through the dlopened shim, not linked. The child's runtime has the
+ * machine in its process (P2PSIM_SERVER unset), where C kernels run.
  */
 static void copyp2p(void **args)
 {
@@ -343,6 +318,28 @@ static void describe_gpus(struct ctx *c)
 
 /* ---- the gate ------------------------------------------------------------ */
 
+/*
+ * The sample launches a kernel that spins on a host flag before the start
+ * event, queues the copies and the stop event behind it, then releases
+ * the flag, so that the time the host spends queuing stays out of the
+ * interval. The delay kernel is not used yet; the stream waits instead
+ * (cudaStreamWaitEvent) for an event recorded on a separate gate stream of
+ * the same GPU behind a chain of empty host functions
+ * (cudaLaunchHostFunc). A host function costs the host little to queue but
+ * the stream a driver round trip to run (the shim: 0.1 us and 2 us), so a
+ * long enough chain is still running when the work has been queued. After
+ * queuing, cudaEventQuery on the gate's event tells whether the gate was
+ * still closed; if it had opened, the chain doubles and the measurement is
+ * repeated; each kind of measurement keeps the length it learned. Why host
+ * functions rather than a long copy or memset (the other way to hold a
+ * stream without a kernel): their duration does not depend on the
+ * machine's bandwidth, and they cost the simulator a timer each, where
+ * holding a stream for the 0.4 ms that 100 copies take to queue needs
+ * about a gigabyte of memset that the simulator writes for real. On a real
+ * GPU the chain works the same (a host function there takes several
+ * microseconds of driver time).
+ */
+
 /* Hold stream s (of GPU d) until a chain of `calls` host functions ran. */
 static void gate_close(struct ctx *c, unsigned calls, int d, cudaStream_t s)
 {
@@ -408,6 +405,17 @@ static void peer_disable(struct ctx *c, bool on, int i, int j)
 }
 
 /* ---- one timed run ------------------------------------------------------- */
+
+/*
+ * The CPU latency table is the time the host spends in the 100 enqueue
+ * calls. The sample reads a host stopwatch; here the host is simulated,
+ * and its clock is read through the API: events recorded on an idle
+ * "clock" stream take the host's time at the call, so the difference of
+ * two of them around the enqueue loop, less the cost of one record
+ * (record_cost_ms, once per GPU), is the host time of the loop.
+ * Deterministic, and on a real GPU it reads the same quantity within a
+ * microsecond.
+ */
 
 /* The copies of one timed run: `repeat` copies of `bytes` each. */
 struct run {
