@@ -26,7 +26,12 @@ machine_libp2psim_la_SOURCES = \
 	%reldir%/topology.c \
 	%reldir%/topology.h \
 	%reldir%/topology_int.h \
+	%reldir%/topology_costs.c \
+	%reldir%/topology_gpu.c \
+	%reldir%/topology_nvlink.c \
 	%reldir%/topology_override.c \
+	%reldir%/topology_pcie.c \
+	%reldir%/topology_vm.c \
 	%reldir%/topology_yaml.c \
 	%reldir%/trace_sink.c \
 	%reldir%/trace_sink.h

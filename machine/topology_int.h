@@ -1,19 +1,27 @@
 /*
  * machine/topology_int.h - what the files of the machine-file loader share:
- * a parsed YAML document that keeps every node's location, and the checked
- * accessors built on it. With topology.c and topology_yaml.c, the only
- * files of models/ that see libyaml.
+ * a parsed YAML document that keeps every node's location, the checked
+ * accessors built on it (ydoc_, topology_yaml.c), and the loader's state
+ * with the functions its parts give each other (tl_, topology.c and
+ * topology_*.c). The loader's files are the only ones that see libyaml.
  */
 #ifndef P2PSIM_MACHINE_TOPOLOGY_INT_H
 #define P2PSIM_MACHINE_TOPOLOGY_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <yaml.h>
 
 #include "sim/props.h"
+#include "sim/time.h"
 
+struct fab;
 struct sim_error;
+struct sim_mark;
+struct topo_machine;
+struct topo_options;
+struct topo_socket;
 
 struct ydoc {
     yaml_document_t doc;
@@ -69,5 +77,96 @@ int ydoc_apply_overrides(struct ydoc *d, const char *overrides,
                          struct sim_error *err);
 /* The whole file, NUL-terminated (caller frees), or NULL. */
 char *ydoc_read_file(const char *path, size_t *len);
+
+#define TOPO_MAX_ENTRIES 1024
+#define TOPO_MAX_PORTS 64
+
+/* ---- the machine being loaded (topology.c and topology_*.c) ---------------- */
+
+enum ent_kind { ENT_SOCKET, ENT_SWITCH, ENT_GPU, ENT_NVSWITCH };
+
+struct ent {
+    enum ent_kind kind;
+    const char *id;             /* in the document */
+    yaml_node_t *n;             /* the entry's mapping */
+    yaml_node_t *id_node;
+    /* sockets and switches: downstream ports */
+    unsigned n_ports;
+    const char *port_name[TOPO_MAX_PORTS];
+    /* default names "rp3", "dp0": room for any unsigned index, so that no
+     * name can be cut short whatever the port limits become */
+    char port_buf[TOPO_MAX_PORTS][sizeof "dp4294967295"];
+    int child[TOPO_MAX_PORTS];  /* entity index below each port, or -1 */
+    uint16_t acs[TOPO_MAX_PORTS];
+    /* switches and GPUs: where they hang */
+    int parent;                 /* entity index */
+    unsigned parent_port;
+    yaml_node_t *parent_node;
+    /* sockets */
+    unsigned n_xs;              /* socket links */
+    /* GPUs */
+    struct sim_props *gpu_props;
+    struct ydoc catalog;
+    unsigned max_gen, max_width;
+    unsigned nvlinks_used;
+    unsigned nvlinks_have;
+};
+
+struct loader {
+    struct ydoc doc;
+    const char *dir;            /* the machine file's folder, or NULL */
+    const struct topo_options *opt;
+    struct sim_error *err;
+    yaml_node_t *root, *defaults;
+    struct ent ent[TOPO_MAX_ENTRIES];
+    unsigned n_ent;
+};
+
+/* topology.c: the loader's helpers */
+int tl_find_ent(struct loader *L, const char *id);
+/* sim_props_set, with the loader's error out of memory. */
+int tl_set_prop(struct loader *L, struct sim_props *p, const char *key,
+                const char *value, const struct sim_mark *m);
+int tl_parse_count(struct loader *L, yaml_node_t *n, const char *what,
+                   uint64_t min, uint64_t max, uint64_t *out);
+unsigned tl_prop_uint(const struct sim_props *p, const char *key,
+                      unsigned def);
+struct sim_props *tl_new_props(struct loader *L, const char *owner,
+                               yaml_node_t *where);
+void tl_free_props(struct sim_props *p);
+int tl_set_num(struct sim_props *p, const char *key, unsigned v);
+/* between: [a, b] of entry e: two distinct ids, into out. */
+int tl_check_pair(struct loader *L, yaml_node_t *e, const char *what,
+                  int out[2]);
+int tl_map_time(struct loader *L, yaml_node_t *v, const char *section,
+                const char *key, const char *example, sim_time_t max_ps,
+                const char *max_text, const char *too_big_hint,
+                sim_time_t *ps);
+
+/* topology_pcie.c: sockets, switches, parents, PCIe and socket links */
+int tl_socket_ports(struct loader *L, struct ent *s);
+int tl_switch_ports(struct loader *L, struct ent *w);
+int tl_resolve_parent(struct loader *L, struct ent *e, bool explicit_pass);
+int tl_check_loops(struct loader *L);
+int tl_link_props(struct loader *L, struct ent *e, struct sim_props *p);
+int tl_check_socket_links(struct loader *L);
+int tl_build_socket(struct loader *L, struct fab *f, struct ent *s,
+                    struct topo_socket *ts);
+int tl_build_device(struct loader *L, struct fab *f, struct ent *e);
+int tl_build_links(struct loader *L, struct fab *f);
+int tl_build_socket_links(struct loader *L, struct fab *f);
+
+/* topology_gpu.c: a GPU's catalog entry and properties */
+int tl_gpu_setup(struct loader *L, struct ent *g);
+
+/* topology_nvlink.c */
+int tl_check_nvlinks(struct loader *L, struct topo_machine *m);
+int tl_build_nvswitch(struct loader *L, struct fab *f, struct ent *e);
+int tl_build_nvlinks(struct loader *L, struct fab *f);
+int tl_parse_nvlink_power(struct loader *L, struct topo_machine *m);
+
+/* topology_costs.c, topology_vm.c */
+int tl_parse_api_costs(struct loader *L, struct topo_machine *m);
+int tl_parse_virtual_machine(struct loader *L, struct topo_machine *m);
 
 #endif /* P2PSIM_MACHINE_TOPOLOGY_INT_H */
