@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/atomic.h"
 #include "models/gpu/gpu.h"
 #include "models/gpu/gpu_int.h"
 #include "models/mem/sparse.h"
@@ -285,90 +286,31 @@ unsigned gpu_sm_type_bytes(enum gpu_sm_type type)
                ? 4u : 8u;
 }
 
-static double as_f(enum gpu_sm_type t, uint64_t v)
-{
-    if (t == GPU_SM_F32) {
-        float f;
-        uint32_t b = (uint32_t)v;
-        memcpy(&f, &b, 4);
-        return f;
-    }
-    double d;
-    memcpy(&d, &v, 8);
-    return d;
-}
+/* The SM's operations and types as common/atomic.h names them. */
+static const enum atom_op sm_atom_op[] = {
+    [GPU_SM_ATOM_ADD] = ATOM_ADD, [GPU_SM_ATOM_EXCH] = ATOM_EXCH,
+    [GPU_SM_ATOM_CAS] = ATOM_CAS, [GPU_SM_ATOM_MIN] = ATOM_MIN,
+    [GPU_SM_ATOM_MAX] = ATOM_MAX, [GPU_SM_ATOM_INC] = ATOM_INC,
+    [GPU_SM_ATOM_DEC] = ATOM_DEC, [GPU_SM_ATOM_AND] = ATOM_AND,
+    [GPU_SM_ATOM_OR] = ATOM_OR,   [GPU_SM_ATOM_XOR] = ATOM_XOR,
+};
 
-static uint64_t from_f(enum gpu_sm_type t, double d)
-{
-    if (t == GPU_SM_F32) {
-        float f = (float)d;
-        uint32_t b;
-        memcpy(&b, &f, 4);
-        return b;
-    }
-    uint64_t v;
-    memcpy(&v, &d, 8);
-    return v;
-}
-
-/* v as a signed value of the type's width. */
-static int64_t as_s(enum gpu_sm_type t, uint64_t v)
-{
-    return gpu_sm_type_bytes(t) == 4 ? (int64_t)(int32_t)(uint32_t)v
-                                     : (int64_t)v;
-}
+static const enum atom_type sm_atom_type[] = {
+    [GPU_SM_U32] = ATOM_U32, [GPU_SM_S32] = ATOM_S32,
+    [GPU_SM_U64] = ATOM_U64, [GPU_SM_S64] = ATOM_S64,
+    [GPU_SM_F32] = ATOM_F32, [GPU_SM_F64] = ATOM_F64,
+};
 
 uint64_t gpu_sm_atom_apply(enum gpu_sm_atom op, enum gpu_sm_type type,
                            uint64_t old, uint64_t operand, uint64_t compare)
 {
-    unsigned n = gpu_sm_type_bytes(type);
-    uint64_t mask = n == 4 ? UINT32_MAX : UINT64_MAX;
-    bool fp = type == GPU_SM_F32 || type == GPU_SM_F64;
-    bool sgn = type == GPU_SM_S32 || type == GPU_SM_S64;
-    old &= mask;
-    operand &= mask;
-    uint64_t r = old;
-    switch (op) {
-    case GPU_SM_ATOM_ADD:
-        r = fp ? from_f(type, as_f(type, old) + as_f(type, operand))
-               : old + operand;
-        break;
-    case GPU_SM_ATOM_EXCH:
-        r = operand;
-        break;
-    case GPU_SM_ATOM_CAS:
-        r = old == (compare & mask) ? operand : old;
-        break;
-    case GPU_SM_ATOM_MIN:
-    case GPU_SM_ATOM_MAX: {
-        bool less = fp    ? as_f(type, operand) < as_f(type, old)
-                    : sgn ? as_s(type, operand) < as_s(type, old)
-                          : operand < old;
-        bool more = fp    ? as_f(type, operand) > as_f(type, old)
-                    : sgn ? as_s(type, operand) > as_s(type, old)
-                          : operand > old;
-        if (op == GPU_SM_ATOM_MIN ? less : more) {
-            r = operand;
-        }
-        break;
+    uint64_t mask = gpu_sm_type_bytes(type) == 4 ? UINT32_MAX : UINT64_MAX;
+    if ((unsigned)op >= sizeof(sm_atom_op) / sizeof(sm_atom_op[0]) ||
+        (unsigned)type >= sizeof(sm_atom_type) / sizeof(sm_atom_type[0])) {
+        return old & mask;
     }
-    case GPU_SM_ATOM_INC:
-        r = old >= operand ? 0 : old + 1;
-        break;
-    case GPU_SM_ATOM_DEC:
-        r = old == 0 || old > operand ? operand : old - 1;
-        break;
-    case GPU_SM_ATOM_AND:
-        r = old & operand;
-        break;
-    case GPU_SM_ATOM_OR:
-        r = old | operand;
-        break;
-    case GPU_SM_ATOM_XOR:
-        r = old ^ operand;
-        break;
-    }
-    return r & mask;
+    return atom_apply(sm_atom_op[op], sm_atom_type[type], old, operand,
+                      compare);
 }
 
 /* ---- finishing requests ---------------------------------------------------- */

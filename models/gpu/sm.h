@@ -134,10 +134,9 @@ unsigned gpu_sm_count(struct sim_component *g);
 int gpu_sm_submit(struct sim_component *g, struct gpu_sm_req *r);
 
 /*
- * The arithmetic of an atomic: the new value of a location holding old.
- * Shared by the local path, the emulation of non-native remote atomics
- * and the tests. CAS: compare decides; INC/DEC follow CUDA's atomicInc
- * and atomicDec (wrap at operand).
+ * The arithmetic of an atomic: the new value of a location holding old,
+ * by common/atomic.h's rules (NaN included). Used by the local path, the
+ * emulation of non-native remote atomics and the tests.
  */
 uint64_t gpu_sm_atom_apply(enum gpu_sm_atom op, enum gpu_sm_type type,
                            uint64_t old, uint64_t operand, uint64_t compare);

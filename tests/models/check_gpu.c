@@ -20,6 +20,7 @@
 
 #include "models/gpu/gpu.h"
 #include "models/gpu/gpu_int.h"
+#include "models/gpu/sm.h"
 #include "models/mem/sparse.h"
 #include "sim/component.h"
 #include "sim/error.h"
@@ -680,6 +681,68 @@ START_TEST(test_gpu_atomic_unsupported_or_unmapped_gets_ur)
 }
 END_TEST
 
+/* ---- SM atomics ----------------------------------------------------------- */
+
+static void sm_done(struct gpu_sm_req *r)
+{
+    *(unsigned *)r->user += 1;
+}
+
+/* A local SM atomic on a float that holds a NaN: min and max take the
+ * operand (common/atomic.h; sm.c kept the NaN when it was the old value,
+ * while the PTX interpreter took the operand), and add gives a NaN. */
+START_TEST(test_gpu_sm_float_atomics_with_nan)
+{
+    static const struct {
+        enum gpu_sm_atom op;
+        enum gpu_sm_type type;
+        uint64_t before, operand, after;
+    } k[] = {
+        { GPU_SM_ATOM_MIN, GPU_SM_F32, 0x7fc00000, 0x3f800000, 0x3f800000 },
+        { GPU_SM_ATOM_MAX, GPU_SM_F32, 0xffc00001, 0xbf800000, 0xbf800000 },
+        { GPU_SM_ATOM_MIN, GPU_SM_F32, 0x3f800000, 0x7fc00000, 0x3f800000 },
+        { GPU_SM_ATOM_MAX, GPU_SM_F64, UINT64_C(0x7ff8000000000000),
+          UINT64_C(0x4000000000000000), UINT64_C(0x4000000000000000) },
+        { GPU_SM_ATOM_MIN, GPU_SM_F64, UINT64_C(0x7ff8000000000000),
+          UINT64_C(0xfff8000000000000), UINT64_C(0x7fffffffffffffff) },
+    };
+    const unsigned n = sizeof(k) / sizeof(k[0]);
+    struct solo s;
+    solo_init(&s, NULL);
+    struct gpu_sm_req r[sizeof(k) / sizeof(k[0])];
+    unsigned done = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t m[8];
+        unsigned b = gpu_sm_type_bytes(k[i].type);
+        le_put(m, k[i].before, b);
+        ck_assert_int_eq(mem_sparse_write(gpu_hbm(s.g), 64 * i, m, b), 0);
+        memset(&r[i], 0, sizeof(r[i]));
+        r[i].kind = GPU_SM_ATOMIC;
+        r[i].addr = 64 * i;
+        r[i].atom = k[i].op;
+        r[i].type = k[i].type;
+        r[i].operand = k[i].operand;
+        r[i].done = sm_done;
+        r[i].user = &done;
+        ck_assert_int_eq(gpu_sm_submit(s.g, &r[i]), 0);
+    }
+    sim_run(s.sim);
+    ck_assert_uint_eq(done, n);
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t m[8];
+        unsigned b = gpu_sm_type_bytes(k[i].type);
+        ck_assert_int_eq(mem_sparse_read(gpu_hbm(s.g), 64 * i, m, b), 0);
+        ck_assert_msg(le_get(m, b) == k[i].after, "case %u: 0x%llx", i,
+                      (unsigned long long)le_get(m, b));
+        ck_assert_uint_eq(r[i].old, k[i].before);
+    }
+    uint64_t sum = gpu_sm_atom_apply(GPU_SM_ATOM_ADD, GPU_SM_F32, 0x7fc00000,
+                                     0x3f800000, 0);
+    ck_assert((sum & 0x7fffffffu) > 0x7f800000u);
+    sim_destroy(s.sim);
+}
+END_TEST
+
 /* ---- Copy engines -------------------------------------------------------- */
 
 START_TEST(test_gpu_push_odd_size_lands_exactly)
@@ -1309,6 +1372,7 @@ Suite *make_gpu_suite(void)
     tcase_add_loop_test(tc, test_gpu_atomic_exact, 0,
                         sizeof(atomic_cases) / sizeof(atomic_cases[0]));
     tcase_add_test(tc, test_gpu_atomic_unsupported_or_unmapped_gets_ur);
+    tcase_add_test(tc, test_gpu_sm_float_atomics_with_nan);
     tcase_add_test(tc, test_gpu_write_to_unmapped_bar1_drops_and_counts);
     suite_add_tcase(s, tc);
 
