@@ -4,6 +4,8 @@ noinst_LTLIBRARIES += common/libcommon.la
 common_libcommon_la_SOURCES = \
 	%reldir%/atomic.c \
 	%reldir%/atomic.h \
+	%reldir%/fdio.c \
+	%reldir%/fdio.h \
 	%reldir%/osthread.c \
 	%reldir%/osthread.h
 EXTRA_DIST += common/.may_include

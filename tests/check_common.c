@@ -12,7 +12,8 @@
 /* Suites still being written are weak so the runner links without them;
  * each is named when absent, so a missing suite cannot hide. */
 #define SUITES(X)                                                             \
-    X(make_atomic_suite)
+    X(make_atomic_suite)                                                      \
+    X(make_fdio_suite)
 
 #define WEAK(fn) Suite *fn(void) __attribute__((weak));
 SUITES(WEAK)

@@ -73,6 +73,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "cuda/cudart/rt.h"
 #include "machine/links.h"
 #include "sim/error.h"
@@ -161,36 +162,12 @@ static void lost(const char *why)
 
 static int write_all(const void *buf, size_t len)
 {
-    const char *p = buf;
-    while (len) {
-        ssize_t n = send(rm.fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return fdio_write_all(rm.fd, buf, len, NULL);
 }
 
 static int read_all(void *buf, size_t len)
 {
-    char *p = buf;
-    while (len) {
-        ssize_t n = read(rm.fd, p, len);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return fdio_read_all(rm.fd, buf, len, NULL) == (ssize_t)len ? 0 : -1;
 }
 
 /*
@@ -211,29 +188,7 @@ static uint64_t send_request(uint32_t type, const void *a, size_t a_len,
         .len = (uint32_t)(a_len + b_len),
         .seq = ++rm.seq,
     };
-    union {
-        struct cmsghdr align;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } ctl;
-    struct iovec iov = { &h, sizeof(h) };
-    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-    if (pass_fd >= 0) {
-        memset(&ctl, 0, sizeof(ctl));
-        msg.msg_control = ctl.buf;
-        msg.msg_controllen = sizeof(ctl.buf);
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
-    }
-    ssize_t n;
-    do {
-        n = sendmsg(rm.fd, &msg, MSG_NOSIGNAL);
-    } while (n < 0 && errno == EINTR);
-    if (n <= 0 ||
-        ((size_t)n < sizeof(h) &&
-         write_all((char *)&h + n, sizeof(h) - (size_t)n) < 0) ||
+    if (fdio_write_fd(rm.fd, &h, sizeof(h), pass_fd, NULL) < 0 ||
         (a_len && write_all(a, a_len) < 0) ||
         (b_len && write_all(b, b_len) < 0)) {
         lost(strerror(errno));

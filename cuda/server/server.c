@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "machine/kernel/kernel.h"
 #include "machine/links.h"
 #include "machine/p2psim.h"
@@ -92,25 +93,6 @@ uint64_t srv_random_u64(void)
 /* ---- sending --------------------------------------------------------------------- */
 
 
-/* A signal to stop ends a send that waits (the client is dropped). */
-static int write_full(const struct server *s, int fd, const void *buf,
-                      size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR && !(s->stop && *s->stop)) {
-            continue;
-        }
-        if (n <= 0) {
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* Send a message; a client that cannot take it is gone. */
 static int send_msg(struct server *s, struct srv_client *c, uint32_t type,
                     uint64_t seq, const void *a, size_t a_len,
@@ -125,9 +107,10 @@ static int send_msg(struct server *s, struct srv_client *c, uint32_t type,
         .seq = seq,
         .now = sim_now(s->sim),
     };
-    if (write_full(s, c->fd, &h, sizeof(h)) < 0 ||
-        (a_len && write_full(s, c->fd, a, a_len) < 0) ||
-        (b_len && write_full(s, c->fd, b, b_len) < 0)) {
+    /* A signal to stop ends a send that waits (the client is dropped). */
+    if (fdio_write_all(c->fd, &h, sizeof(h), s->stop) < 0 ||
+        (a_len && fdio_write_all(c->fd, a, a_len, s->stop) < 0) ||
+        (b_len && fdio_write_all(c->fd, b, b_len, s->stop) < 0)) {
         srv_client_drop(s, c);
         return -1;
     }

@@ -1,9 +1,10 @@
 /*
- * cuda/server/server.h - the p2psim server's state, shared by its three files:
+ * cuda/server/server.h - the p2psim server's state, shared by its files:
  * server.c (clients, the protocol's messages and time, the machine's
  * operations), server_ipc.c (who owns which HBM, memory exports,
- * interprocess events) and cmd_server.c (the command: sockets, signals).
- * Not installed; the protocol itself is cuda/server/wire.h.
+ * interprocess events) and server_loop.c (its sockets); tools/cmd_server.c
+ * is the command around them. Not installed; the protocol itself is
+ * cuda/server/wire.h.
  */
 #ifndef P2PSIM_CUDA_SERVER_SERVER_H
 #define P2PSIM_CUDA_SERVER_SERVER_H
@@ -216,6 +217,17 @@ void srv_queue_callback_msg(struct server *s, struct srv_client *c,
 void srv_client_drop(struct server *s, struct srv_client *c);
 /* A token for sessions and nonces (not simulated randomness). */
 uint64_t srv_random_u64(void);
+
+/* ---- server_loop.c --------------------------------------------------------------- */
+
+/*
+ * Serve clients on s->listen_fd until *s->stop is set, or the simulation
+ * has failed and no client is left: 0, or 1 when it failed. The signals
+ * of stop_set are blocked on entry; wait_mask is the mask with them
+ * unblocked, set while the loop waits or simulates.
+ */
+int srv_serve(struct server *s, const sigset_t *wait_mask,
+              const sigset_t *stop_set);
 
 /* ---- server_ipc.c ---------------------------------------------------------------- */
 
