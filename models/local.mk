@@ -33,6 +33,9 @@ models_libmodels_la_SOURCES = \
 	%reldir%/pcie/egress.h \
 	%reldir%/pcie/link.c \
 	%reldir%/pcie/link.h \
+	%reldir%/pcie/link_fc.c \
+	%reldir%/pcie/link_int.h \
+	%reldir%/pcie/link_replay.c \
 	%reldir%/pcie/pcie.c \
 	%reldir%/pcie/pcie.h \
 	%reldir%/pcie/pcie_regs.h \

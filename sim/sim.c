@@ -90,6 +90,54 @@ uint64_t sim_rng_range(struct sim *sim, uint64_t lo, uint64_t hi)
     return lo + below(sim->rng, hi - lo + 1);
 }
 
+/*
+ * ln(x) for x in (0, 1], without libm (sim/ links libc only):
+ * x = m * 2^e with m in [1/2, 1), ln m = 2 atanh((m - 1) / (m + 1)),
+ * whose series in z^2 <= 1/9 is exact to double precision in 20 terms.
+ */
+static double rng_ln(double x)
+{
+    static const double ln2 = 0.69314718055994530942;
+    int e = 0;
+    while (x < 0.5) {
+        x *= 2;
+        e--;
+    }
+    double z = (x - 1) / (x + 1), z2 = z * z, term = z, sum = 0;
+    for (int k = 0; k < 20; k++) {
+        sum += term / (2 * k + 1);
+        term *= z2;
+    }
+    return 2 * sum + e * ln2;
+}
+
+/* ln(1 - b) for b in (0, 1): the series -sum b^k / k, to 1e-17. */
+static double rng_ln1m(double b)
+{
+    if (b > 0.5) {
+        return rng_ln(1 - b);
+    }
+    double term = b, sum = 0;
+    for (int k = 1; k < 64 && term > 1e-18 * b; k++) {
+        sum += term / k;
+        term *= b;
+    }
+    return -sum;
+}
+
+/*
+ * Inversion: floor(ln u / ln(1 - p)) for u uniform in (0, 1], u from the
+ * top 53 bits of one draw. The formula and its rounding are part of the
+ * contract: the error figures of models/pcie/link_replay.c depend on it.
+ */
+uint64_t sim_rng_geometric(struct sim *sim, double p)
+{
+    SIM_ASSERT(p > 0 && p < 1, "sim_rng_geometric: p must be in (0, 1)");
+    double u = ((double)(xoshiro_next(sim->rng) >> 11) + 1.0) * 0x1p-53;
+    double gap = rng_ln(u) / rng_ln1m(p);
+    return gap >= 0x1p63 ? UINT64_MAX : (uint64_t)gap;
+}
+
 /* ---- lifecycle -------------------------------------------------------------- */
 
 struct sim *sim_create(const struct sim_config *cfg, struct sim_error *err)

@@ -104,6 +104,12 @@ uint64_t sim_rng_u64(struct sim *sim);
 uint64_t sim_rng_below(struct sim *sim, uint64_t n);
 /* Uniform in [lo, hi]; lo <= hi. */
 uint64_t sim_rng_range(struct sim *sim, uint64_t lo, uint64_t hi);
+/*
+ * Geometric with parameter p in (0, 1): the failures before the first
+ * success of Bernoulli(p) trials (P(k) = (1 - p)^k p, mean (1 - p) / p),
+ * from one sim_rng_u64 draw; UINT64_MAX where the gap passes 2^63.
+ */
+uint64_t sim_rng_geometric(struct sim *sim, double p);
 
 /* ---- logging --------------------------------------------------------------- */
 enum sim_log_level {

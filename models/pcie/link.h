@@ -14,7 +14,7 @@
  *                              (default 0: no errors). Above 0, TLPs hit
  *                              by an error fail their LCRC, are Nak'ed and
  *                              replayed with every TLP behind them (the
- *                              Data Link Layer's retry, link.c), drawn
+ *                              Data Link Layer's retry, link_replay.c), drawn
  *                              from the simulation's seeded RNG
  *   replay-timer time          REPLAY_TIMER: when a lost Nak is made up
  *                              for (default 3 x ack-every 284-byte TLPs'

@@ -358,6 +358,68 @@ START_TEST(test_event_rng_ranges)
 }
 END_TEST
 
+/*
+ * sim_rng_geometric: the failures before the first success of Bernoulli(p)
+ * trials. Its share of zeros is p, its mean (1 - p) / p and its tail
+ * P(X >= k) = (1 - p)^k, for a p in each branch of its ln(1 - p) (p above
+ * and below 1/2) and for a PCIe bit error rate's small p.
+ */
+START_TEST(test_rng_geometric_distribution)
+{
+    static const struct {
+        double p, tail;         /* tail: (1 - p)^4 */
+        int n;
+    } cases[] = {
+        { 0.25, 0.31640625, 200000 },
+        { 0.9, 0.0001, 200000 },
+        { 1e-9, 0.999999996, 20000 },
+    };
+    struct sim *sim = new_sim(0, 11);
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        double p = cases[c].p, sum = 0;
+        int n = cases[c].n, zeros = 0, tail = 0;
+        for (int i = 0; i < n; i++) {
+            uint64_t v = sim_rng_geometric(sim, p);
+            ck_assert_uint_lt(v, UINT64_MAX);
+            sum += (double)v;
+            zeros += v == 0;
+            tail += v >= 4;
+        }
+        double mean = (1 - p) / p, got = sum / n;
+        ck_assert_msg(got > 0.97 * mean && got < 1.03 * mean,
+                      "p %g: mean %g, expected %g", p, got, mean);
+        ck_assert_msg(zeros / (double)n > 0.97 * p - 1e-4 &&
+                          zeros / (double)n < 1.03 * p + 1e-4,
+                      "p %g: %d zeros of %d", p, zeros, n);
+        ck_assert_msg(tail / (double)n > 0.97 * cases[c].tail - 1e-4 &&
+                          tail / (double)n < 1.03 * cases[c].tail + 1e-4,
+                      "p %g: %d of %d at 4 or more", p, tail, n);
+    }
+    sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * One sim_rng_u64 per draw, and the draws themselves pinned: the error
+ * figures of a PCIe link with a bit error rate (models/pcie/link_replay.c)
+ * follow this sequence, so a change of formula or rounding shows here.
+ */
+START_TEST(test_rng_geometric_sequence)
+{
+    static const uint64_t want[] = { 352, 652, 554, 937, 360, 1939, 2643, 963 };
+    struct sim *a = new_sim(0, 1), *b = new_sim(0, 1);
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        uint64_t v = sim_rng_geometric(a, 1e-3);
+        ck_assert_msg(v == want[i], "draw %zu: %llu, expected %llu", i,
+                      (unsigned long long)v, (unsigned long long)want[i]);
+        (void)sim_rng_u64(b);
+    }
+    ck_assert_uint_eq(sim_rng_u64(a), sim_rng_u64(b));
+    sim_destroy(a);
+    sim_destroy(b);
+}
+END_TEST
+
 /* The last pending event makes the run condition false: time stays at
  * that event rather than jumping to the run's end. */
 static bool flag_clear(struct sim *sim, void *arg)
@@ -453,6 +515,10 @@ Suite *make_event_suite(void)
     tcase_add_loop_test(tc, test_event_run_until_while_stop, 0, 2);
     tcase_add_loop_test(tc, test_event_run_while_last_event_stops, 0, 2);
     tcase_add_test(tc, test_event_rng_ranges);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Rng");
+    tcase_add_test(tc, test_rng_geometric_distribution);
+    tcase_add_test(tc, test_rng_geometric_sequence);
     suite_add_tcase(s, tc);
     tc = tcase_create("Errors");
     tcase_add_loop_test(tc, test_event_reentrant_run_refused, 0, 2);
