@@ -29,6 +29,8 @@ models_libmodels_la_SOURCES = \
 	%reldir%/mem/sparse.h \
 	%reldir%/pcie/acs.c \
 	%reldir%/pcie/acs.h \
+	%reldir%/pcie/atomicop.c \
+	%reldir%/pcie/atomicop.h \
 	%reldir%/pcie/egress.c \
 	%reldir%/pcie/egress.h \
 	%reldir%/pcie/link.c \

@@ -51,6 +51,7 @@
 #include "models/gpu/gpu_int.h"
 #include "models/mem/sparse.h"
 #include "models/nvlink/power.h"
+#include "models/pcie/atomicop.h"
 #include "models/pcie/pcie.h"
 #include "sim/component.h"
 #include "sim/error.h"
@@ -561,24 +562,23 @@ static void gpu_read(struct gpu *g, struct tlp *t)
 }
 
 /*
- * AtomicOps (PCIe r6.0 §2.2.7, §6.15): FetchAdd and Swap carry one operand
- * of 4 or 8 bytes; CAS carries compare then swap (8 or 16 bytes). The
- * completer returns the original value.
- * Model: operands are little-endian, as the GPU's memory is. 128-bit CAS
- * and misaligned operands (a Malformed TLP in the spec) get UR. The update
- * is atomic because it happens in one event at delivery; the completion
- * waits for the HBM serialiser, charged the operand twice (read and
- * write), and the access latency.
+ * AtomicOps: checked and applied by models/pcie/atomicop.c (the PCIe
+ * rules: a malformed or 128-bit one gets UR). The update is atomic
+ * because it happens in one event at delivery; the completion waits for
+ * the HBM serialiser, charged the operand twice (read and write), and the
+ * access latency.
  */
 static void gpu_atomic(struct gpu *g, struct tlp *t)
 {
-    unsigned size = t->kind == TLP_CAS ? t->len_bytes / 2 : t->len_bytes;
+    unsigned size;
+    const char *why;
     uint64_t off;
     bool in_window;
-    if ((size != 4 && size != 8) || (t->addr & (size - 1)) != 0) {
+    if (pcie_atomicop_check(t, &size, &why) != PCIE_ATOMICOP_OK) {
+        char what[64];
+        snprintf(what, sizeof(what), "%s: UR", why);
         g->unsupported++;
-        gpu__trace(g, t, t->addr, t->len_bytes,
-                   "AtomicOp of an unsupported size or alignment: UR");
+        gpu__trace(g, t, t->addr, t->len_bytes, what);
         gpu_complete_error(g, t, TLP_CPL_UR);
         tlp_free(t);
         return;
@@ -589,23 +589,10 @@ static void gpu_atomic(struct gpu *g, struct tlp *t)
         tlp_free(t);
         return;
     }
-    uint8_t old[8];
+    uint8_t old[8], nv[8];
     gpu_bar1_access(g, off, old, NULL, size);
-    if (t->data) {
-        uint64_t v = gpu__get_le(old, size);
-        uint64_t a = gpu__get_le(t->data, size);
-        uint64_t mask = size == 8 ? UINT64_MAX : UINT32_MAX;
-        uint64_t nv = v;
-        if (t->kind == TLP_FETCHADD) {
-            nv = (v + a) & mask;
-        } else if (t->kind == TLP_SWAP) {
-            nv = a;
-        } else if (v == a) {
-            nv = gpu__get_le(t->data + size, size);
-        }
-        uint8_t buf[8];
-        gpu__put_le(buf, nv, size);
-        gpu_bar1_access(g, off, NULL, buf, size);
+    if (pcie_atomicop_apply(t, size, old, nv)) {
+        gpu_bar1_access(g, off, NULL, nv, size);
     }
     g->atomics++;
     sim_time_t when = gpu__hbm_reserve(g, 2 * (uint64_t)size) +

@@ -23,12 +23,12 @@
  *    MPS-sized completions, Xilinx PG213), so RCB 128, MPS 128, 200 bytes
  *    at 0x60 gives 32, 128 and 40 bytes; with MPS 256 it is one
  *    completion, and 512 bytes at 0x60 give 160, 256 and 96.
- *  - FetchAdd, Swap, CAS (32- and 64-bit operands, PCIe r6.0 §6.15): done
- *    on the store on arrival; one CplD with the original value leaves
- *    `latency` after the operand is read; the channel carries the operand
- *    twice (read, write back).
- *  - Anything outside [base, base + size), a malformed AtomicOp (bad
- *    length, or an operand not naturally aligned): Unsupported Request,
+ *  - FetchAdd, Swap, CAS (32- and 64-bit operands; checked and applied by
+ *    models/pcie/atomicop.c): done on the store on arrival; one CplD with
+ *    the original value leaves `latency` after the operand is read; the
+ *    channel carries the operand twice (read, write back).
+ *  - Anything outside [base, base + size), a malformed AtomicOp or a
+ *    128-bit CAS (models/pcie/atomicop.h): Unsupported Request,
  *    a Cpl with UR status for non-posted requests, a recorded drop for a
  *    posted one (PCIe r6.0 §2.3.1).
  * Completions leave in the order they were produced (each due no earlier
@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "models/mem/sparse.h"
+#include "models/pcie/atomicop.h"
 #include "models/pcie/pcie.h"
 #include "sim/component.h"
 #include "sim/error.h"
@@ -296,48 +297,17 @@ static void hmem_read(struct hmem *h, struct tlp *t)
     tlp_free(t);
 }
 
-/* Little-endian operands, as PCIe carries them and x86 stores them. */
-static uint64_t le_load(const uint8_t *b, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++) {
-        v |= (uint64_t)b[i] << (8 * i);
-    }
-    return v;
-}
-
-static void le_store(uint8_t *b, unsigned n, uint64_t v)
-{
-    for (unsigned i = 0; i < n; i++) {
-        b[i] = (uint8_t)(v >> (8 * i));
-    }
-}
-
-/*
- * Operand bytes of an AtomicOp, or 0 if malformed (PCIe r6.0 §2.2.7:
- * FetchAdd and Swap carry one 4- or 8-byte operand, CAS two, and the
- * address is naturally aligned to the operand). Model: 128-bit CAS is not
- * supported by this completer (it answers UR, as a completer without the
- * 128-bit CAS capability does).
- */
-static unsigned atomic_operand_bytes(const struct tlp *t)
-{
-    unsigned n = t->kind == TLP_CAS ? t->len_bytes / 2 : t->len_bytes;
-    if (t->kind == TLP_CAS && t->len_bytes % 2 != 0) {
-        return 0;
-    }
-    if ((n != 4 && n != 8) || t->addr % n != 0) {
-        return 0;
-    }
-    return n;
-}
-
+/* AtomicOps: checked and applied by models/pcie/atomicop.c (the PCIe
+ * rules: a malformed or 128-bit one gets UR). */
 static void hmem_atomic(struct hmem *h, struct tlp *t)
 {
     struct sim *sim = h->self->sim;
-    unsigned n = atomic_operand_bytes(t);
-    if (n == 0) {
-        hmem_unsupported(h, t, "host memory: malformed AtomicOp");
+    unsigned n;
+    const char *why;
+    if (pcie_atomicop_check(t, &n, &why) != PCIE_ATOMICOP_OK) {
+        char what[80];
+        snprintf(what, sizeof(what), "host memory: %s", why);
+        hmem_unsupported(h, t, what);
         return;
     }
     if (!hmem_claims(h, t->addr, n)) {
@@ -345,25 +315,12 @@ static void hmem_atomic(struct hmem *h, struct tlp *t)
         return;
     }
     uint64_t off = t->addr - h->base;
-    uint64_t mask = n == 8 ? UINT64_MAX : UINT32_MAX;
-    uint8_t buf[8];
-    int rc = mem_sparse_read(h->store, off, buf, n);
+    uint8_t old[8], nv[8];
+    int rc = mem_sparse_read(h->store, off, old, n);
     SIM_ASSERT(rc == 0, "host memory %s: store read failed", h->self->name);
-    uint64_t old = le_load(buf, n);
     /* Model: without payload bytes (timing-only use) nothing changes. */
-    if (t->data) {
-        uint64_t op = le_load(t->data, n);
-        uint64_t val = old;
-        if (t->kind == TLP_FETCHADD) {
-            val = (old + op) & mask;
-        } else if (t->kind == TLP_SWAP) {
-            val = op;
-        } else if (old == op) {
-            /* CAS: compare value first, swap value second */
-            val = le_load(t->data + n, n);
-        }
-        le_store(buf, n, val);
-        rc = mem_sparse_write(h->store, off, buf, n);
+    if (pcie_atomicop_apply(t, n, old, nv)) {
+        rc = mem_sparse_write(h->store, off, nv, n);
         SIM_ASSERT(rc == 0 || rc == -SIM_ENOMEM,
                    "host memory %s: store write failed", h->self->name);
         if (rc < 0) {
@@ -383,7 +340,7 @@ static void hmem_atomic(struct hmem *h, struct tlp *t)
         tlp_free(t);
         return;
     }
-    le_store(cpl->data, n, old);
+    memcpy(cpl->data, old, n);
     sim_time_t ready = sim_time_add(start,
                                     sim_time_for_bytes(n, h->rate_bytes_per_s));
     hmem_complete(h, cpl, sim_time_add(ready, h->latency_ps));

@@ -669,9 +669,15 @@ START_TEST(test_gpu_atomic_unsupported_or_unmapped_gets_ur)
     req_send(&s, TLP_FETCHADD, bus + 2, 4, pl, 1);              /* misaligned */
     req_send(&s, TLP_CAS, bus, 32, pl, 2);                      /* 128-bit */
     req_send(&s, TLP_SWAP, BASE1 + 64 * MIB, 8, pl, 3);         /* unmapped */
+    /* lengths PCIe does not allow (models/pcie/atomicop.h); the GPU took
+     * a CAS of 9 or 17 bytes as one of 4 or 8-byte operands before */
+    req_send(&s, TLP_CAS, bus, 9, pl, 4);
+    req_send(&s, TLP_CAS, bus, 17, pl, 5);
+    req_send(&s, TLP_CAS, bus, 12, pl, 6);
+    req_send(&s, TLP_FETCHADD, bus, 16, pl, 7);
     sim_run(s.sim);
-    ck_assert_uint_eq(s.r->n, 3);
-    for (unsigned i = 0; i < 3; i++) {
+    ck_assert_uint_eq(s.r->n, 7);
+    for (unsigned i = 0; i < 7; i++) {
         ck_assert_int_eq(s.r->rec[i].kind, TLP_CPL);
         ck_assert_uint_eq(s.r->rec[i].status, TLP_CPL_UR);
     }

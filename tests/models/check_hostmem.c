@@ -329,6 +329,13 @@ static const struct atomic_case atomic_cases[] = {
     { "FetchAdd of 2 bytes", TLP_FETCHADD, 2, 0x138, 3, 1, 0, TLP_CPL_UR, 0,
       3 },
     { "CAS128 unsupported", TLP_CAS, 32, 0x140, 3, 3, 4, TLP_CPL_UR, 0, 3 },
+    /* models/pcie/atomicop.h: the lengths PCIe allows, the alignment of
+     * one operand (a CAS64 needs 8, not 16) */
+    { "CAS of 3 DW", TLP_CAS, 12, 0x148, 3, 3, 4, TLP_CPL_UR, 0, 3 },
+    { "CAS of 9 bytes", TLP_CAS, 9, 0x150, 3, 3, 4, TLP_CPL_UR, 0, 3 },
+    { "Swap of 16 bytes", TLP_SWAP, 16, 0x160, 3, 9, 0, TLP_CPL_UR, 0, 3 },
+    { "CAS64 at an 8-byte boundary", TLP_CAS, 16, 0x178, 3, 3, 4,
+      TLP_CPL_SC, 3, 4 },
     { "FetchAdd past the end", TLP_FETCHADD, 8, 1u << 20, 0, 1, 0,
       TLP_CPL_UR, 0, 0 },
 };
