@@ -374,40 +374,31 @@ static cudaError_t memcpy_on(void *dst, const void *src, size_t len,
     return e ? e : wait_fence(f);
 }
 
-#define SERVE(body)                                                           \
-    do {                                                                      \
-        cudaError_t e_ = rt_enter();                                          \
-        if (e_) {                                                             \
-            return cudart_error_return(e_);                                   \
-        }                                                                     \
-        e_ = (body);                                                          \
-        rt_leave();                                                           \
-        return cudart_error_return(e_);                                       \
-    } while (0)
-
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
                        enum cudaMemcpyKind kind)
 {
-    SERVE(memcpy_on(dst, src, count, kind, NULL, true));
+    RT_SERVE(RT_NO_COST, memcpy_on(dst, src, count, kind, NULL, true));
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                             enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    SERVE(memcpy_on(dst, src, count, kind, stream, false));
+    RT_SERVE(RT_NO_COST, memcpy_on(dst, src, count, kind, stream, false));
 }
 
 cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count,
                             enum cudaMemcpyKind kind)
 {
-    SERVE(memcpy_on(dst, src, count, kind, cudaStreamPerThread, true));
+    RT_SERVE(RT_NO_COST,
+             memcpy_on(dst, src, count, kind, cudaStreamPerThread, true));
 }
 
 cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
                                  enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    SERVE(memcpy_on(dst, src, count, kind,
-                    stream ? stream : cudaStreamPerThread, false));
+    RT_SERVE(RT_NO_COST,
+             memcpy_on(dst, src, count, kind,
+                       stream ? stream : cudaStreamPerThread, false));
 }
 
 /*
@@ -457,12 +448,14 @@ static cudaError_t memcpy_peer(void *dst, int ddev, const void *src, int sdev,
 cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src,
                            int srcDevice, size_t count)
 {
-    SERVE(memcpy_peer(dst, dstDevice, src, srcDevice, count, NULL, true));
+    RT_SERVE(RT_NO_COST,
+             memcpy_peer(dst, dstDevice, src, srcDevice, count, NULL, true));
 }
 
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
                                 int srcDevice, size_t count,
                                 cudaStream_t stream)
 {
-    SERVE(memcpy_peer(dst, dstDevice, src, srcDevice, count, stream, false));
+    RT_SERVE(RT_NO_COST,
+             memcpy_peer(dst, dstDevice, src, srcDevice, count, stream, false));
 }

@@ -76,22 +76,6 @@ cudaError_t rt_device_init(int dev)
 
 /* ---- the calls ----------------------------------------------------------- */
 
-/*
- * A served call: enter, run body (an expression giving a cudaError_t,
- * evaluated with the lock held), leave, record the result.
- */
-#define SERVE(body)                                                           \
-    do {                                                                      \
-        cudaError_t e_ = rt_enter();                                          \
-        if (e_) {                                                             \
-            return cudart_error_return(e_);                                   \
-        }                                                                     \
-        rt_charge(rt_costs[RT_COST_CALL]);                                    \
-        e_ = (body);                                                          \
-        rt_leave();                                                           \
-        return cudart_error_return(e_);                                       \
-    } while (0)
-
 static cudaError_t get_device_count(int *count)
 {
     if (!count) {

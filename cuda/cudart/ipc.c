@@ -106,18 +106,6 @@ static struct ipc_import *imports;
 static uint64_t own_session;    /* without a server */
 static uint64_t next_local_event;
 
-#define SERVE(body)                                                           \
-    do {                                                                      \
-        cudaError_t e_ = rt_enter();                                          \
-        if (e_) {                                                             \
-            return cudart_error_return(e_);                                   \
-        }                                                                     \
-        rt_charge(rt_costs[RT_COST_CALL]);                                    \
-        e_ = (body);                                                          \
-        rt_leave();                                                           \
-        return cudart_error_return(e_);                                       \
-    } while (0)
-
 /* A token, not simulated randomness (see tools/cmd_server.c). */
 static uint64_t random_u64(void)
 {

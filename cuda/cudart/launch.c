@@ -1005,23 +1005,24 @@ cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim,
 
 /* ---- kernel attributes --------------------------------------------------- */
 
+/* The kernel of host stub func (NULL if none), the registry lock taken
+ * (SERVE_KERNEL drops it). */
+static struct CUkern_st *kernel_of_stub_locked(const void *func)
+{
+    pthread_mutex_lock(&reg_lock);
+    return kernel_of_stub(func);
+}
+
 /*
- * Run body (a cudaError_t expression) with the runtime lock, the
+ * Serve body (a cudaError_t expression) with the runtime lock, the
  * registry lock, and k, the kernel of host stub func (NULL if none).
  */
 #define SERVE_KERNEL(func, body)                                              \
     do {                                                                      \
-        cudaError_t e_ = rt_enter();                                          \
-        if (e_) {                                                             \
-            return cudart_error_return(e_);                                   \
-        }                                                                     \
-        rt_charge(rt_costs[RT_COST_CALL]);                                    \
-        pthread_mutex_lock(&reg_lock);                                        \
-        struct CUkern_st *k = kernel_of_stub(func);                           \
-        e_ = (body);                                                          \
-        pthread_mutex_unlock(&reg_lock);                                      \
-        rt_leave();                                                           \
-        return cudart_error_return(e_);                                       \
+        struct CUkern_st *k;                                                  \
+        cudaError_t ke_;                                                      \
+        SERVE((k = kernel_of_stub_locked(func), ke_ = (body),                 \
+               pthread_mutex_unlock(&reg_lock), ke_));                        \
     } while (0)
 
 /*

@@ -160,14 +160,7 @@ fail_state:
 cudaError_t CUDARTAPI cudaMallocManaged(void **devPtr, size_t size,
                                         unsigned int flags)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    rt_charge(rt_costs[RT_COST_MALLOC]);
-    e = managed_alloc(devPtr, size, flags);
-    rt_leave();
-    return cudart_error_return(e);
+    RT_SERVE(RT_COST_MALLOC, managed_alloc(devPtr, size, flags));
 }
 
 void rt_managed_destroy(struct rt_alloc *a)
@@ -529,13 +522,7 @@ cudaError_t CUDARTAPI cudaMemPrefetchAsync(const void *devPtr, size_t count,
                                            unsigned int flags,
                                            cudaStream_t stream)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    e = prefetch(devPtr, count, location, flags, stream);
-    rt_leave();
-    return cudart_error_return(e);
+    RT_SERVE(RT_NO_COST, prefetch(devPtr, count, location, flags, stream));
 }
 
 cudaError_t CUDARTAPI cudaMemPrefetchAsync_ptsz(const void *devPtr,
@@ -613,11 +600,5 @@ cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
                                     enum cudaMemoryAdvise advice,
                                     struct cudaMemLocation location)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    e = advise(devPtr, count, advice, location);
-    rt_leave();
-    return cudart_error_return(e);
+    RT_SERVE(RT_NO_COST, advise(devPtr, count, advice, location));
 }

@@ -451,13 +451,9 @@ static struct rt_alloc *freeable_at(const void *ptr, enum rt_mem_kind kind)
     return a;
 }
 
-cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size)
+static cudaError_t device_malloc(void **devPtr, size_t size)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_MALLOC);
+    cudaError_t e = cudaSuccess;
     int dev = rt_current_device();
     if (!devPtr) {
         e = cudaErrorInvalidValue;
@@ -467,8 +463,12 @@ cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size)
     } else if ((e = rt_device_init(dev)) == cudaSuccess) {
         e = device_alloc(dev, size, NULL, devPtr);
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
+}
+
+cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size)
+{
+    RT_SERVE(RT_COST_MALLOC, device_malloc(devPtr, size));
 }
 
 /*
@@ -495,13 +495,7 @@ static cudaError_t free_synced(void *ptr, enum rt_mem_kind family)
 
 cudaError_t CUDARTAPI cudaFree(void *devPtr)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    e = free_synced(devPtr, RT_MEM_DEVICE);
-    rt_leave();
-    return cudart_error_return(e);
+    RT_SERVE(RT_NO_COST, free_synced(devPtr, RT_MEM_DEVICE));
 }
 
 /* ---- pinned host memory -------------------------------------------------- */
@@ -565,35 +559,17 @@ static cudaError_t host_alloc(void **ptr, size_t size, unsigned flags)
 
 cudaError_t CUDARTAPI cudaMallocHost(void **ptr, size_t size)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    e = host_alloc(ptr, size, cudaHostAllocDefault);
-    rt_leave();
-    return cudart_error_return(e);
+    RT_SERVE(RT_NO_COST, host_alloc(ptr, size, cudaHostAllocDefault));
 }
 
 cudaError_t CUDARTAPI cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    e = host_alloc(ptr, size, flags);
-    rt_leave();
-    return cudart_error_return(e);
+    RT_SERVE(RT_NO_COST, host_alloc(ptr, size, flags));
 }
 
 cudaError_t CUDARTAPI cudaFreeHost(void *ptr)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    e = free_synced(ptr, RT_MEM_HOST);
-    rt_leave();
-    return cudart_error_return(e);
+    RT_SERVE(RT_NO_COST, free_synced(ptr, RT_MEM_HOST));
 }
 
 /* Whether [p, p + len) meets a device's window. */
@@ -608,14 +584,9 @@ static bool in_any_window(uintptr_t p, uint64_t len)
     return false;
 }
 
-cudaError_t CUDARTAPI cudaHostRegister(void *ptr, size_t size,
-                                       unsigned int flags)
+static cudaError_t host_register(void *ptr, size_t size, unsigned int flags)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_MALLOC);
+    cudaError_t e = cudaSuccess;
     uintptr_t p = (uintptr_t)ptr;
     if (!ptr || size == 0 || (flags & ~MEM_HOST_REGISTER_FLAGS) ||
         p + size < p || in_any_window(p, size)) {
@@ -625,17 +596,18 @@ cudaError_t CUDARTAPI cudaHostRegister(void *ptr, size_t size,
     } else {
         e = host_add(ptr, size, flags, true);
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
 }
 
-cudaError_t CUDARTAPI cudaHostUnregister(void *ptr)
+cudaError_t CUDARTAPI cudaHostRegister(void *ptr, size_t size,
+                                       unsigned int flags)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_MALLOC);
+    RT_SERVE(RT_COST_MALLOC, host_register(ptr, size, flags));
+}
+
+static cudaError_t host_unregister(void *ptr)
+{
+    cudaError_t e = cudaSuccess;
     struct rt_alloc *a = ptr ? rt_alloc_at(ptr) : NULL;
     if (!ptr) {
         e = cudaErrorInvalidValue;
@@ -648,18 +620,18 @@ cudaError_t CUDARTAPI cudaHostUnregister(void *ptr)
         e = rt_device_sync(-1);
         alloc_release(a);
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
 }
 
-cudaError_t CUDARTAPI cudaHostGetDevicePointer(void **devPtr, void *hostPtr,
-                                               unsigned int flags)
+cudaError_t CUDARTAPI cudaHostUnregister(void *ptr)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
+    RT_SERVE(RT_COST_MALLOC, host_unregister(ptr));
+}
+
+static cudaError_t host_device_pointer(void **devPtr, void *hostPtr,
+                                       unsigned int flags)
+{
+    cudaError_t e = cudaSuccess;
     struct rt_ptr where;
     rt_ptr_find(hostPtr, &where);
     if (!devPtr || flags != 0 || where.where != RT_WHERE_HOST) {
@@ -667,17 +639,18 @@ cudaError_t CUDARTAPI cudaHostGetDevicePointer(void **devPtr, void *hostPtr,
     } else {
         *devPtr = hostPtr;      /* unified addressing: the same address */
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
 }
 
-cudaError_t CUDARTAPI cudaHostGetFlags(unsigned int *flags, void *hostPtr)
+cudaError_t CUDARTAPI cudaHostGetDevicePointer(void **devPtr, void *hostPtr,
+                                               unsigned int flags)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
+    SERVE(host_device_pointer(devPtr, hostPtr, flags));
+}
+
+static cudaError_t host_get_flags(unsigned int *flags, void *hostPtr)
+{
+    cudaError_t e = cudaSuccess;
     struct rt_ptr where;
     rt_ptr_find(hostPtr, &where);
     if (!flags || where.where != RT_WHERE_HOST) {
@@ -692,23 +665,21 @@ cudaError_t CUDARTAPI cudaHostGetFlags(unsigned int *flags, void *hostPtr)
         *flags = (where.alloc->flags & ~MEM_FREEING) | cudaHostAllocMapped |
                  cudaHostAllocPortable;
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
+}
+
+cudaError_t CUDARTAPI cudaHostGetFlags(unsigned int *flags, void *hostPtr)
+{
+    SERVE(host_get_flags(flags, hostPtr));
 }
 
 /* ---- pointer attributes -------------------------------------------------- */
 
-cudaError_t CUDARTAPI cudaPointerGetAttributes(
-    struct cudaPointerAttributes *attributes, const void *ptr)
+static cudaError_t pointer_attributes(struct cudaPointerAttributes *attributes,
+                                      const void *ptr)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
     if (!attributes) {
-        rt_leave();
-        return cudart_error_return(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     }
     struct rt_ptr w;
     rt_ptr_find(ptr, &w);
@@ -741,8 +712,13 @@ cudaError_t CUDARTAPI cudaPointerGetAttributes(
     case RT_WHERE_PAGEABLE:
         break;
     }
-    rt_leave();
     return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaPointerGetAttributes(
+    struct cudaPointerAttributes *attributes, const void *ptr)
+{
+    SERVE(pointer_attributes(attributes, ptr));
 }
 
 /* ---- memset -------------------------------------------------------------- */
@@ -886,13 +862,7 @@ static cudaError_t memset_queue(void *ptr, int value, size_t count,
 static cudaError_t memset_call(void *ptr, int value, size_t count,
                                cudaStream_t h, bool sync)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    e = memset_queue(ptr, value, count, h, sync);
-    rt_leave();
-    return cudart_error_return(e);
+    RT_SERVE(RT_NO_COST, memset_queue(ptr, value, count, h, sync));
 }
 
 cudaError_t CUDARTAPI cudaMemset(void *devPtr, int value, size_t count)
@@ -938,14 +908,9 @@ bool rt_alloc_peer_ok(const struct rt_alloc *a, int accessor)
     return a->pool->access[accessor] != cudaMemAccessFlagsProtNone;
 }
 
-cudaError_t CUDARTAPI cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool,
-                                                  int device)
+static cudaError_t get_default_pool(cudaMemPool_t *memPool, int device)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
+    cudaError_t e = cudaSuccess;
     if (!memPool) {
         e = cudaErrorInvalidValue;
     } else if (!rt_device_valid(device)) {
@@ -953,17 +918,18 @@ cudaError_t CUDARTAPI cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool,
     } else {
         *memPool = rt.dev[device].default_pool;
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
 }
 
-cudaError_t CUDARTAPI cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
+cudaError_t CUDARTAPI cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool,
+                                                  int device)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
+    SERVE(get_default_pool(memPool, device));
+}
+
+static cudaError_t get_current_pool(cudaMemPool_t *memPool, int device)
+{
+    cudaError_t e = cudaSuccess;
     if (!memPool) {
         e = cudaErrorInvalidValue;
     } else if (!rt_device_valid(device)) {
@@ -971,17 +937,17 @@ cudaError_t CUDARTAPI cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
     } else {
         *memPool = rt.dev[device].current_pool;
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
 }
 
-cudaError_t CUDARTAPI cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
+cudaError_t CUDARTAPI cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
+    SERVE(get_current_pool(memPool, device));
+}
+
+static cudaError_t set_current_pool(int device, cudaMemPool_t memPool)
+{
+    cudaError_t e = cudaSuccess;
     if (!rt_device_valid(device)) {
         e = cudaErrorInvalidDevice;
     } else if (!pool_valid(memPool) || memPool->device != device) {
@@ -989,8 +955,12 @@ cudaError_t CUDARTAPI cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
     } else {
         rt.dev[device].current_pool = memPool;
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
+}
+
+cudaError_t CUDARTAPI cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
+{
+    SERVE(set_current_pool(device, memPool));
 }
 
 static cudaError_t pool_create(cudaMemPool_t *memPool,
@@ -1031,23 +1001,12 @@ cudaError_t CUDARTAPI
 cudaMemPoolCreate(cudaMemPool_t *memPool,
                   const struct cudaMemPoolProps *poolProps)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
-    e = pool_create(memPool, poolProps);
-    rt_leave();
-    return cudart_error_return(e);
+    SERVE(pool_create(memPool, poolProps));
 }
 
-cudaError_t CUDARTAPI cudaMemPoolDestroy(cudaMemPool_t memPool)
+static cudaError_t pool_destroy(cudaMemPool_t memPool)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
+    cudaError_t e = cudaSuccess;
     if (!pool_valid(memPool) || memPool->is_default) {
         e = cudaErrorInvalidValue;
     } else {
@@ -1064,25 +1023,29 @@ cudaError_t CUDARTAPI cudaMemPoolDestroy(cudaMemPool_t memPool)
             pool_free(memPool);
         }
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
 }
 
-cudaError_t CUDARTAPI cudaMemPoolTrimTo(cudaMemPool_t memPool,
-                                        size_t minBytesToKeep)
+cudaError_t CUDARTAPI cudaMemPoolDestroy(cudaMemPool_t memPool)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
+    SERVE(pool_destroy(memPool));
+}
+
+static cudaError_t pool_trim_to(cudaMemPool_t memPool, size_t minBytesToKeep)
+{
+    cudaError_t e = cudaSuccess;
     if (!pool_valid(memPool)) {
         e = cudaErrorInvalidValue;
     } else {
         pool_trim(memPool, minBytesToKeep);
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
+}
+
+cudaError_t CUDARTAPI cudaMemPoolTrimTo(cudaMemPool_t memPool,
+                                        size_t minBytesToKeep)
+{
+    SERVE(pool_trim_to(memPool, minBytesToKeep));
 }
 
 static cudaError_t pool_set_attr(cudaMemPool_t p, enum cudaMemPoolAttr attr,
@@ -1152,30 +1115,16 @@ cudaError_t CUDARTAPI cudaMemPoolSetAttribute(cudaMemPool_t memPool,
                                               enum cudaMemPoolAttr attr,
                                               void *value)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
-    e = !pool_valid(memPool) || !value ? cudaErrorInvalidValue
-                                       : pool_set_attr(memPool, attr, value);
-    rt_leave();
-    return cudart_error_return(e);
+    SERVE(!pool_valid(memPool) || !value ? cudaErrorInvalidValue
+                                         : pool_set_attr(memPool, attr, value));
 }
 
 cudaError_t CUDARTAPI cudaMemPoolGetAttribute(cudaMemPool_t memPool,
                                               enum cudaMemPoolAttr attr,
                                               void *value)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
-    e = !pool_valid(memPool) || !value ? cudaErrorInvalidValue
-                                       : pool_get_attr(memPool, attr, value);
-    rt_leave();
-    return cudart_error_return(e);
+    SERVE(!pool_valid(memPool) || !value ? cudaErrorInvalidValue
+                                         : pool_get_attr(memPool, attr, value));
 }
 
 /* One grant of cudaMemPoolSetAccess, checked before any is applied. */
@@ -1211,15 +1160,11 @@ static cudaError_t access_check(cudaMemPool_t p,
     return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaMemPoolSetAccess(
-    cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList,
-    size_t count)
+static cudaError_t pool_set_access(cudaMemPool_t memPool,
+                                   const struct cudaMemAccessDesc *descList,
+                                   size_t count)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
+    cudaError_t e = cudaSuccess;
     if (!pool_valid(memPool) || (count && !descList)) {
         e = cudaErrorInvalidValue;
     }
@@ -1229,19 +1174,21 @@ cudaError_t CUDARTAPI cudaMemPoolSetAccess(
     for (size_t i = 0; e == cudaSuccess && i < count; i++) {
         memPool->access[descList[i].location.id] = descList[i].flags;
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
 }
 
-cudaError_t CUDARTAPI cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags,
-                                           cudaMemPool_t memPool,
-                                           struct cudaMemLocation *location)
+cudaError_t CUDARTAPI
+cudaMemPoolSetAccess(cudaMemPool_t memPool,
+                     const struct cudaMemAccessDesc *descList, size_t count)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
+    SERVE(pool_set_access(memPool, descList, count));
+}
+
+static cudaError_t pool_get_access(enum cudaMemAccessFlags *flags,
+                                   cudaMemPool_t memPool,
+                                   struct cudaMemLocation *location)
+{
+    cudaError_t e = cudaSuccess;
     if (!flags || !location || !pool_valid(memPool) ||
         location->type != cudaMemLocationTypeDevice) {
         e = cudaErrorInvalidValue;
@@ -1250,8 +1197,14 @@ cudaError_t CUDARTAPI cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags,
     } else {
         *flags = memPool->access[location->id];
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
+}
+
+cudaError_t CUDARTAPI cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags,
+                                           cudaMemPool_t memPool,
+                                           struct cudaMemLocation *location)
+{
+    SERVE(pool_get_access(flags, memPool, location));
 }
 
 /*
@@ -1304,23 +1257,21 @@ cudaError_t CUDARTAPI cudaMemPoolImportFromShareableHandle(
         pool_share_check(NULL, shareableHandle, flags, false));
 }
 
+static cudaError_t pool_export_pointer(const void *ptr)
+{
+    struct rt_ptr p;
+    rt_ptr_find(ptr, &p);
+    bool from_pool = p.where == RT_WHERE_DEVICE && p.alloc->pool && p.off == 0;
+    return from_pool ? cudaErrorNotSupported : cudaErrorInvalidValue;
+}
+
 cudaError_t CUDARTAPI cudaMemPoolExportPointer(
     struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
     if (!exportData || !ptr) {
         return cudart_error_return(cudaErrorInvalidValue);
     }
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    struct rt_ptr p;
-    rt_ptr_find(ptr, &p);
-    bool from_pool = p.where == RT_WHERE_DEVICE && p.alloc->pool &&
-                     p.off == 0;
-    rt_leave();
-    return cudart_error_return(from_pool ? cudaErrorNotSupported
-                                         : cudaErrorInvalidValue);
+    RT_SERVE(RT_NO_COST, pool_export_pointer(ptr));
 }
 
 cudaError_t CUDARTAPI cudaMemPoolImportPointer(
@@ -1336,14 +1287,10 @@ cudaError_t CUDARTAPI cudaMemPoolImportPointer(
 /* ---- stream-ordered allocation ------------------------------------------- */
 
 /* pool NULL: the current pool of the stream's device. */
-static cudaError_t malloc_async(void **ptr, size_t size, cudaMemPool_t pool,
-                                cudaStream_t h)
+static cudaError_t pool_malloc_async(void **ptr, size_t size,
+                                     cudaMemPool_t pool, cudaStream_t h)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
+    cudaError_t e = cudaSuccess;
     struct rt_stream *s = rt_stream_resolve(h, -1);
     if (!ptr || (pool && !pool_valid(pool))) {
         e = cudaErrorInvalidValue;
@@ -1360,8 +1307,13 @@ static cudaError_t malloc_async(void **ptr, size_t size, cudaMemPool_t pool,
             e = device_alloc(pool->device, size, pool, ptr);
         }
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
+}
+
+static cudaError_t malloc_async(void **ptr, size_t size, cudaMemPool_t pool,
+                                cudaStream_t h)
+{
+    SERVE(pool_malloc_async(ptr, size, pool, h));
 }
 
 cudaError_t CUDARTAPI cudaMallocAsync(void **devPtr, size_t size,
@@ -1414,13 +1366,9 @@ static void free_start(struct rt_op *op, sim_time_t at)
     }
 }
 
-static cudaError_t free_async(void *ptr, cudaStream_t h)
+static cudaError_t pool_free_async(void *ptr, cudaStream_t h)
 {
-    cudaError_t e = rt_enter();
-    if (e) {
-        return cudart_error_return(e);
-    }
-    charge(RT_COST_CALL);
+    cudaError_t e = cudaSuccess;
     struct rt_alloc *a = ptr ? freeable_at(ptr, RT_MEM_DEVICE) : NULL;
     struct rt_stream *s = rt_stream_resolve(h, -1);
     if (!ptr) {
@@ -1440,8 +1388,12 @@ static cudaError_t free_async(void *ptr, cudaStream_t h)
             e = rt_enqueue(s, &f->op);
         }
     }
-    rt_leave();
-    return cudart_error_return(e);
+    return e;
+}
+
+static cudaError_t free_async(void *ptr, cudaStream_t h)
+{
+    SERVE(pool_free_async(ptr, h));
 }
 
 cudaError_t CUDARTAPI cudaFreeAsync(void *devPtr, cudaStream_t stream)

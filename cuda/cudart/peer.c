@@ -34,18 +34,6 @@
  */
 #define PEER_MAX 8
 
-#define SERVE(body)                                                           \
-    do {                                                                      \
-        cudaError_t e_ = rt_enter();                                          \
-        if (e_) {                                                             \
-            return cudart_error_return(e_);                                   \
-        }                                                                     \
-        rt_charge(rt_costs[RT_COST_CALL]);                                    \
-        e_ = (body);                                                          \
-        rt_leave();                                                           \
-        return cudart_error_return(e_);                                       \
-    } while (0)
-
 /* The verdict for dev -> peer (valid, distinct ordinals). */
 static bool p2p_allowed(int dev, int peer, struct p2psim_verdict *v)
 {

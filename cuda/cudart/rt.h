@@ -449,18 +449,47 @@ extern struct rt rt;
  * (loading the machine), take the lock, note the thread. Returns 0, or the
  * error the call must return (initialization failed, sticky error, called
  * from a host function). rt_leave drops the lock.
- *
- * Pattern:
- *     cudaError_t e = rt_enter();
- *     if (e) return cudart_error_return(e);
- *     ... e = ...;
- *     rt_leave();
- *     return cudart_error_return(e);
  */
 cudaError_t rt_enter(void);
 void rt_leave(void);
 /* rt_enter without the sticky check (error queries, teardown calls). */
 cudaError_t rt_enter_nosticky(void);
+
+/*
+ * RT_SERVE(cost, body) - the prologue and epilogue of a served call, the
+ * one definition: rt_enter (its error returned), the calling thread
+ * charged rt_costs[cost] (RT_NO_COST: nothing, for calls whose body
+ * charges its own, as copies and stream operations do), body (an
+ * expression giving a cudaError_t) evaluated with the lock held, rt_leave,
+ * and the result returned through cudart_error_return (the last and the
+ * sticky error, error.h). SERVE(body) is the cheap call's,
+ * RT_SERVE(RT_COST_CALL, body). The API trace is dispatch.c's, around it.
+ *
+ * A macro here rather than emitted by tools/gen-dispatch.sh: the prologue
+ * is the simulated runtime's (its lock and clocks), which dispatch.c's
+ * exported functions call into, or pass by with P2PSIM_BACKEND=cuda;
+ * generating it would mean generating the simulated functions too, whose
+ * bodies are written by hand per call.
+ */
+#define RT_NO_COST (-1)
+static inline void rt_charge_cost(int cost)
+{
+    if (cost != RT_NO_COST) {
+        rt_charge(rt_costs[cost]);
+    }
+}
+#define RT_SERVE(cost, body)                                                  \
+    do {                                                                      \
+        cudaError_t e_ = rt_enter();                                          \
+        if (e_) {                                                             \
+            return cudart_error_return(e_);                                   \
+        }                                                                     \
+        rt_charge_cost(cost);                                                 \
+        e_ = (body);                                                          \
+        rt_leave();                                                           \
+        return cudart_error_return(e_);                                       \
+    } while (0)
+#define SERVE(body) RT_SERVE(RT_COST_CALL, body)
 
 /* The calling thread's current device, or a valid ordinal check. */
 int rt_current_device(void);

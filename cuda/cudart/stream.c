@@ -522,32 +522,21 @@ static cudaError_t stream_create(cudaStream_t *ps, unsigned flags,
     return cudaSuccess;
 }
 
-#define SERVE(body)                                                           \
-    do {                                                                      \
-        cudaError_t e_ = rt_enter();                                          \
-        if (e_) {                                                             \
-            return cudart_error_return(e_);                                   \
-        }                                                                     \
-        e_ = (body);                                                          \
-        rt_leave();                                                           \
-        return cudart_error_return(e_);                                       \
-    } while (0)
-
 cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
-    SERVE(stream_create(pStream, 0, 0));
+    RT_SERVE(RT_NO_COST, stream_create(pStream, 0, 0));
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
                                       unsigned int flags)
 {
-    SERVE(stream_create(pStream, flags, 0));
+    RT_SERVE(RT_NO_COST, stream_create(pStream, flags, 0));
 }
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
                                          unsigned int flags, int priority)
 {
-    SERVE(stream_create(pStream, flags, priority));
+    RT_SERVE(RT_NO_COST, stream_create(pStream, flags, priority));
 }
 
 /* A handle the caller may name: special handles resolve too. */
@@ -609,7 +598,7 @@ static cudaError_t stream_destroy(cudaStream_t h)
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
-    SERVE(stream_destroy(stream));
+    RT_SERVE(RT_NO_COST, stream_destroy(stream));
 }
 
 static cudaError_t stream_synchronize(cudaStream_t h)
@@ -621,7 +610,7 @@ static cudaError_t stream_synchronize(cudaStream_t h)
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-    SERVE(stream_synchronize(stream));
+    RT_SERVE(RT_NO_COST, stream_synchronize(stream));
 }
 
 static cudaError_t stream_query(cudaStream_t h)
@@ -639,7 +628,7 @@ static cudaError_t stream_query(cudaStream_t h)
 
 cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
-    SERVE(stream_query(stream));
+    RT_SERVE(RT_NO_COST, stream_query(stream));
 }
 
 static cudaError_t stream_get(cudaStream_t h, unsigned *flags, int *prio,
@@ -670,23 +659,23 @@ static cudaError_t stream_get(cudaStream_t h, unsigned *flags, int *prio,
 
 cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 {
-    SERVE(stream_get(hStream, flags, NULL, NULL, NULL));
+    RT_SERVE(RT_NO_COST, stream_get(hStream, flags, NULL, NULL, NULL));
 }
 
 cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 {
-    SERVE(stream_get(hStream, NULL, priority, NULL, NULL));
+    RT_SERVE(RT_NO_COST, stream_get(hStream, NULL, priority, NULL, NULL));
 }
 
 cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)
 {
-    SERVE(stream_get(hStream, NULL, NULL, device, NULL));
+    RT_SERVE(RT_NO_COST, stream_get(hStream, NULL, NULL, device, NULL));
 }
 
 cudaError_t cudaStreamGetId(cudaStream_t hStream,
                             unsigned long long *streamId)
 {
-    SERVE(stream_get(hStream, NULL, NULL, NULL, streamId));
+    RT_SERVE(RT_NO_COST, stream_get(hStream, NULL, NULL, NULL, streamId));
 }
 
 static cudaError_t stream_is_capturing(cudaStream_t h,
@@ -707,7 +696,7 @@ static cudaError_t stream_is_capturing(cudaStream_t h,
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
                                   enum cudaStreamCaptureStatus *pCaptureStatus)
 {
-    SERVE(stream_is_capturing(stream, pCaptureStatus));
+    RT_SERVE(RT_NO_COST, stream_is_capturing(stream, pCaptureStatus));
 }
 
 static cudaError_t exchange_capture_mode(enum cudaStreamCaptureMode *mode)
@@ -723,7 +712,7 @@ static cudaError_t exchange_capture_mode(enum cudaStreamCaptureMode *mode)
 cudaError_t
 cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
 {
-    SERVE(exchange_capture_mode(mode));
+    RT_SERVE(RT_NO_COST, exchange_capture_mode(mode));
 }
 
 static cudaError_t stream_attach(cudaStream_t h, void *ptr, size_t len,
@@ -754,7 +743,7 @@ static cudaError_t stream_attach(cudaStream_t h, void *ptr, size_t len,
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr,
                                      size_t length, unsigned int flags)
 {
-    SERVE(stream_attach(stream, devPtr, length, flags));
+    RT_SERVE(RT_NO_COST, stream_attach(stream, devPtr, length, flags));
 }
 
 /* ---- host functions -------------------------------------------------------------- */
@@ -801,14 +790,14 @@ static cudaError_t launch_host(cudaStream_t h, cudaHostFn_t fn,
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
                                void *userData)
 {
-    SERVE(launch_host(stream, fn, NULL, userData, 0));
+    RT_SERVE(RT_NO_COST, launch_host(stream, fn, NULL, userData, 0));
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream,
                                   cudaStreamCallback_t callback,
                                   void *userData, unsigned int flags)
 {
-    SERVE(launch_host(stream, NULL, callback, userData, flags));
+    RT_SERVE(RT_NO_COST, launch_host(stream, NULL, callback, userData, flags));
 }
 
 /* ---- events ---------------------------------------------------------------------- */
@@ -845,12 +834,12 @@ static cudaError_t event_create(cudaEvent_t *pe, unsigned flags)
 
 cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
-    SERVE(event_create(event, 0));
+    RT_SERVE(RT_NO_COST, event_create(event, 0));
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
-    SERVE(event_create(event, flags));
+    RT_SERVE(RT_NO_COST, event_create(event, flags));
 }
 
 struct CUevent_st *rt_event_find(cudaEvent_t e)
@@ -907,13 +896,13 @@ static cudaError_t event_record(cudaEvent_t e, cudaStream_t h, unsigned flags)
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
-    SERVE(event_record(event, stream, 0));
+    RT_SERVE(RT_NO_COST, event_record(event, stream, 0));
 }
 
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
                                      unsigned int flags)
 {
-    SERVE(event_record(event, stream, flags));
+    RT_SERVE(RT_NO_COST, event_record(event, stream, flags));
 }
 
 static cudaError_t event_query(cudaEvent_t e)
@@ -936,7 +925,7 @@ static cudaError_t event_query(cudaEvent_t e)
 
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
-    SERVE(event_query(event));
+    RT_SERVE(RT_NO_COST, event_query(event));
 }
 
 static cudaError_t event_sync(cudaEvent_t e)
@@ -959,7 +948,7 @@ static cudaError_t event_sync(cudaEvent_t e)
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
-    SERVE(event_sync(event));
+    RT_SERVE(RT_NO_COST, event_sync(event));
 }
 
 static cudaError_t elapsed(float *ms, cudaEvent_t a, cudaEvent_t b)
@@ -992,7 +981,7 @@ static cudaError_t elapsed(float *ms, cudaEvent_t a, cudaEvent_t b)
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
                                  cudaEvent_t end)
 {
-    SERVE(elapsed(ms, start, end));
+    RT_SERVE(RT_NO_COST, elapsed(ms, start, end));
 }
 
 static cudaError_t event_destroy(cudaEvent_t e)
@@ -1014,7 +1003,7 @@ static cudaError_t event_destroy(cudaEvent_t e)
 
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
-    SERVE(event_destroy(event));
+    RT_SERVE(RT_NO_COST, event_destroy(event));
 }
 
 static cudaError_t stream_wait_event(cudaStream_t h, cudaEvent_t e,
@@ -1054,7 +1043,7 @@ static cudaError_t stream_wait_event(cudaStream_t h, cudaEvent_t e,
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
                                 unsigned int flags)
 {
-    SERVE(stream_wait_event(stream, event, flags));
+    RT_SERVE(RT_NO_COST, stream_wait_event(stream, event, flags));
 }
 
 /* ---- per-thread default stream twins (--default-stream per-thread) ------------ */
