@@ -55,7 +55,7 @@ noinst_PROGRAMS += bench/ptx
 bench_programs += bench/ptx
 bench_runs += bench/ptx
 bench_ptx_SOURCES = %reldir%/ptx.c
-bench_ptx_LDADD = ptx/libptx.la -lm
+bench_ptx_LDADD = ptx/libptx.la common/libcommon.la -lm
 
 # An all-to-all copy on the GB200 NVL72 (72 GPUs, 18 NVSwitches): wall
 # time and events per second (issue 7).

@@ -19,7 +19,7 @@ fuzz_sim = $(call fuzz_o,$(sim_libsim_la_SOURCES))
 fuzz_common = $(call fuzz_o,$(common_libcommon_la_SOURCES))
 fuzz_models = $(call fuzz_o,$(models_libmodels_la_SOURCES)) $(fuzz_sim)
 fuzz_traces = $(call fuzz_o,$(traces_libtraces_la_SOURCES))
-fuzz_ptx = $(call fuzz_o,$(ptx_libptx_la_SOURCES))
+fuzz_ptx = $(call fuzz_o,$(ptx_libptx_la_SOURCES)) $(fuzz_common)
 fuzz_machine = $(call fuzz_o,$(machine_libp2psim_la_SOURCES) \
 	$(nodist_machine_libp2psim_la_SOURCES)) $(fuzz_models) $(fuzz_ptx) \
 	$(fuzz_traces) $(fuzz_common)

@@ -5,7 +5,8 @@
  * generic addresses outside the shared and local windows, leave the
  * interpreter as one struct ptx_mem_req per warp-instruction. The
  * arithmetic an atomic applies is ptx_atom_apply(), for the executor's
- * global atomics as for shared ones here.
+ * global atomics as for shared ones here: common/atomic.h's, whose
+ * header gives the rules (float min/max and NaN as the hardware does).
  */
 #include <config.h>
 
@@ -13,11 +14,11 @@
 
 #include <limits.h>
 #include <stdarg.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/atomic.h"
 #include "ptx/ptx_int.h"
 #include "ptx/interp_int.h"
 
@@ -25,77 +26,34 @@
 /* Atomics                                                                 */
 /* ---------------------------------------------------------------------- */
 
+/* PTX's names of an atomic's operation and type as common/atomic.h's. */
+static const enum atom_op atom_op_of[] = {
+    [PTX_ATOM_ADD] = ATOM_ADD, [PTX_ATOM_SUB] = ATOM_SUB,
+    [PTX_ATOM_EXCH] = ATOM_EXCH, [PTX_ATOM_CAS] = ATOM_CAS,
+    [PTX_ATOM_MIN] = ATOM_MIN, [PTX_ATOM_MAX] = ATOM_MAX,
+    [PTX_ATOM_INC] = ATOM_INC, [PTX_ATOM_DEC] = ATOM_DEC,
+    [PTX_ATOM_AND] = ATOM_AND, [PTX_ATOM_OR] = ATOM_OR,
+    [PTX_ATOM_XOR] = ATOM_XOR,
+};
+static const enum atom_type atom_type_of[] = {
+    [PTX_ATYPE_B32] = ATOM_B32, [PTX_ATYPE_U32] = ATOM_U32,
+    [PTX_ATYPE_S32] = ATOM_S32, [PTX_ATYPE_B64] = ATOM_B64,
+    [PTX_ATYPE_U64] = ATOM_U64, [PTX_ATYPE_S64] = ATOM_S64,
+    [PTX_ATYPE_F32] = ATOM_F32, [PTX_ATYPE_F64] = ATOM_F64,
+};
+
 uint64_t ptx_atom_apply(enum ptx_atom_op op, enum ptx_atom_type type,
                         uint64_t old, uint64_t operand, uint64_t cmp)
 {
-    bool is64 = type == PTX_ATYPE_B64 || type == PTX_ATYPE_U64 ||
-                type == PTX_ATYPE_S64 || type == PTX_ATYPE_F64;
-    uint64_t mask = is64 ? ~0ull : 0xffffffffull;
-    old &= mask;
-    operand &= mask;
-    int64_t so = is64 ? (int64_t)old : (int64_t)(int32_t)old;
-    int64_t sb = is64 ? (int64_t)operand : (int64_t)(int32_t)operand;
-    bool sgn = type == PTX_ATYPE_S32 || type == PTX_ATYPE_S64;
-    uint64_t r;
-    switch (op) {
-    case PTX_ATOM_ADD:
-        if (type == PTX_ATYPE_F32) {
-            r = bits32(f32(old) + f32(operand));
-        } else if (type == PTX_ATYPE_F64) {
-            r = bits64(f64(old) + f64(operand));
-        } else {
-            r = old + operand;
-        }
-        break;
-    case PTX_ATOM_SUB:
-        r = old - operand;
-        break;
-    case PTX_ATOM_EXCH:
-        r = operand;
-        break;
-    case PTX_ATOM_CAS:
-        r = old == (cmp & mask) ? operand : old;
-        break;
-    case PTX_ATOM_MIN:
-        if (type == PTX_ATYPE_F32) {
-            r = bits32(fminf(f32(old), f32(operand)));
-        } else if (type == PTX_ATYPE_F64) {
-            r = bits64(fmin(f64(old), f64(operand)));
-        } else {
-            r = sgn ? (so < sb ? old : operand)
-                    : (old < operand ? old : operand);
-        }
-        break;
-    case PTX_ATOM_MAX:
-        if (type == PTX_ATYPE_F32) {
-            r = bits32(fmaxf(f32(old), f32(operand)));
-        } else if (type == PTX_ATYPE_F64) {
-            r = bits64(fmax(f64(old), f64(operand)));
-        } else {
-            r = sgn ? (so > sb ? old : operand)
-                    : (old > operand ? old : operand);
-        }
-        break;
-    case PTX_ATOM_INC:
-        r = old >= operand ? 0 : old + 1;
-        break;
-    case PTX_ATOM_DEC:
-        r = (old == 0 || old > operand) ? operand : old - 1;
-        break;
-    case PTX_ATOM_AND:
-        r = old & operand;
-        break;
-    case PTX_ATOM_OR:
-        r = old | operand;
-        break;
-    case PTX_ATOM_XOR:
-        r = old ^ operand;
-        break;
-    default:
-        r = old;
-        break;
+    enum atom_type at = (unsigned)type < sizeof(atom_type_of) /
+                                             sizeof(atom_type_of[0])
+                            ? atom_type_of[type]
+                            : ATOM_B32;
+    if (op == PTX_ATOM_NONE ||
+        (unsigned)op >= sizeof(atom_op_of) / sizeof(atom_op_of[0])) {
+        return atom_type_bytes(at) == 8 ? old : old & 0xffffffffull;
     }
-    return r & mask;
+    return atom_apply(atom_op_of[op], at, old, operand, cmp);
 }
 
 static enum ptx_atom_type atype_of(unsigned t)

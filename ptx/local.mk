@@ -1,5 +1,6 @@
 # ptx/: the PTX front end (fat binary extraction, parser, per-warp
-# interpreter). Stand-alone: libc and, when configure found it, libzstd.
+# interpreter). A leaf: libc, common/ (libcommon: the atomic arithmetic;
+# whatever links libptx links it too) and, where configure found it, libzstd.
 noinst_LTLIBRARIES += ptx/libptx.la
 ptx_libptx_la_SOURCES = \
 	%reldir%/ptx.h \

@@ -2,9 +2,10 @@
  * ptx/ptx.h - the PTX front end: fat binary extraction, a PTX parser
  * and a resumable per-warp interpreter.
  *
- * This library stands alone (libc, and libzstd when configure found it):
- * it knows nothing of the event core, the models or the runtime. The
- * kernel executor (the SM model behind cudaLaunchKernel) drives it:
+ * A leaf (libc, common/'s atomic arithmetic, libzstd where configure
+ * found it): it knows nothing of the event core, the models or the
+ * runtime. The kernel executor (the SM model behind cudaLaunchKernel)
+ * drives it:
  *
  *   text = ptx_fatbin_extract(wrapper)            at __cudaRegisterFatBinary
  *   mod  = ptx_module_parse(text)                 once per module
@@ -388,8 +389,10 @@ int ptx_warp_resume(struct ptx_warp *w, const struct ptx_mem_req *req);
  * ptx_atom_apply() - the value an atomic leaves in memory.
  * @old: the value read; @operand: the instruction's operand (for CAS,
  * the new value); @cmp: CAS's compare value. Values are raw bits of
- * @type (f32 in the low 32 bits). The interpreter uses it for shared
- * memory; executors may use it for global memory.
+ * @type (f32 in the low 32 bits). common/atomic.h's atom_apply(), whose
+ * header gives the rules (float min/max: one NaN operand gives the
+ * other, two give the canonical NaN, -0 below +0). The interpreter uses
+ * it for shared memory; executors may use it for global memory.
  */
 uint64_t ptx_atom_apply(enum ptx_atom_op op, enum ptx_atom_type type,
                         uint64_t old, uint64_t operand, uint64_t cmp);

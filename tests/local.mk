@@ -20,10 +20,9 @@ TESTS += tests/check_common
 tests_check_common_SOURCES = \
 	%reldir%/check_p2psim.h \
 	%reldir%/check_common.c \
-	%reldir%/common/check_atomic.c \
-	%reldir%/common/check_fdio.c
+	%reldir%/common/check_atomic.c
 tests_check_common_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_check_common_LDADD = common/libcommon.la $(CHECK_LIBS) -lpthread
+tests_check_common_LDADD = common/libcommon.la $(CHECK_LIBS)
 
 check_PROGRAMS += tests/check_models
 TESTS += tests/check_models
@@ -279,7 +278,7 @@ tests_check_ptx_SOURCES = \
 	%reldir%/ptx/check_ptx_hand.c
 tests_check_ptx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_ptx_LDADD = ptx/libptx.la $(CHECK_LIBS) -lm
+tests_check_ptx_LDADD = ptx/libptx.la common/libcommon.la $(CHECK_LIBS) -lm
 tests_check_ptx_nvcc_SOURCES = \
 	%reldir%/check_ptx_nvcc.c \
 	%reldir%/ptx/ptx_test.h \

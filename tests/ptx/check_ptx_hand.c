@@ -331,6 +331,53 @@ START_TEST(test_ptx_atom_apply_table)
 }
 END_TEST
 
+/* Float atom.min/max as the hardware does (common/atomic.h): one NaN
+ * operand gives the other, two NaNs the canonical NaN, -0 below +0. The
+ * interpreter's own fminf/fmaxf gave one of the NaNs and either zero. */
+START_TEST(test_ptx_atom_float_min_max_nan_and_zero)
+{
+    const uint64_t qnan = 0x7fc00001u, nnan = 0xffc00002u, two = 0x40000000u;
+    ck_assert_uint_eq(ptx_atom_apply(PTX_ATOM_MIN, PTX_ATYPE_F32, qnan, two,
+                                     0), two);
+    ck_assert_uint_eq(ptx_atom_apply(PTX_ATOM_MAX, PTX_ATYPE_F32, two, nnan,
+                                     0), two);
+    ck_assert_uint_eq(ptx_atom_apply(PTX_ATOM_MIN, PTX_ATYPE_F32, qnan, nnan,
+                                     0), 0x7fffffffu);
+    ck_assert_uint_eq(ptx_atom_apply(PTX_ATOM_MAX, PTX_ATYPE_F64,
+                                     0x7ff8000000000001ull,
+                                     0xfff8000000000002ull, 0),
+                      0x7fffffffffffffffull);
+    ck_assert_uint_eq(ptx_atom_apply(PTX_ATOM_MIN, PTX_ATYPE_F32, 0,
+                                     0x80000000u, 0), 0x80000000u);
+    ck_assert_uint_eq(ptx_atom_apply(PTX_ATOM_MAX, PTX_ATYPE_F32,
+                                     0x80000000u, 0, 0), 0);
+    /* the same in shared memory, inside the interpreter */
+    static const char text[] =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry nan(.param .u64 out)\n{\n"
+        ".reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<2>;\n"
+        ".shared .align 4 .b32 s[2];\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.b32 %r1, 0x7fc00001;\nst.shared.u32 [s], %r1;\n"
+        "atom.shared.min.f32 %f1, [s], 0fFFC00002;\n"
+        "ld.shared.u32 %r2, [s];\nst.global.u32 [%rd1], %r2;\n"
+        "mov.b32 %r3, 0;\nst.shared.u32 [s+4], %r3;\n"
+        "atom.shared.min.f32 %f2, [s+4], 0f80000000;\n"
+        "ld.shared.u32 %r2, [s+4];\nst.global.u32 [%rd1+4], %r2;\n"
+        "ret;\n}\n";
+    struct ptx_error err = {0};
+    struct ptx_module *m = ptx_module_parse(text, strlen(text), &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    uint32_t out[2] = {1, 1};
+    uint32_t *po = out;
+    void *args[] = {&po};
+    ck_assert_int_eq(ptx_test_run(m, "nan", 1, 1, args, &err), 0);
+    ck_assert_uint_eq(out[0], 0x7fffffffu);
+    ck_assert_uint_eq(out[1], 0x80000000u);
+    ptx_module_free(m);
+}
+END_TEST
+
 /* ---- Untrusted input (docs/ptx.md, "Limits") -------------------------- */
 
 /* Every text is parsed from a malloc'd copy of exactly its length, with
@@ -807,6 +854,7 @@ Suite *make_ptx_hand_suite(void)
     tcase_add_test(tc, test_ptx_exec_warp_protocol);
     tcase_add_test(tc, test_ptx_exec_shared_out_of_bounds_is_an_error);
     tcase_add_test(tc, test_ptx_atom_apply_table);
+    tcase_add_test(tc, test_ptx_atom_float_min_max_nan_and_zero);
     suite_add_tcase(s, tc);
     tc = tcase_create("Untrusted input");
     tcase_set_timeout(tc, 60);
