@@ -20,9 +20,10 @@ TESTS += tests/check_common
 tests_check_common_SOURCES = \
 	%reldir%/check_p2psim.h \
 	%reldir%/check_common.c \
-	%reldir%/common/check_atomic.c
+	%reldir%/common/check_atomic.c \
+	%reldir%/common/check_fdio.c
 tests_check_common_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_check_common_LDADD = common/libcommon.la $(CHECK_LIBS)
+tests_check_common_LDADD = common/libcommon.la $(CHECK_LIBS) -lpthread
 
 check_PROGRAMS += tests/check_models
 TESTS += tests/check_models
