@@ -3,9 +3,7 @@
  * and a resumable per-warp interpreter.
  *
  * A leaf (libc, common/'s atomic arithmetic, libzstd where configure
- * found it): it knows nothing of the event core, the models or the
- * runtime. The kernel executor (the SM model behind cudaLaunchKernel)
- * drives it:
+ * found it). The kernel executor (behind cudaLaunchKernel) drives it:
  *
  *   text = ptx_fatbin_extract(wrapper)            at __cudaRegisterFatBinary
  *   mod  = ptx_module_parse(text)                 once per module
@@ -23,8 +21,7 @@
  *       PTX_STOP_ERROR: req.error says what and where; the launch fails
  *
  * Only global (and constant) memory accesses and fences leave the
- * interpreter. docs/ptx.md lists the supported subset and the execution
- * model (per-lane PCs, the lanes at the lowest PC run first).
+ * interpreter. docs/ptx.md: the supported subset, the execution model.
  *
  * Ownership: a module owns its kernels and every string reached from
  * them, until ptx_module_free(). A warp keeps pointers to its kernel,
