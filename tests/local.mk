@@ -43,7 +43,8 @@ tests_check_models_SOURCES = \
 tests_check_models_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 EXTRA_DIST += tests/topologies
-tests_check_models_LDADD = models/libmodels.la sim/libsim.la $(CHECK_LIBS)
+tests_check_models_LDADD = models/libmodels.la sim/libsim.la \
+	common/libcommon.la $(CHECK_LIBS)
 
 check_PROGRAMS += tests/check_machine
 TESTS += tests/check_machine
