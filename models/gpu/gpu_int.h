@@ -324,6 +324,16 @@ sim_time_t gpu__hbm_reserve(struct gpu *g, uint64_t len_bytes);
  */
 sim_time_t gpu__local_copy_reserve(struct gpu *g, uint64_t dst, uint64_t src,
                                    uint64_t len);
+/* Hold completion cpl until when (ps), then queue it on the egress (the
+ * HBM pipe: when never decreases). */
+void gpu__hbm_pipe_push(struct gpu *g, struct tlp *cpl, sim_time_t when);
+
+/* ---- the completer (completer.c) ----------------------------------------- */
+
+/* A TLP arrived on port in (the component's receive callback). */
+void gpu__receive(struct sim_component *c, struct sim_port *in,
+                  struct tlp *t);
+
 /* ---- ways out: PCIe or NVLink (nvlink_port.c) ---------------------------- */
 
 int gpu__out_init(struct gpu *g);

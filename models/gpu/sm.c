@@ -45,6 +45,7 @@
 #include "common/atomic.h"
 #include "models/gpu/gpu.h"
 #include "models/gpu/gpu_int.h"
+#include "models/gpu/sm_int.h"
 #include "models/mem/sparse.h"
 #include "sim/component.h"
 #include "sim/error.h"
@@ -66,67 +67,7 @@
 #define SM_MAX_WC_LINES 1024u
 /* SM tags over NVLink follow the GPU's PCIe tags in the 16-bit field. */
 #define SM_MAX_NVL_TAGS (65536u - GPU_TAGS_MAX)
-#define SM_MAX_TARGETS 32u      /* destinations one FLUSH reads back */
-/* Destinations are told apart at this granularity of bus address: a BAR1
- * or a host range is far larger, so one read per region covers a path. */
-#define SM_TARGET_SHIFT 28
 
-/* A write-combining line. */
-struct sm_line {
-    bool used;
-    uint64_t base;              /* bus address, line-aligned */
-    sim_time_t t_alloc;         /* ps: first byte written */
-    uint8_t data[GPU_SM_LINE_BYTES];
-    uint8_t mask[GPU_SM_LINE_BYTES];  /* 1: byte written */
-    unsigned n_bytes;
-    struct gpu_sm_req *stores;  /* merged, waiting to leave */
-};
-
-/* A TLP to be: what the SM FIFO holds until the egress takes it. */
-struct sm_out {
-    struct sm_out *next;
-    struct sm_state *st;
-    enum tlp_kind kind;
-    unsigned sm;
-    uint64_t addr;
-    uint32_t len;
-    uint8_t data[16];           /* AtomicOp operands */
-    uint8_t *wdata;             /* MWr payload (owned), len bytes */
-    struct gpu_sm_req *req;     /* LOAD, ATOMIC, FLUSH it serves */
-    bool flush;                 /* zero-length read of a FLUSH */
-    uint32_t got;               /* completion bytes so far */
-    struct sm_out *live_prev, *live_next; /* every sm_out not yet freed */
-};
-
-struct sm_unit {
-    sim_time_t lsu_free;        /* ps: the issue slot is free from */
-    unsigned outstanding;       /* non-posted TLPs in flight */
-    struct sm_line *wc;         /* wc_lines */
-    struct sim_event wc_ev;     /* the oldest line's timeout */
-    struct { uint64_t key, addr; } written[SM_MAX_TARGETS];
-    unsigned n_written;
-    struct sm_state *st;
-};
-
-struct sm_state {
-    struct gpu *g;
-    struct gpu_sm_params prm;
-    struct sm_unit *u;
-    struct sm_out *head, *tail; /* the FIFO */
-    struct sm_out *live;        /* every sm_out, queued or in flight, so
-                                   that a machine stopped mid-flight (out
-                                   of memory) frees them */
-    unsigned in_flight;         /* sm_out handed to the GPU, not answered */
-    struct sim_event retry_ev;  /* the GPU had no free tag */
-    /* Requests over NVLink: tags GPU_TAGS_MAX + i for i < n_nvl_tag
-     * (n_sm x outstanding, so one is always free), see sm_pump. */
-    struct sm_out **nvl_tag;    /* i -> the request, NULL: free */
-    uint16_t *nvl_free;         /* stack of free i */
-    unsigned n_nvl_tag, n_nvl_free;
-    struct gpu_sm_counters cnt;
-};
-
-static void sm_wc_timeout(struct sim *sim, struct sim_event *ev);
 static void sm_retry(struct sim *sim, struct sim_event *ev);
 
 static void sm_fill_defaults(struct gpu *g, struct gpu_sm_params *p)
@@ -184,7 +125,7 @@ static int sm_alloc_units(struct sm_state *st)
     st->n_nvl_free = st->n_nvl_tag;
     for (unsigned i = 0; i < st->prm.n_sm; i++) {
         st->u[i].st = st;
-        sim_event_init(&st->u[i].wc_ev, sm_wc_timeout);
+        sim_event_init(&st->u[i].wc_ev, sm__wc_timeout);
         st->u[i].wc = calloc(st->prm.wc_lines, sizeof(struct sm_line));
         if (!st->u[i].wc) {
             sm_free_units(st);
@@ -323,7 +264,7 @@ static void sm_done_event(struct sim *sim, struct sim_event *ev)
 }
 
 /* done(r) at time t (now if past), from an event. */
-static void sm_finish_at(struct gpu *g, struct gpu_sm_req *r, sim_time_t t)
+void sm__finish_at(struct gpu *g, struct gpu_sm_req *r, sim_time_t t)
 {
     sim_event_init(&r->ev, sm_done_event);
     sim_time_t now = sim_now(g->c->sim);
@@ -334,7 +275,7 @@ static void sm_finish_at(struct gpu *g, struct gpu_sm_req *r, sim_time_t t)
 
 /* A new request queued on the FIFO, or NULL out of memory (the
  * simulation has failed then). */
-static struct sm_out *sm_out_new(struct sm_state *st, enum tlp_kind kind,
+struct sm_out *sm__out_new(struct sm_state *st, enum tlp_kind kind,
                                  unsigned sm, uint64_t addr, uint32_t len,
                                  struct gpu_sm_req *req)
 {
@@ -440,7 +381,7 @@ static void sm_send_nvlink(struct sm_state *st, struct tlp *t,
  * for a free tag of the GPU (gpu_request_send: it picks the port and the
  * tag); one over NVLink takes an SM tag (sm_send_nvlink).
  */
-static void sm_pump(struct sm_state *st)
+void sm__pump(struct sm_state *st)
 {
     struct gpu *g = st->g;
     struct sm_out *o;
@@ -508,7 +449,7 @@ static void sm_pump(struct sm_state *st)
             if (o->req) {
                 o->req->status = rc;
                 if (!o->flush || --o->req->pending == 0) {
-                    sm_finish_at(g, o->req, sim_now(g->c->sim));
+                    sm__finish_at(g, o->req, sim_now(g->c->sim));
                 }
             }
             sm_out_free(o);
@@ -520,175 +461,7 @@ static void sm_pump(struct sm_state *st)
 static void sm_retry(struct sim *sim, struct sim_event *ev)
 {
     (void)sim;
-    sm_pump(SIM_CONTAINER_OF(ev, struct sm_state, retry_ev));
-}
-
-/* ---- write combining ------------------------------------------------------- */
-
-static void sm_note_target(struct sm_unit *u, uint64_t addr)
-{
-    uint64_t key = addr >> SM_TARGET_SHIFT;
-    for (unsigned i = 0; i < u->n_written; i++) {
-        if (u->written[i].key == key) {
-            u->written[i].addr = addr;
-            return;
-        }
-    }
-    if (u->n_written < SM_MAX_TARGETS) {
-        u->written[u->n_written].key = key;
-        u->written[u->n_written++].addr = addr;
-    } else {
-        /* Model: beyond SM_MAX_TARGETS destinations, the last slot's read
-         * stands for the rest (they are all flushed by the drain anyway). */
-        u->written[SM_MAX_TARGETS - 1].addr = addr;
-    }
-}
-
-/* Send line l: one MWr per contiguous run of written bytes; its stores
- * are done (they left the SM). */
-static void sm_line_send(struct sm_state *st, unsigned sm, struct sm_line *l)
-{
-    struct gpu *g = st->g;
-    unsigned i = 0;
-    while (i < GPU_SM_LINE_BYTES) {
-        if (!l->mask[i]) {
-            i++;
-            continue;
-        }
-        unsigned j = i;
-        while (j < GPU_SM_LINE_BYTES && l->mask[j]) {
-            j++;
-        }
-        struct sm_out *o = sm_out_new(st, TLP_MWR, sm, l->base + i, j - i,
-                                      NULL);
-        if (o && !(o->wdata = malloc(j - i))) {
-            sim_component_nomem(g->c, "an SM write's payload");
-        }
-        if (!o || !o->wdata) {
-            break;      /* the simulation has failed */
-        }
-        memcpy(o->wdata, l->data + i, j - i);
-        st->cnt.remote_writes++;
-        st->cnt.remote_write_bytes += j - i;
-        sm_note_target(&st->u[sm], l->base + i);
-        i = j;
-    }
-    sim_time_t now = sim_now(g->c->sim);
-    while (l->stores) {
-        struct gpu_sm_req *r = l->stores;
-        l->stores = r->next;
-        r->next = NULL;
-        sm_finish_at(g, r, now);
-    }
-    memset(l, 0, sizeof(*l));
-    sm_pump(st);
-}
-
-static void sm_wc_arm(struct sm_state *st, struct sm_unit *u)
-{
-    sim_time_t oldest = SIM_TIME_MAX;
-    for (unsigned i = 0; i < st->prm.wc_lines; i++) {
-        if (u->wc[i].used && u->wc[i].t_alloc < oldest) {
-            oldest = u->wc[i].t_alloc;
-        }
-    }
-    sim_event_cancel(st->g->c->sim, &u->wc_ev);
-    if (oldest != SIM_TIME_MAX) {
-        sim_event_schedule_at(st->g->c->sim, &u->wc_ev,
-                              sim_time_add(oldest, st->prm.wc_timeout_ps));
-    }
-}
-
-static void sm_wc_timeout(struct sim *sim, struct sim_event *ev)
-{
-    struct sm_unit *u = SIM_CONTAINER_OF(ev, struct sm_unit, wc_ev);
-    struct sm_state *st = u->st;
-    sim_time_t now = sim_now(sim);
-    unsigned sm = (unsigned)(u - st->u);
-    for (unsigned i = 0; i < st->prm.wc_lines; i++) {
-        struct sm_line *l = &u->wc[i];
-        if (l->used && sim_time_add(l->t_alloc, st->prm.wc_timeout_ps) <= now) {
-            sm_line_send(st, sm, l);
-        }
-    }
-    sm_wc_arm(st, u);
-}
-
-/* Send the line holding [addr, addr + len) of SM sm, if one does. */
-static void sm_wc_evict_range(struct sm_state *st, unsigned sm, uint64_t addr,
-                              uint32_t len)
-{
-    struct sm_unit *u = &st->u[sm];
-    uint64_t base = addr & ~(uint64_t)(GPU_SM_LINE_BYTES - 1);
-    uint64_t last = (addr + (len ? len : 1) - 1) &
-                    ~(uint64_t)(GPU_SM_LINE_BYTES - 1);
-    for (unsigned i = 0; i < st->prm.wc_lines; i++) {
-        struct sm_line *l = &u->wc[i];
-        if (l->used && l->base >= base && l->base <= last) {
-            sm_line_send(st, sm, l);
-        }
-    }
-    sm_wc_arm(st, u);
-}
-
-static void sm_wc_drain(struct sm_state *st, unsigned sm)
-{
-    struct sm_unit *u = &st->u[sm];
-    /* Oldest first, so the drain keeps the order lines were opened in. */
-    for (;;) {
-        struct sm_line *o = NULL;
-        for (unsigned i = 0; i < st->prm.wc_lines; i++) {
-            if (u->wc[i].used && (!o || u->wc[i].t_alloc < o->t_alloc)) {
-                o = &u->wc[i];
-            }
-        }
-        if (!o) {
-            break;
-        }
-        sm_line_send(st, sm, o);
-    }
-    sm_wc_arm(st, u);
-}
-
-static void sm_wc_store(struct sm_state *st, struct gpu_sm_req *r)
-{
-    struct sm_unit *u = &st->u[r->sm];
-    uint64_t base = r->addr & ~(uint64_t)(GPU_SM_LINE_BYTES - 1);
-    struct sm_line *l = NULL, *free_l = NULL, *oldest = NULL;
-    for (unsigned i = 0; i < st->prm.wc_lines; i++) {
-        struct sm_line *c = &u->wc[i];
-        if (c->used && c->base == base) {
-            l = c;
-        } else if (!c->used && !free_l) {
-            free_l = c;
-        } else if (c->used && (!oldest || c->t_alloc < oldest->t_alloc)) {
-            oldest = c;
-        }
-    }
-    if (l) {
-        st->cnt.wc_merges++;
-    } else {
-        if (!free_l) {
-            sm_line_send(st, r->sm, oldest);  /* the slot is reused */
-            free_l = oldest;
-        }
-        l = free_l;
-        l->used = true;
-        l->base = base;
-        l->t_alloc = sim_now(st->g->c->sim);
-    }
-    unsigned off = (unsigned)(r->addr - base);
-    memcpy(l->data + off, r->data, r->len);
-    for (unsigned i = 0; i < r->len; i++) {
-        l->n_bytes += !l->mask[off + i];
-        l->mask[off + i] = 1;
-    }
-    r->next = l->stores;
-    l->stores = r;
-    if (l->n_bytes == GPU_SM_LINE_BYTES) {
-        sm_line_send(st, r->sm, l);
-    }
-    sm_wc_arm(st, u);
+    sm__pump(SIM_CONTAINER_OF(ev, struct sm_state, retry_ev));
 }
 
 /* ---- issuing ----------------------------------------------------------- */
@@ -710,7 +483,7 @@ static void sm_queue_atomic(struct sm_state *st, struct gpu_sm_req *r,
                             enum tlp_kind kind, uint64_t a, uint64_t b)
 {
     unsigned n = gpu_sm_type_bytes(r->type);
-    struct sm_out *o = sm_out_new(st, kind, r->sm, r->addr,
+    struct sm_out *o = sm__out_new(st, kind, r->sm, r->addr,
                                   kind == TLP_CAS ? 2 * n : n, r);
     if (!o) {
         return;
@@ -749,7 +522,7 @@ static void sm_local(struct sm_state *st, struct gpu_sm_req *r)
         sim_component_nomem(g->c, "a page of HBM");
         return;
     }
-    sm_finish_at(g, r, gpu__hbm_reserve(g, charge) + g->hbm_latency_ps);
+    sm__finish_at(g, r, gpu__hbm_reserve(g, charge) + g->hbm_latency_ps);
 }
 
 /* The request's issue slot has come. */
@@ -761,10 +534,10 @@ static void sm_begin(struct sim *sim, struct sim_event *ev)
     (void)sim;
     if (r->kind == GPU_SM_FLUSH) {
         struct sm_unit *u = &st->u[r->sm];
-        sm_wc_drain(st, r->sm);
+        sm__wc_drain(st, r->sm);
         r->pending = u->n_written;
         for (unsigned i = 0; i < u->n_written; i++) {
-            struct sm_out *o = sm_out_new(st, TLP_MRD, r->sm,
+            struct sm_out *o = sm__out_new(st, TLP_MRD, r->sm,
                                           u->written[i].addr & ~UINT64_C(3),
                                           0, r);
             if (o) {
@@ -773,20 +546,20 @@ static void sm_begin(struct sim *sim, struct sim_event *ev)
         }
         u->n_written = 0;
         if (r->pending == 0) {
-            sm_finish_at(g, r, sim_now(sim));
+            sm__finish_at(g, r, sim_now(sim));
         }
     } else if (!r->remote) {
         sm_local(st, r);
         return;
     } else if (r->kind == GPU_SM_STORE) {
-        sm_wc_store(st, r);
+        sm__wc_store(st, r);
         return;
     } else {
         /* A load or atomic sees this SM's own earlier stores: the line
          * leaves first, and the read cannot pass it on the path. */
-        sm_wc_evict_range(st, r->sm, r->addr, r->len);
+        sm__wc_evict_range(st, r->sm, r->addr, r->len);
         if (r->kind == GPU_SM_LOAD) {
-            sm_out_new(st, TLP_MRD, r->sm, r->addr, r->len, r);
+            sm__out_new(st, TLP_MRD, r->sm, r->addr, r->len, r);
             st->cnt.remote_reads++;
         } else if (r->atom == GPU_SM_ATOM_ADD && sm_atom_is_native(r)) {
             sm_queue_atomic(st, r, TLP_FETCHADD, r->operand, 0);
@@ -796,12 +569,12 @@ static void sm_begin(struct sim *sim, struct sim_event *ev)
             sm_queue_atomic(st, r, TLP_CAS, r->compare, r->operand);
         } else {
             r->cas_retry = true;    /* read first, then CAS */
-            sm_out_new(st, TLP_MRD, r->sm, r->addr,
+            sm__out_new(st, TLP_MRD, r->sm, r->addr,
                        gpu_sm_type_bytes(r->type), r);
             st->cnt.remote_reads++;
         }
     }
-    sm_pump(st);
+    sm__pump(st);
 }
 
 static bool sm_req_is_valid(const struct gpu *g, const struct sm_state *st,
@@ -947,7 +720,7 @@ static void sm_cpl(void *ctx, struct tlp *cpl)
     } else {
         r->done(r);
     }
-    sm_pump(st);
+    sm__pump(st);
 }
 
 /* A completion carrying an SM tag (sm_send_nvlink); consumes t. */
