@@ -4,7 +4,6 @@ models_libmodels_la_SOURCES = \
 	%reldir%/models.c \
 	%reldir%/models.h \
 	%reldir%/gpu/bar1.c \
-	%reldir%/gpu/completer.c \
 	%reldir%/gpu/copy_engine.c \
 	%reldir%/gpu/gpu.c \
 	%reldir%/gpu/gpu.h \
@@ -14,8 +13,6 @@ models_libmodels_la_SOURCES = \
 	%reldir%/gpu/nvlink_port.c \
 	%reldir%/gpu/sm.c \
 	%reldir%/gpu/sm.h \
-	%reldir%/gpu/sm_int.h \
-	%reldir%/gpu/sm_wc.c \
 	%reldir%/host/hostmem.c \
 	%reldir%/host/hostmem.h \
 	%reldir%/host/socket_link.c \
@@ -46,6 +43,8 @@ models_libmodels_la_SOURCES = \
 	%reldir%/pcie/pcie_regs.h \
 	%reldir%/pcie/rc.c \
 	%reldir%/pcie/rc.h \
+	%reldir%/pcie/rc_decide.c \
+	%reldir%/pcie/rc_int.h \
 	%reldir%/pcie/switch.c \
 	%reldir%/pcie/switch.h
 

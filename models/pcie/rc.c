@@ -16,86 +16,10 @@
  *          |                       |
  *      host DRAM              other sockets' root complexes
  *
- * Life of a TLP. A link delivers it to rc_receive() on an ingress port.
- * The RC decides at once what happens to it (rc_decide) and when it may
- * leave: `latency` after delivery, plus the IOMMU's cost, plus, on the
- * P2P path, the wait for the P2P serialiser and `p2p-latency`. When that
- * is the plain `latency` (the common case), it joins the egress port's
- * queue at once and is offered to the link with not_before = its due time
- * (sim/tlp.h), costing no event of the RC's own. Otherwise (an IOTLB
- * walk, the P2P serialiser, or an earlier TLP from the same port still
- * waiting) it waits in its own embedded event until it is due, then joins
- * the queue. A refused TLP stays queued and the link's ready() restarts
- * the queue.
- * Model: as in switch.c, a TLP that goes on at once is judged against the
- * egress link's credits at delivery, and takes its place on the egress
- * link then: one that waited in its event and becomes due while an
- * earlier-decided TLP still waits out its latency on the same link
- * queues behind that one (later by at most `latency`).
- *
- * Requests from a root port:
- *  1. ACS on the root port: SV (the requester's bus must be below the
- *     port) and TB (no AT = translated requests) block the request.
- *  2. ATS Translation Requests are answered here (PCIe r6.0 §10.2.2): a
- *     Translation Completion with SC if `ats` is on and the IOMMU allows
- *     the page, else UR, after the IOTLB hit or miss latency.
- *  3. The IOMMU checks (mode != off) every request whose AT is not
- *     "translated" (translated ones pass when `ats` is on). A refusal is a
- *     fault: recorded by the IOMMU, traced ("iommu fault"), and the
- *     request is answered with UR (non-posted) or dropped (posted).
- *  4. Route by address (rc_routes): "mem" -> host memory; a root port's
- *     window -> the P2P policy (forward, writes-only: MWr only, refuse);
- *     an xs port's window -> across the socket link; nothing -> UR/drop.
- * Requests from an xs port (another socket's traffic): route by address;
- * a request for one of our root ports is cross-socket P2P and the
- * cross-socket policy decides here, where the target is known.
- * Model: the cross-socket policy is applied by the socket that owns the
- * target root port, not the sending one, because only the target's
- * socket knows whether the address is a device (peer-to-peer) or DRAM;
- * DMA to the other socket's DRAM always works, as on every real
- * multi-socket machine (the staged fallback of a refused P2P copy relies
- * on it). The sending socket's IOMMU has already checked the request,
- * so the receiving one does not check it again (the IOMMU translates
- * at the requester's root complex). Both sockets of a machine carry the
- * same CPU and so, in practice, the same policy.
- * Requests from "mem" (the host side) are routed by address with no check.
- * ID-routed TLPs (completions: requester ID; ATS invalidations: the
- * destination ID in completer_id, as in switch.c) go to the port whose
- * buses claim them; a completion from one root port to a root port uses
- * the P2P path too. Completions nobody claims are dropped and counted
- * (PCIe r6.0 §2.3.2, unexpected completion); messages and ATS
- * invalidations addressed to the RC itself are consumed.
- *
- * The P2P path. Root-port-to-root-port traffic (requests and their
- * completions, including a request sent back down its own root port
- * after a switch's ACS redirect) shares one serialiser of `p2p-bandwidth`
- * bytes/s, charged header + payload bytes, then waits `p2p-latency`. This
- * is the mechanism behind "P2P through this CPU is slow" (reference §2.9,
- * user story 1): the figure comes from the configured rate, not from a
- * per-transfer penalty.
- *
- * ACS on root ports: SV and TB are enforced (above). RR, CR, UF, EC and
- * DT are stored (rc_set_acs) for the builder and for `p2psim explain`,
- * and change nothing here: in this model every root-port-to-root-port TLP
- * already goes through the RC, its IOMMU and its P2P policy, which is
- * where RR would redirect it (reference §2.6).
- *
- * Ordering (PCIe r6.0 §2.4.1, reference §2.4). TLPs from one ingress port
- * leave the decision stage in arrival order: a TLP's due time is never
- * earlier than that of the TLP received before it on the same port, so an
- * IOTLB miss, or a P2P write waiting for the P2P serialiser, holds back
- * what follows it (Model: stricter than the spec, which lets some TLPs
- * pass; legal). In an egress queue a TLP may pass an older one only where
- * the rules of egress.c allow it: per ingress port and Traffic Class, as
- * in a switch (Model: TLPs from different root ports may pass each other
- * where the rules let different streams pass); ID-based ordering is not
- * used.
- *
- * Back-pressure. A delivered TLP holds its ingress link's receive buffer
- * (credits) until the RC sends it on or frees it (sim/port.h), including
- * while it waits in an egress queue: a congested egress port stops the
- * root ports that feed it as their credits run out. Over links without
- * credits (the ideal wire) the queues are unbounded.
+ * This file: the TLP path (receive, the decision stage's timing, egress
+ * queues), configuration, reports, rc.h's programming and counters;
+ * rc_decide.c decides what each TLP does (and rc_route, rc_iommu_range);
+ * rc_int.h holds the shared state.
  *
  * Not modelled: configuration space (the builder programs routes and ACS
  * through rc.h), the RC's own requests (MSI, CPU MMIO), AtomicOp routing
@@ -120,6 +44,7 @@
 #include "models/pcie/egress.h"
 #include "models/pcie/pcie.h"
 #include "models/pcie/pcie_regs.h"
+#include "models/pcie/rc_int.h"
 #include "sim/component.h"
 #include "sim/error.h"
 #include "sim/event.h"
@@ -130,401 +55,6 @@
 #include "sim/tlp.h"
 #include "sim/trace.h"
 
-/* ---- constants ----------------------------------------------------------- */
-
-#define RC_MAX_ROOT_PORTS 32u
-#define RC_MAX_SOCKET_LINKS 7u
-#define RC_DEFAULT_LATENCY SIM_NS(150)
-/*
- * IOTLB defaults. A hit is taken to be pipelined with the RC's forwarding
- * (it adds nothing); a miss walks a 4-level second-stage table (VT-d r4.0
- * §3.6), one DRAM access per level at host-memory's default 100 ns, with
- * no paging-structure cache: 400 ns, the uncached worst case. These are
- * derived figures, not measurements: set them from a measured machine.
- */
-#define RC_DEFAULT_IOTLB_HIT SIM_NS(0)
-#define RC_DEFAULT_IOTLB_MISS SIM_NS(400)
-#define RC_DEFAULT_IOTLB_ENTRIES 512u
-#define RC_DEFAULT_IOMMU_PAGE 4096u
-#define RC_ACS_BITS 0x007fu             /* SV..DT (pcie_regs.h) */
-#define RC_ID 0x0000u                   /* completer ID: 00:00.0 */
-/* rc_iommu_range checks a range as the TLPs that never cross a 4 KiB
- * boundary (PCIe r6.0 §2.2.7) would have it checked: a step each. */
-#define RC_IOMMU_STEP UINT64_C(4096)
-
-/* t->route_hint while the RC owns t: an egress port index, or one of: */
-#define RC_HINT_UR UINT32_MAX           /* answer with an UR completion */
-#define RC_HINT_ATS_SC (UINT32_MAX - 1) /* answer a TREQ with SC */
-
-enum rc_port_kind { RC_PORT_RP, RC_PORT_MEM, RC_PORT_XS };
-
-/* Per-port counters: X(field, what it counts). */
-#define RC_PORT_COUNTERS(X)                                                   \
-    X(tlps_in, "TLPs received on the port")                                   \
-    X(bytes_in, "payload bytes received on the port")                         \
-    X(tlps_out, "TLPs sent out of the port")                                  \
-    X(bytes_out, "payload bytes sent out of the port")
-
-/* ---- state --------------------------------------------------------------- */
-
-struct rc_port_counters {
-#define RC_COUNTER_FIELD(f, doc) uint64_t f;
-    RC_PORT_COUNTERS(RC_COUNTER_FIELD)
-#undef RC_COUNTER_FIELD
-};
-
-struct rc_port {
-    struct sim_port *port;      /* the core's port; index = our index */
-    enum rc_port_kind kind;
-    /* architectural state (root ports only) */
-    uint16_t acs_ctrl;          /* ACS Control, PCI_ACS_* */
-    /* modelling state */
-    sim_time_t last_due;        /* due time of the newest TLP from here */
-    uint32_t n_waiting;         /* TLPs from here waiting in their event */
-    struct pcie_egress q;       /* egress queue (egress.h) */
-    struct rc_port_counters n;
-};
-
-struct rc {
-    struct sim_component *comp;
-    /* configuration */
-    unsigned n_rp, n_xs, n_ports;   /* n_ports = n_rp + 1 + n_xs */
-    sim_time_t latency_ps;          /* per hop, delivery to due */
-    enum rc_p2p_policy p2p, xsocket;
-    uint64_t p2p_rate;              /* bytes/s; 0 = unlimited */
-    sim_time_t p2p_latency_ps;      /* extra per P2P hop */
-    bool ats;                       /* Translation Requests served */
-    /* architectural state */
-    struct pcie_route *route;       /* n_ports, programmed by the builder */
-    struct iommu *mmu;
-    /* modelling state */
-    struct rc_port *port;           /* n_ports */
-    sim_time_t p2p_busy_until;      /* P2P serialiser free at, ps */
-    /* statistics */
-    struct rc_counters cnt;
-    uint64_t ats_requests, messages, acs_blocked;
-};
-
-static struct rc *rc_from(const struct sim_component *c)
-{
-    SIM_ASSERT(c && c->ops == &rc_ops, "%s is not a root-complex",
-               c ? c->name : "(null)");
-    return sim_component_state(c);
-}
-
-/* ---- pure decisions ------------------------------------------------------ */
-
-/* Does policy let request t through? writes-only passes MWr only. */
-static bool rc_policy_allows(enum rc_p2p_policy pol, const struct tlp *t)
-{
-    switch (pol) {
-    case RC_P2P_FORWARD:
-        return true;
-    case RC_P2P_WRITES_ONLY:
-        return t->kind == TLP_MWR;
-    case RC_P2P_REFUSE:
-        break;
-    }
-    return false;
-}
-
-/* Bytes of memory a request touches (a CAS carries two operands). */
-static uint32_t rc_target_bytes(const struct tlp *t)
-{
-    return t->kind == TLP_CAS ? t->len_bytes / 2 : t->len_bytes;
-}
-
-/* Why an address-routed request goes nowhere (step 4). */
-enum rc_refusal {
-    RC_GO,
-    RC_UNSUPPORTED,             /* nobody claims the address */
-    RC_P2P_REFUSED,             /* root port to root port, policy refuses */
-    RC_XSOCKET_REFUSED,         /* from another socket, policy refuses */
-};
-
-static const char *const rc_refusal_text[] = {
-    [RC_GO] = NULL,
-    [RC_UNSUPPORTED] = "unsupported request: nobody claims the address",
-    [RC_P2P_REFUSED] = "p2p refused by the root complex",
-    [RC_XSOCKET_REFUSED] = "cross-socket p2p refused",
-};
-
-/*
- * Step 4, routing an address-routed request t received on port in: the
- * egress port, or -1 with *why set. *p2p: it takes the P2P path (root
- * port to root port, including back down its own root port after a
- * switch's ACS redirect). Pure: rc_decide_request and rc_route share it.
- */
-static int rc_route_addr(const struct rc *rc, unsigned in, const struct tlp *t,
-                         bool *p2p, enum rc_refusal *why)
-{
-    enum rc_port_kind ik = rc->port[in].kind;
-    int e = pcie_route_find_addr(rc->route, rc->n_ports, t->addr, -1);
-    *p2p = false;
-    *why = RC_GO;
-    if (e < 0 || !sim_port_is_connected(rc->port[e].port) ||
-        (e == (int)in && ik != RC_PORT_RP)) {
-        *why = RC_UNSUPPORTED;
-        return -1;
-    }
-    enum rc_port_kind ek = rc->port[e].kind;
-    if (ek == RC_PORT_RP && ik == RC_PORT_RP) {
-        if (!rc_policy_allows(rc->p2p, t)) {
-            *why = RC_P2P_REFUSED;
-            return -1;
-        }
-        *p2p = true;
-    } else if (ek == RC_PORT_RP && ik == RC_PORT_XS &&
-               !rc_policy_allows(rc->xsocket, t)) {
-        *why = RC_XSOCKET_REFUSED;
-        return -1;
-    }
-    return e;
-}
-
-/*
- * Routing an ID-routed TLP t received on port in: the egress port whose
- * buses claim its destination, or -1. *p2p: root port to root port.
- */
-static int rc_route_id(const struct rc *rc, unsigned in, const struct tlp *t,
-                       bool *p2p)
-{
-    int e = pcie_route_find_bus(rc->route, rc->n_ports,
-                                pcie_id_bus(pcie_tlp_dest_id(t)), -1);
-    *p2p = false;
-    if (e < 0 || !sim_port_is_connected(rc->port[e].port)) {
-        return -1;
-    }
-    *p2p = rc->port[in].kind == RC_PORT_RP && rc->port[e].kind == RC_PORT_RP;
-    return e;
-}
-
-/* ---- traces -------------------------------------------------------------- */
-
-static void rc_trace(const struct rc *rc, enum sim_trace_point p,
-                     const struct sim_port *port, const struct tlp *t,
-                     uint64_t a, uint64_t b, const char *msg)
-{
-    sim_trace_component(rc->comp, p, port ? port->name : NULL, t, a, b, msg);
-}
-
-/* ---- the decision -------------------------------------------------------- */
-
-/* What the RC does with a TLP it received, and when. */
-struct rc_decision {
-    uint32_t hint;              /* egress index, RC_HINT_*, or... */
-    bool drop;                  /* ...discard now (posted, or completion) */
-    sim_time_t due_ps;          /* when it leaves the decision stage */
-    const char *why;            /* for the trace of a refusal */
-};
-
-static void refuse(struct rc_decision *d, const struct tlp *t,
-                   const char *why)
-{
-    d->why = why;
-    if (pcie_tlp_is_np_request(t)) {
-        d->hint = RC_HINT_UR;
-    } else {
-        d->drop = true;
-    }
-}
-
-/* The P2P path: wait for the serialiser, then p2p-latency. */
-static sim_time_t rc_p2p_charge(struct rc *rc, sim_time_t t0,
-                                const struct tlp *t)
-{
-    sim_time_t start = rc->p2p_busy_until > t0 ? rc->p2p_busy_until : t0;
-    uint64_t bytes = rc_p2p_bytes(t);
-    rc->p2p_busy_until = sim_time_add(start,
-                                      sim_time_for_bytes(bytes, rc->p2p_rate));
-    return sim_time_add(rc->p2p_busy_until, rc->p2p_latency_ps);
-}
-
-/* Step 1, ACS on root port in: the refusal, or NULL if t passes. */
-static const char *rc_acs_refusal(const struct rc *rc, unsigned in,
-                                  const struct tlp *t)
-{
-    const struct rc_port *ip = &rc->port[in];
-    if ((ip->acs_ctrl & PCI_ACS_SV) &&
-        !pcie_route_claims_bus(&rc->route[in], pcie_id_bus(t->requester_id))) {
-        return "acs source validation";
-    }
-    if ((ip->acs_ctrl & PCI_ACS_TB) && t->at == TLP_AT_TRANSLATED) {
-        return "acs translation blocking";
-    }
-    return NULL;
-}
-
-/* Does the IOMMU check request t (step 3)? */
-static bool rc_iommu_checks(const struct rc *rc, const struct tlp *t)
-{
-    bool translated = t->at == TLP_AT_TRANSLATED && rc->ats;
-    return t->kind != TLP_ATS_TREQ && !translated &&
-           iommu_mode(rc->mmu) != IOMMU_OFF;
-}
-
-/*
- * Step 3: the IOMMU checks t, received on root port in, now; *cost_ps
- * gets what the check costs. A refusal is a fault: counted and traced.
- */
-static bool rc_iommu_allows(struct rc *rc, unsigned in, const struct tlp *t,
-                            sim_time_t *cost_ps)
-{
-    bool write = t->kind != TLP_MRD;
-    *cost_ps = 0;
-    if (iommu_translate(rc->mmu, sim_now(rc->comp->sim), t->requester_id,
-                        t->addr, rc_target_bytes(t), write, cost_ps)) {
-        return true;
-    }
-    rc->cnt.iommu_faults++;
-    rc_trace(rc, SIM_TP_MODEL, rc->port[in].port, t, t->addr,
-             t->requester_id, "iommu fault");
-    rc_trace(rc, SIM_TP_IOMMU_FAULT, rc->port[in].port, t, t->addr,
-             t->requester_id, write ? "write" : "read");
-    return false;
-}
-
-/* Steps 1-3 for a request from root port in: false if refused. */
-static bool rc_check_request(struct rc *rc, unsigned in, struct tlp *t,
-                             struct rc_decision *d)
-{
-    const char *why = rc_acs_refusal(rc, in, t);
-    if (why) {
-        rc->acs_blocked++;
-        refuse(d, t, why);
-        return false;
-    }
-    if (!rc_iommu_checks(rc, t)) {
-        return true;
-    }
-    sim_time_t cost = 0;
-    bool ok = rc_iommu_allows(rc, in, t, &cost);
-    d->due_ps = sim_time_add(d->due_ps, cost);
-    if (!ok) {
-        refuse(d, t, "iommu fault");
-    }
-    return ok;
-}
-
-/*
- * An ATS Translation Request: SC if ATS is on and the IOMMU allows the
- * page (a refusal is recorded as a fault, as for a DMA), else UR.
- */
-static void rc_decide_treq(struct rc *rc, unsigned in, struct tlp *t,
-                           struct rc_decision *d)
-{
-    sim_time_t cost = 0;
-    rc->ats_requests++;
-    d->hint = RC_HINT_UR;
-    if (rc->port[in].kind != RC_PORT_RP || !rc->ats) {
-        d->why = "translation request without ATS";
-        return;
-    }
-    if (iommu_translate(rc->mmu, sim_now(rc->comp->sim), t->requester_id,
-                        t->addr, t->len_bytes, false, &cost)) {
-        d->hint = RC_HINT_ATS_SC;
-    } else {
-        rc->cnt.iommu_faults++;
-        rc_trace(rc, SIM_TP_MODEL, rc->port[in].port, t, t->addr,
-                 t->requester_id, "iommu fault");
-        rc_trace(rc, SIM_TP_IOMMU_FAULT, rc->port[in].port, t, t->addr,
-                 t->requester_id, "translation request");
-        d->why = "translation request refused";
-    }
-    d->due_ps = sim_time_add(d->due_ps, cost);
-}
-
-/* An address-routed request received on port in. */
-static void rc_decide_request(struct rc *rc, unsigned in, struct tlp *t,
-                              struct rc_decision *d)
-{
-    enum rc_port_kind ik = rc->port[in].kind;
-    if (ik == RC_PORT_RP && !rc_check_request(rc, in, t, d)) {
-        return;
-    }
-    if (t->kind == TLP_ATS_TREQ) {
-        rc_decide_treq(rc, in, t, d);
-        return;
-    }
-    bool p2p = false;
-    enum rc_refusal r = RC_GO;
-    int e = rc_route_addr(rc, in, t, &p2p, &r);
-    switch (r) {
-    case RC_GO:
-        break;
-    case RC_UNSUPPORTED:
-        rc->cnt.unsupported++;
-        refuse(d, t, rc_refusal_text[r]);
-        return;
-    case RC_P2P_REFUSED:
-        rc->cnt.p2p_refused++;
-        refuse(d, t, rc_refusal_text[r]);
-        return;
-    case RC_XSOCKET_REFUSED:
-        rc->cnt.xsocket_refused++;
-        refuse(d, t, rc_refusal_text[r]);
-        return;
-    }
-    enum rc_port_kind ek = rc->port[e].kind;
-    if (ek == RC_PORT_MEM) {
-        rc->cnt.to_memory++;
-    } else if (p2p) {
-        rc->cnt.p2p_forwarded++;
-        d->due_ps = rc_p2p_charge(rc, d->due_ps, t);
-    } else if (ek == RC_PORT_RP && ik == RC_PORT_XS) {
-        rc->cnt.xsocket_forwarded++;
-    }
-    d->hint = (uint32_t)e;
-}
-
-/* An ID-routed TLP (completion or ATS invalidation) received on port in. */
-static void rc_decide_by_id(struct rc *rc, unsigned in, struct tlp *t,
-                            struct rc_decision *d)
-{
-    bool p2p = false;
-    int e = rc_route_id(rc, in, t, &p2p);
-    if (e < 0) {
-        if (pcie_tlp_is_completion(t)) {
-            rc->cnt.unsupported++;
-            d->why = "unexpected completion";
-        } else {
-            rc->messages++;     /* an invalidation addressed to us */
-        }
-        d->drop = true;
-        return;
-    }
-    if (p2p) {
-        d->due_ps = rc_p2p_charge(rc, d->due_ps, t);
-    }
-    d->hint = (uint32_t)e;
-}
-
-/*
- * rc_decide - where t, received on port in, goes and when it may leave.
- * Updates the IOMMU, the P2P serialiser and the counters.
- */
-static struct rc_decision rc_decide(struct rc *rc, unsigned in, struct tlp *t)
-{
-    struct rc_decision d = {
-        .hint = RC_HINT_UR, .drop = false,
-        .due_ps = sim_time_add(sim_now(rc->comp->sim), rc->latency_ps),
-        .why = NULL,
-    };
-    switch (tlp_kind_routing(t->kind)) {
-    case TLP_ROUTE_ADDR:
-        rc_decide_request(rc, in, t, &d);
-        break;
-    case TLP_ROUTE_ID:
-        rc_decide_by_id(rc, in, t, &d);
-        break;
-    case TLP_ROUTE_IMPLICIT:
-        /* Model: messages end at the RC (no broadcast, no MSI handling). */
-        rc->messages++;
-        d.drop = true;
-        break;
-    }
-    return d;
-}
 
 /* ---- the TLP path -------------------------------------------------------- */
 
@@ -608,6 +138,44 @@ static void rc_forward_due(struct sim *sim, struct sim_event *ev)
     rc_dispatch(rc, in->index, t, t->route_hint, 0);
 }
 
+/*
+ * Life of a TLP. A link delivers it to rc_receive() on an ingress port.
+ * The RC decides at once what happens to it (rc_decide) and when it may
+ * leave: `latency` after delivery, plus the IOMMU's cost, plus, on the
+ * P2P path, the wait for the P2P serialiser and `p2p-latency`. When that
+ * is the plain `latency` (the common case), it joins the egress port's
+ * queue at once and is offered to the link with not_before = its due time
+ * (sim/tlp.h), costing no event of the RC's own. Otherwise (an IOTLB
+ * walk, the P2P serialiser, or an earlier TLP from the same port still
+ * waiting) it waits in its own embedded event until it is due, then joins
+ * the queue. A refused TLP stays queued and the link's ready() restarts
+ * the queue.
+ * Model: as in switch.c, a TLP that goes on at once is judged against the
+ * egress link's credits at delivery, and takes its place on the egress
+ * link then: one that waited in its event and becomes due while an
+ * earlier-decided TLP still waits out its latency on the same link
+ * queues behind that one (later by at most `latency`).
+ */
+
+/*
+ * Ordering (PCIe r6.0 §2.4.1, reference §2.4). TLPs from one ingress port
+ * leave the decision stage in arrival order: a TLP's due time is never
+ * earlier than that of the TLP received before it on the same port, so an
+ * IOTLB miss, or a P2P write waiting for the P2P serialiser, holds back
+ * what follows it (Model: stricter than the spec, which lets some TLPs
+ * pass; legal). In an egress queue a TLP may pass an older one only where
+ * the rules of egress.c allow it: per ingress port and Traffic Class, as
+ * in a switch (Model: TLPs from different root ports may pass each other
+ * where the rules let different streams pass); ID-based ordering is not
+ * used.
+ */
+/*
+ * Back-pressure. A delivered TLP holds its ingress link's receive buffer
+ * (credits) until the RC sends it on or frees it (sim/port.h), including
+ * while it waits in an egress queue: a congested egress port stops the
+ * root ports that feed it as their credits run out. Over links without
+ * credits (the ideal wire) the queues are unbounded.
+ */
 static void rc_receive(struct sim_component *c, struct sim_port *in,
                        struct tlp *t)
 {
@@ -938,91 +506,6 @@ void rc_get_counters(const struct sim_component *c, struct rc_counters *out)
     *out = rc_from(c)->cnt;
 }
 
-int rc_iommu_range(struct sim_component *c, unsigned in, const struct tlp *t,
-                   uint64_t addr, uint64_t len, sim_time_t *first_ps,
-                   sim_time_t *last_ps)
-{
-    struct rc *rc = rc_from(c);
-    *first_ps = *last_ps = 0;
-    if (in >= rc->n_ports || rc->port[in].kind != RC_PORT_RP ||
-        tlp_kind_routing(t->kind) != TLP_ROUTE_ADDR ||
-        !rc_iommu_checks(rc, t)) {
-        return 0;
-    }
-    struct tlp q = *t;
-    uint64_t done = 0;
-    do {
-        uint64_t at = addr + done;
-        uint64_t n = RC_IOMMU_STEP - (at & (RC_IOMMU_STEP - 1));
-        n = n < len - done ? n : len - done;
-        q.addr = at;
-        q.len_bytes = (uint32_t)n;
-        sim_time_t cost = 0;
-        bool ok = rc_iommu_allows(rc, in, &q, &cost);
-        *first_ps = done == 0 ? cost : *first_ps;
-        *last_ps = cost;
-        if (!ok) {
-            return -SIM_EIO;
-        }
-        done += n;
-    } while (done < len);
-    return 0;
-}
-
-uint32_t rc_p2p_bytes(const struct tlp *t)
-{
-    return tlp_header_bytes(t) + tlp_payload_bytes(t);
-}
-
-int rc_route(struct sim_component *c, unsigned in, const struct tlp *t,
-             bool translate, struct rc_hop *out)
-{
-    struct rc *rc = rc_from(c);
-    memset(out, 0, sizeof(*out));
-    out->egress = -1;
-    out->latency_ps = rc->latency_ps;
-    if (in >= rc->n_ports) {
-        out->why = "no such port";
-        return -SIM_EINVAL;
-    }
-    bool p2p = false;
-    int e;
-    if (tlp_kind_routing(t->kind) == TLP_ROUTE_ID) {
-        e = rc_route_id(rc, in, t, &p2p);
-        out->why = e < 0 ? "unexpected completion" : NULL;
-    } else if (tlp_kind_routing(t->kind) != TLP_ROUTE_ADDR ||
-               t->kind == TLP_ATS_TREQ) {
-        out->why = "answered by the root complex";
-        return -SIM_EIO;
-    } else {
-        if (rc->port[in].kind == RC_PORT_RP) {
-            out->why = rc_acs_refusal(rc, in, t);
-            if (out->why) {
-                return -SIM_EIO;
-            }
-            sim_time_t cost = 0;
-            if (translate && rc_iommu_checks(rc, t) &&
-                !rc_iommu_allows(rc, in, t, &cost)) {
-                out->why = "iommu fault";
-                return -SIM_EIO;
-            }
-            out->latency_ps = sim_time_add(out->latency_ps, cost);
-        }
-        enum rc_refusal r;
-        e = rc_route_addr(rc, in, t, &p2p, &r);
-        out->why = rc_refusal_text[r];
-    }
-    if (e < 0) {
-        return -SIM_EIO;
-    }
-    out->egress = e;
-    out->p2p = p2p;
-    if (p2p) {
-        out->p2p_rate = rc->p2p_rate;
-        out->p2p_latency_ps = rc->p2p_latency_ps;
-    }
-    return 0;
-}
 
 /* ---- registration -------------------------------------------------------- */
 
