@@ -35,6 +35,10 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/peer.c \
 	%reldir%/memory.c \
 	%reldir%/memory.h \
+	%reldir%/memory_int.h \
+	%reldir%/memory_host.c \
+	%reldir%/memory_pool.c \
+	%reldir%/memset.c \
 	%reldir%/managed.c \
 	%reldir%/managed.h \
 	%reldir%/launch.c
