@@ -183,6 +183,15 @@ static uint64_t send_request(uint32_t type, const void *a, size_t a_len,
     if (rm.broken) {
         return 0;
     }
+    /* What the server would take as malformed (wire.h's table). */
+    unsigned flags = wire_request_flags(type);
+    if (a_len != wire_request_size(type) || (b_len && !(flags & WIRE_F_TAIL)) ||
+        (pass_fd >= 0 && !(flags & WIRE_F_FD))) {
+        fprintf(stderr, "p2psim: bug: a %s request of %zu + %zu bytes\n",
+                wire_type_name(type), a_len, b_len);
+        lost("a malformed request");
+        return 0;
+    }
     struct wire_hdr h = {
         .type = type,
         .len = (uint32_t)(a_len + b_len),
@@ -209,18 +218,25 @@ static int read_hdr(struct wire_hdr *h)
     return 0;
 }
 
+/* A message the server should not send now: the connection is lost. */
+static void unexpected(const struct wire_hdr *h)
+{
+    char why[64];
+    snprintf(why, sizeof(why), "unexpected message %s", wire_type_name(h->type));
+    lost(why);
+}
+
 /* The rest of a batch message (after its header) into the inbox. */
 static int read_batch_msg(const struct wire_hdr *h)
 {
-    size_t want = h->type == WIRE_CALLBACK ? sizeof(struct wire_callback)
-                                           : sizeof(struct wire_end);
+    size_t more, want = wire_server_size(h->type, &more);
     size_t extra = h->len > want ? h->len - want : 0;
     struct rm_msg *m = calloc(1, sizeof(*m));
     if (m && extra) {
         m->text = malloc(extra);
     }
     if (!m || (extra && !m->text) || h->len < want ||
-        (extra && (h->type != WIRE_CALLBACK || extra > WIRE_MSG_MAX)) ||
+        extra > more ||
         read_all(&m->u, want) < 0 ||
         (extra && read_all(m->text, extra) < 0)) {
         bool oom = !m || (extra && !m->text);
@@ -264,7 +280,7 @@ static int wait_reply(uint64_t seq, struct wire_reply *r, void *data,
         }
         if (h.type != WIRE_REPLY || h.seq != seq || h.len < sizeof(*r) ||
             read_all(r, sizeof(*r)) < 0) {
-            lost("unexpected message");
+            unexpected(&h);
             return -1;
         }
         uint64_t extra = h.len - sizeof(*r);
@@ -285,7 +301,7 @@ static int read_batch(void)
             return -1;
         }
         if (h.type != WIRE_CALLBACK && h.type != WIRE_END) {
-            lost("unexpected message");
+            unexpected(&h);
             return -1;
         }
         if (read_batch_msg(&h) < 0) {

@@ -414,9 +414,13 @@ static void module_remove(struct srv_client *c, struct srv_module *mod)
 }
 
 /* A chunk of a module's PTX; the last one parses it (*line: where not). */
-static int do_module_load(struct srv_client *c, const struct wire_module *m,
-                          const char *data, uint64_t n, uint64_t *line)
+int srv_on_module_load(struct server *s, struct srv_client *c,
+                       struct srv_req *r)
 {
+    const struct wire_module *m = r->m;
+    const char *data = (const char *)r->tail;
+    uint64_t n = r->tail_len, *line = &r->v[0];
+    (void)s;
     struct srv_module *mod = module_find(c, m->id);
     if (!mod) {
         if (m->id == 0 || m->offset != 0 || m->total > SRV_MAX_MODULE_BYTES) {
@@ -482,10 +486,11 @@ static bool ranges_ok(const struct server *s,
 }
 
 /* Start a grid of a kernel of one of c's modules (payload: wire.h). */
-static int do_kernel(struct server *s, struct srv_client *c,
-                     const struct wire_kernel *m, const unsigned char *data,
-                     size_t n)
+int srv_on_kernel(struct server *s, struct srv_client *c, struct srv_req *r)
 {
+    const struct wire_kernel *m = r->m;
+    const unsigned char *data = r->tail;
+    size_t n = r->tail_len;
     size_t name_at = 0, param_at = wire_pad8(m->name_len);
     size_t vars_at = param_at + wire_pad8(m->param_bytes);
     size_t ranges_at = vars_at + (size_t)m->n_vars * sizeof(uint64_t);
@@ -600,9 +605,10 @@ static bool loc_ok(const struct server *s, const struct wire_loc *l,
     return l->addr <= size && len <= size - l->addr;
 }
 
-static int do_copy(struct server *s, struct srv_client *c,
-                   const struct wire_copy *m, uint64_t *id)
+int srv_on_copy(struct server *s, struct srv_client *c, struct srv_req *r)
 {
+    const struct wire_copy *m = r->m;
+    uint64_t *id = &r->v[0];
     if (!loc_ok(s, &m->dst, m->len) || !loc_ok(s, &m->src, m->len)) {
         return -SIM_EINVAL;
     }
@@ -623,9 +629,9 @@ static int do_copy(struct server *s, struct srv_client *c,
     return 0;
 }
 
-static int do_fill(struct server *s, struct srv_client *c,
-                   const struct wire_fill *m)
+int srv_on_fill(struct server *s, struct srv_client *c, struct srv_req *r)
 {
+    const struct wire_fill *m = r->m;
     if (m->gpu >= s->n_gpus || m->value > 255) {
         return -SIM_EINVAL;
     }
@@ -644,9 +650,9 @@ static int do_fill(struct server *s, struct srv_client *c,
     return 0;
 }
 
-static int do_timer(struct server *s, struct srv_client *c,
-                    const struct wire_timer *m)
+int srv_on_timer(struct server *s, struct srv_client *c, struct srv_req *r)
 {
+    const struct wire_timer *m = r->m;
     struct srv_op *op = op_new(s, c, m->cb);
     if (!op) {
         return -SIM_ENOMEM;
@@ -662,10 +668,12 @@ static int do_timer(struct server *s, struct srv_client *c,
 }
 
 /* Map the client's memfd and register [offset, offset + len) of it. */
-static int do_host_register(struct server *s, struct srv_client *c,
-                            const struct wire_host_register *m, int fd,
-                            uint64_t *bus)
+int srv_on_host_register(struct server *s, struct srv_client *c,
+                         struct srv_req *r)
 {
+    const struct wire_host_register *m = r->m;
+    int fd = r->fd;
+    uint64_t *bus = &r->v[0];
     /* A memfd sealed against shrinking (remote.c's): pages that a client
      * could truncate under this mapping would fault here. */
     struct stat st;
@@ -705,9 +713,10 @@ static int do_host_register(struct server *s, struct srv_client *c,
     return 0;
 }
 
-static int do_host_unregister(struct server *s, struct srv_client *c,
-                              uint64_t bus)
+int srv_on_host_unregister(struct server *s, struct srv_client *c,
+                           struct srv_req *r)
 {
+    uint64_t bus = ((const struct wire_u64 *)r->m)->v;
     for (struct srv_map **pp = &c->maps; *pp; pp = &(*pp)->next) {
         struct srv_map *m = *pp;
         if (m->bus == bus && !m->dead) {
@@ -728,10 +737,14 @@ static int do_host_unregister(struct server *s, struct srv_client *c,
     return -SIM_ENOENT;
 }
 
-static int do_hello(struct server *s, struct srv_client *c,
-                    const struct wire_hello *m)
+/* A client that is refused is dropped once it has the reply. */
+int srv_on_hello(struct server *s, struct srv_client *c, struct srv_req *r)
 {
+    const struct wire_hello *m = r->m;
     const char *name = p2psim_machine_name(s->p);
+    r->v[0] = s->session;
+    r->v[1] = c->id;
+    r->drop = true;
     if (m->version != WIRE_VERSION) {
         fprintf(stderr, "p2psim server: process %u speaks protocol %u, "
                         "this server %u: use one p2psim build\n",
@@ -748,48 +761,79 @@ static int do_hello(struct server *s, struct srv_client *c,
     }
     c->pid = m->pid;
     c->hello = true;
+    r->drop = false;
     return 0;
 }
 
-/* Payload size each request needs (exact, except data that follows the
- * struct of the requests variable_size() names). */
-static size_t request_size(uint32_t type)
+int srv_on_busy(struct server *s, struct srv_client *c, struct srv_req *r)
 {
-    switch (type) {
-    case WIRE_HELLO: return sizeof(struct wire_hello);
-    case WIRE_BUSY: return 0;
-    case WIRE_IDLE: return sizeof(struct wire_idle);
-    case WIRE_COPY: return sizeof(struct wire_copy);
-    case WIRE_FILL: return sizeof(struct wire_fill);
-    case WIRE_TIMER: return sizeof(struct wire_timer);
-    case WIRE_HOST_REGISTER: return sizeof(struct wire_host_register);
-    case WIRE_HOST_UNREGISTER: return sizeof(struct wire_u64);
-    case WIRE_HBM_ALLOC:
-    case WIRE_HBM_FREE:
-    case WIRE_HBM_READ:
-    case WIRE_HBM_WRITE: return sizeof(struct wire_hbm);
-    case WIRE_STATS: return 0;
-    case WIRE_LINK_STAT: return sizeof(struct wire_u64);
-    case WIRE_IPC_MEM_EXPORT:
-    case WIRE_IPC_MEM_OPEN:
-    case WIRE_IPC_MEM_CLOSE: return sizeof(struct wire_ipc_mem);
-    case WIRE_MODULE_LOAD: return sizeof(struct wire_module);
-    case WIRE_KERNEL_LAUNCH: return sizeof(struct wire_kernel);
-    default:
-        if (type >= WIRE_IPC_EVENT_EXPORT && type < WIRE_CLIENT_LAST) {
-            return sizeof(struct wire_ipc_event);
+    (void)s, (void)c, (void)r;
+    return 0;                   /* handle() made it busy */
+}
+
+int srv_on_idle(struct server *s, struct srv_client *c, struct srv_req *r)
+{
+    const struct wire_idle *i = r->m;
+    (void)s;
+    c->state = i->outside ? SRV_OUTSIDE : SRV_IDLE;
+    c->limit = i->outside ? SIM_TIME_MAX : i->limit;
+    return 0;
+}
+
+int srv_on_hbm_read(struct server *s, struct srv_client *c, struct srv_req *r)
+{
+    const struct wire_hbm *b = r->m;
+    static unsigned char data[WIRE_HBM_CHUNK];
+    (void)c;
+    r->data = data;
+    r->data_len = b->len;
+    return b->len > WIRE_HBM_CHUNK || b->gpu >= s->n_gpus
+               ? -SIM_EINVAL
+               : p2psim_hbm_read(s->p, b->gpu, b->off, data, b->len);
+}
+
+int srv_on_hbm_write(struct server *s, struct srv_client *c,
+                     struct srv_req *r)
+{
+    const struct wire_hbm *b = r->m;
+    (void)c;
+    return b->len != r->tail_len || b->gpu >= s->n_gpus
+               ? -SIM_EINVAL
+               : p2psim_hbm_write(s->p, b->gpu, b->off, r->tail, b->len);
+}
+
+int srv_on_stats(struct server *s, struct srv_client *c, struct srv_req *r)
+{
+    (void)c;
+    r->v[0] = sim_events_fired(s->sim);
+    r->v[1] = sim_tlp_hops(s->sim);
+    return 0;
+}
+
+int srv_on_link_stat(struct server *s, struct srv_client *c,
+                     struct srv_req *r)
+{
+    static struct wire_link_stat w;
+    struct p2psim_link_stat ls;
+    (void)c;
+    memset(&w, 0, sizeof(w));
+    uint64_t link = ((const struct wire_u64 *)r->m)->v;
+    int rc = link > UINT32_MAX ? -SIM_EINVAL
+                               : p2psim_link_stat(s->p, (unsigned)link, &ls);
+    if (rc == 0) {
+        memcpy(w.tlps, ls.tlps, sizeof(w.tlps));
+        memcpy(w.bytes, ls.bytes, sizeof(w.bytes));
+        for (int d = 0; d < 2; d++) {
+            w.busy_ps[d] = ls.busy_ps[d];
         }
-        return SIZE_MAX;
     }
+    r->data = &w;
+    r->data_len = sizeof(w);
+    return rc;
 }
 
-static bool variable_size(uint32_t type)
-{
-    return type == WIRE_HBM_WRITE || type == WIRE_MODULE_LOAD ||
-           type == WIRE_KERNEL_LAUNCH;
-}
-
-/* Serve one request of c (payload in s->buf, len bytes). */
+/* Serve one request of c (payload in s->buf, h->len bytes): its size
+ * checked against the table (wire.h), then its handler. */
 static void handle(struct server *s, struct srv_client *c,
                    const struct wire_hdr *h, int fd)
 {
@@ -797,108 +841,48 @@ static void handle(struct server *s, struct srv_client *c,
         srv_client_drop(s, c);
         return;
     }
-    const void *m = s->buf;
-    uint64_t v[3] = { 0, 0, 0 };
-    int rc = 0;
-    size_t need = request_size(h->type);
+    size_t need = wire_request_size(h->type);
+    unsigned flags = wire_request_flags(h->type);
     if (need == SIZE_MAX || h->len < need ||
-        (h->len != need && !variable_size(h->type)) ||
+        (h->len != need && !(flags & WIRE_F_TAIL)) ||
         (!c->hello && h->type != WIRE_HELLO)) {
-        fprintf(stderr, "p2psim server: malformed message from client %u; "
-                        "dropping it\n", c->id);
+        fprintf(stderr, "p2psim server: malformed message from client %u "
+                        "(%s, %u bytes); dropping it\n", c->id,
+                wire_type_name(h->type), h->len);
         srv_client_drop(s, c);
         return;
     }
-    if (h->type == WIRE_IDLE) {
-        const struct wire_idle *i = m;
-        c->state = i->outside ? SRV_OUTSIDE : SRV_IDLE;
-        c->limit = i->outside ? SIM_TIME_MAX : i->limit;
-        return;
-    }
-    /* Any request means the client runs: time stands still for it. */
-    c->state = SRV_BUSY;
-    if (srv_failed(s) &&
-        (h->type == WIRE_COPY || h->type == WIRE_FILL ||
-         h->type == WIRE_TIMER || h->type == WIRE_KERNEL_LAUNCH)) {
-        /* It would never complete: the simulation cannot run any more. */
-        reply(s, c, h->seq, -SIM_ENOMEM, 0, 0, 0);
-        return;
-    }
-    switch (h->type) {
-    case WIRE_HELLO:
-        rc = do_hello(s, c, m);
-        v[0] = s->session;
-        v[1] = c->id;
-        break;
-    case WIRE_BUSY:
-        break;
-    case WIRE_COPY: rc = do_copy(s, c, m, &v[0]); break;
-    case WIRE_FILL: rc = do_fill(s, c, m); break;
-    case WIRE_TIMER: rc = do_timer(s, c, m); break;
-    case WIRE_HOST_REGISTER:
-        rc = do_host_register(s, c, m, fd, &v[0]);
-        break;
-    case WIRE_HOST_UNREGISTER:
-        rc = do_host_unregister(s, c, ((const struct wire_u64 *)m)->v);
-        break;
-    case WIRE_HBM_ALLOC: rc = srv_hbm_alloc(s, c, m, &v[0]); break;
-    case WIRE_HBM_FREE: rc = srv_hbm_free(s, c, m); break;
-    case WIRE_HBM_READ: {
-        const struct wire_hbm *b = m;
-        static unsigned char data[WIRE_HBM_CHUNK];
-        rc = b->len > WIRE_HBM_CHUNK || b->gpu >= s->n_gpus
-                 ? -SIM_EINVAL
-                 : p2psim_hbm_read(s->p, b->gpu, b->off, data, b->len);
-        struct wire_reply r = { .rc = rc };
-        send_msg(s, c, WIRE_REPLY, h->seq, &r, sizeof(r), data,
-                 rc == 0 ? b->len : 0);
-        return;
-    }
-    case WIRE_HBM_WRITE: {
-        const struct wire_hbm *b = m;
-        rc = b->len != h->len - need || b->gpu >= s->n_gpus
-                 ? -SIM_EINVAL
-                 : p2psim_hbm_write(s->p, b->gpu, b->off, s->buf + need,
-                                    b->len);
-        break;
-    }
-    case WIRE_STATS:
-        v[0] = sim_events_fired(s->sim);
-        v[1] = sim_tlp_hops(s->sim);
-        break;
-    case WIRE_LINK_STAT: {
-        struct p2psim_link_stat ls;
-        struct wire_link_stat w;
-        memset(&w, 0, sizeof(w));
-        uint64_t link = ((const struct wire_u64 *)m)->v;
-        rc = link > UINT32_MAX ? -SIM_EINVAL
-                               : p2psim_link_stat(s->p, (unsigned)link, &ls);
-        if (rc == 0) {
-            memcpy(w.tlps, ls.tlps, sizeof(w.tlps));
-            memcpy(w.bytes, ls.bytes, sizeof(w.bytes));
-            for (int d = 0; d < 2; d++) {
-                w.busy_ps[d] = ls.busy_ps[d];
-            }
+    struct srv_req r = {
+        .h = h,
+        .m = s->buf,
+        .tail = s->buf + need,
+        .tail_len = h->len - need,
+        .fd = flags & WIRE_F_FD ? fd : -1,
+    };
+    if (!(flags & WIRE_F_NO_REPLY)) {
+        /* Any request means the client runs: time stands still for it. */
+        c->state = SRV_BUSY;
+        if (srv_failed(s) && (flags & WIRE_F_STARTS)) {
+            /* It would never complete: the simulation cannot run any
+             * more. */
+            reply(s, c, h->seq, -SIM_ENOMEM, 0, 0, 0);
+            return;
         }
-        struct wire_reply r = { .rc = rc };
-        send_msg(s, c, WIRE_REPLY, h->seq, &r, sizeof(r), &w,
-                 rc == 0 ? sizeof(w) : 0);
+    }
+    int rc = -SIM_EINVAL;
+    switch (h->type) {
+#define SRV_DISPATCH_(NAME, HANDLER, ...)                                     \
+    case WIRE_##NAME: rc = srv_on_##HANDLER(s, c, &r); break;
+    WIRE_REQUESTS(SRV_DISPATCH_)
+#undef SRV_DISPATCH_
+    }
+    if (flags & WIRE_F_NO_REPLY) {
         return;
     }
-    case WIRE_IPC_MEM_EXPORT: rc = srv_mem_export(s, c, m, &v[0]); break;
-    case WIRE_IPC_MEM_OPEN: rc = srv_mem_open(s, c, m); break;
-    case WIRE_IPC_MEM_CLOSE: rc = srv_mem_close(s, c, m); break;
-    case WIRE_MODULE_LOAD:
-        rc = do_module_load(c, m, (const char *)s->buf + need, h->len - need,
-                            &v[0]);
-        break;
-    case WIRE_KERNEL_LAUNCH:
-        rc = do_kernel(s, c, m, s->buf + need, h->len - need);
-        break;
-    default: rc = srv_event_request(s, c, h->type, m, v); break;
-    }
-    reply(s, c, h->seq, rc, v[0], v[1], v[2]);
-    if (h->type == WIRE_HELLO && rc < 0) {
+    struct wire_reply w = { .rc = rc, .v = { r.v[0], r.v[1], r.v[2] } };
+    send_msg(s, c, WIRE_REPLY, h->seq, &w, sizeof(w), r.data,
+             rc == 0 ? r.data_len : 0);
+    if (r.drop) {
         srv_client_drop(s, c);
     }
 }

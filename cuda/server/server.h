@@ -229,23 +229,32 @@ uint64_t srv_random_u64(void);
 int srv_serve(struct server *s, const sigset_t *wait_mask,
               const sigset_t *stop_set);
 
+/* ---- the requests: server.c, server_ipc.c ----------------------------------------- */
+
+/* A request as its handler sees it, and what the reply carries. */
+struct srv_req {
+    const struct wire_hdr *h;
+    const void *m;              /* the request's struct (in s->buf) */
+    const unsigned char *tail;  /* WIRE_F_TAIL: the bytes after it */
+    size_t tail_len;
+    int fd;                     /* WIRE_F_FD: the descriptor, or -1 */
+    uint64_t v[3];              /* the reply's values */
+    const void *data;           /* the reply's data, sent when rc is 0 */
+    size_t data_len;
+    bool drop;                  /* drop the client after the reply */
+};
+
+/* srv_on_HANDLER for each request of wire.h's table: 0 or a negative
+ * SIM_E* code (the reply's rc). The size of r->m is checked; the values
+ * in it are not. */
+#define SRV_HANDLER_(NAME, HANDLER, ...)                                      \
+    int srv_on_##HANDLER(struct server *s, struct srv_client *c,              \
+                         struct srv_req *r);
+WIRE_REQUESTS(SRV_HANDLER_)
+#undef SRV_HANDLER_
+
 /* ---- server_ipc.c ---------------------------------------------------------------- */
 
-/* Requests (cuda/server/wire.h): 0 or a negative SIM_E* code. */
-int srv_hbm_alloc(struct server *s, struct srv_client *c,
-                  const struct wire_hbm *m, uint64_t *off);
-int srv_hbm_free(struct server *s, struct srv_client *c,
-                 const struct wire_hbm *m);
-int srv_mem_export(struct server *s, struct srv_client *c,
-                   const struct wire_ipc_mem *m, uint64_t *nonce);
-/* -SIM_ENOENT: not a live export; -SIM_EBUSY: c exported it. */
-int srv_mem_open(struct server *s, struct srv_client *c,
-                 const struct wire_ipc_mem *m);
-int srv_mem_close(struct server *s, struct srv_client *c,
-                  const struct wire_ipc_mem *m);
-/* WIRE_IPC_EVENT_*: v gets the reply's values. */
-int srv_event_request(struct server *s, struct srv_client *c, uint32_t type,
-                      const struct wire_ipc_event *m, uint64_t v[3]);
 /* c is gone: its opens close, its HBM is freed (or kept for importers),
  * its events close and the generations it owed count as done. */
 void srv_ipc_client_gone(struct server *s, struct srv_client *c);

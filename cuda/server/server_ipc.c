@@ -191,9 +191,11 @@ static void gen_complete(struct server *s, struct srv_event *ev, uint64_t gen,
 
 /* ---- requests ------------------------------------------------------------------- */
 
-int srv_hbm_alloc(struct server *s, struct srv_client *c,
-                        const struct wire_hbm *m, uint64_t *off)
+int srv_on_hbm_alloc(struct server *s, struct srv_client *c,
+                     struct srv_req *r)
 {
+    const struct wire_hbm *m = r->m;
+    uint64_t *off = &r->v[0];
     if (m->gpu >= s->n_gpus) {
         return -SIM_EINVAL;
     }
@@ -219,9 +221,10 @@ int srv_hbm_alloc(struct server *s, struct srv_client *c,
     return 0;
 }
 
-int srv_hbm_free(struct server *s, struct srv_client *c,
-                       const struct wire_hbm *m)
+int srv_on_hbm_free(struct server *s, struct srv_client *c,
+                    struct srv_req *r)
 {
+    const struct wire_hbm *m = r->m;
     struct srv_alloc *a = m->gpu < s->n_gpus ? alloc_find(s, m->gpu, m->off)
                                              : NULL;
     if (!a || a->owner != c) {
@@ -231,9 +234,11 @@ int srv_hbm_free(struct server *s, struct srv_client *c,
     return 0;
 }
 
-int srv_mem_export(struct server *s, struct srv_client *c,
-                         const struct wire_ipc_mem *m, uint64_t *nonce)
+int srv_on_mem_export(struct server *s, struct srv_client *c,
+                      struct srv_req *r)
 {
+    const struct wire_ipc_mem *m = r->m;
+    uint64_t *nonce = &r->v[0];
     struct srv_alloc *a = m->gpu < s->n_gpus ? alloc_find(s, m->gpu, m->off)
                                              : NULL;
     if (!a || a->owner != c || m->size == 0 || m->size > a->len) {
@@ -260,9 +265,10 @@ int srv_mem_export(struct server *s, struct srv_client *c,
 }
 
 /* 0; -SIM_ENOENT: not a live export; -SIM_EBUSY: c exported it. */
-int srv_mem_open(struct server *s, struct srv_client *c,
-                       const struct wire_ipc_mem *m)
+int srv_on_mem_open(struct server *s, struct srv_client *c,
+                    struct srv_req *r)
 {
+    const struct wire_ipc_mem *m = r->m;
     struct srv_export *x = export_find(s, m);
     if (!x || x->stale) {
         return -SIM_ENOENT;
@@ -283,9 +289,10 @@ int srv_mem_open(struct server *s, struct srv_client *c,
     return 0;
 }
 
-int srv_mem_close(struct server *s, struct srv_client *c,
-                        const struct wire_ipc_mem *m)
+int srv_on_mem_close(struct server *s, struct srv_client *c,
+                     struct srv_req *r)
 {
+    const struct wire_ipc_mem *m = r->m;
     struct srv_export *x = export_find(s, m);
     if (!x || !*import_slot(c, x)) {
         return -SIM_ENOENT;
@@ -294,9 +301,13 @@ int srv_mem_close(struct server *s, struct srv_client *c,
     return 0;
 }
 
-int srv_event_request(struct server *s, struct srv_client *c, uint32_t type,
-                    const struct wire_ipc_event *m, uint64_t v[3])
+/* WIRE_IPC_EVENT_*: one handler for the seven. */
+int srv_on_ipc_event(struct server *s, struct srv_client *c,
+                     struct srv_req *r)
 {
+    const struct wire_ipc_event *m = r->m;
+    uint32_t type = r->h->type;
+    uint64_t *v = r->v;
     if (type == WIRE_IPC_EVENT_EXPORT) {
         struct srv_event *ev = s->n_events < SRV_MAX_EVENTS
                                    ? calloc(1, sizeof(*ev))

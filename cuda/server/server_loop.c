@@ -58,7 +58,7 @@ static void client_readable(struct server *s, struct srv_client *c)
         srv_client_drop(s, c);
         return;
     }
-    srv_handle(s, c, &h, h.type == WIRE_HOST_REGISTER ? fd : -1);
+    srv_handle(s, c, &h, wire_request_flags(h.type) & WIRE_F_FD ? fd : -1);
     if (fd >= 0) {
         close(fd);
     }

@@ -57,6 +57,7 @@
 #ifndef P2PSIM_CUDA_SERVER_WIRE_H
 #define P2PSIM_CUDA_SERVER_WIRE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Bumped on any change to a layout below; HELLO refuses a mismatch. */
@@ -66,46 +67,95 @@
 #define WIRE_MAX_PAYLOAD (UINT32_C(1) << 20)
 #define WIRE_HBM_CHUNK (WIRE_MAX_PAYLOAD - 64u)
 
-enum wire_type {
-    /* client -> server; each answered by one WIRE_REPLY except IDLE */
-    WIRE_HELLO = 1,             /* struct wire_hello -> v0 session, v1 id */
-    WIRE_BUSY,                  /* back from idle: stop time (no payload) */
-    WIRE_IDLE,                  /* struct wire_idle; no reply: a batch */
-    WIRE_COPY,                  /* struct wire_copy -> v0 the copy's id */
-    WIRE_FILL,                  /* struct wire_fill */
-    WIRE_TIMER,                 /* struct wire_timer */
-    WIRE_HOST_REGISTER,         /* struct wire_host_register + fd -> v0 bus */
-    WIRE_HOST_UNREGISTER,       /* struct wire_u64 (bus address) */
-    WIRE_HBM_ALLOC,             /* struct wire_hbm (len: size) -> v0 off */
-    WIRE_HBM_FREE,              /* struct wire_hbm (off) */
-    WIRE_HBM_READ,              /* struct wire_hbm -> reply + len bytes */
-    WIRE_HBM_WRITE,             /* struct wire_hbm + len bytes */
-    WIRE_STATS,                 /* -> v0 events fired, v1 TLP hops */
-    WIRE_LINK_STAT,             /* struct wire_u64 (link index) ->
-                                   reply + struct wire_link_stat */
-    WIRE_IPC_MEM_EXPORT,        /* struct wire_ipc_mem -> v0 nonce */
-    WIRE_IPC_MEM_OPEN,          /* struct wire_ipc_mem (with nonce) */
-    WIRE_IPC_MEM_CLOSE,         /* struct wire_ipc_mem (with nonce) */
-    WIRE_IPC_EVENT_EXPORT,      /* -> v0 id, v1 nonce */
-    WIRE_IPC_EVENT_OPEN,        /* struct wire_ipc_event (id, nonce) */
-    WIRE_IPC_EVENT_CLOSE,       /* struct wire_ipc_event (id, nonce) */
-    WIRE_IPC_EVENT_RECORD,      /* (id, nonce) -> v0 generation */
-    WIRE_IPC_EVENT_DONE,        /* (id, nonce, gen, status) */
-    WIRE_IPC_EVENT_QUERY,       /* (id, nonce) -> v0 last generation,
-                                   v1 done, v2 status */
-    WIRE_IPC_EVENT_WAIT,        /* (id, nonce, gen, cb) -> v1 done, v2
-                                   status; not done: a callback later */
-    WIRE_MODULE_LOAD,           /* struct wire_module + a chunk of PTX;
-                                   the last chunk -> rc of the parse */
-    WIRE_KERNEL_LAUNCH,         /* struct wire_kernel + its arrays; the
-                                   grid's end: a callback with a text */
-    WIRE_CLIENT_LAST,
+/*
+ * The messages, once: both ends generate from these tables the numbers
+ * (enum wire_type), the names in errors and logs (wire_type_name), the
+ * size checks (wire_request_size, wire_request_flags, wire_reply_data)
+ * and the server its dispatch (cuda/server/server.c, srv_on_HANDLER).
+ * Requests are numbered from 1 in the order below; the server's messages
+ * from 100. The numbers are the protocol: append, never reorder.
+ *
+ *   X(NAME, HANDLER, request payload bytes, WIRE_F_*, reply data bytes)
+ *
+ * The request payload is the struct named, then with WIRE_F_TAIL more
+ * bytes; every request but IDLE is answered by a struct wire_reply (rc,
+ * v[3]), followed on success by at most the reply data bytes given.
+ */
+#define WIRE_F_TAIL 1u          /* bytes may follow the request's struct */
+#define WIRE_F_FD 2u            /* a descriptor comes with it */
+#define WIRE_F_NO_REPLY 4u      /* not answered (IDLE: a batch, later) */
+#define WIRE_F_STARTS 8u        /* starts an operation in the simulation,
+                                   whose end is a callback */
 
-    /* server -> client */
-    WIRE_REPLY = 100,           /* struct wire_reply [+ data] */
-    WIRE_CALLBACK,              /* struct wire_callback */
-    WIRE_END,                   /* struct wire_end: the batch is over */
+#define WIRE_REQUESTS(X)                                                      \
+    /* v0 the session, v1 the client's id */                                  \
+    X(HELLO, hello, sizeof(struct wire_hello), 0, 0)                          \
+    /* back from idle: time stops */                                          \
+    X(BUSY, busy, 0, 0, 0)                                                    \
+    X(IDLE, idle, sizeof(struct wire_idle), WIRE_F_NO_REPLY, 0)               \
+    /* v0 the copy's id (for a later copy's after) */                         \
+    X(COPY, copy, sizeof(struct wire_copy), WIRE_F_STARTS, 0)                 \
+    X(FILL, fill, sizeof(struct wire_fill), WIRE_F_STARTS, 0)                 \
+    X(TIMER, timer, sizeof(struct wire_timer), WIRE_F_STARTS, 0)              \
+    /* with the memfd; v0 the bus address */                                  \
+    X(HOST_REGISTER, host_register, sizeof(struct wire_host_register),        \
+      WIRE_F_FD, 0)                                                           \
+    /* wire_u64: the bus address */                                           \
+    X(HOST_UNREGISTER, host_unregister, sizeof(struct wire_u64), 0, 0)        \
+    /* len: the size; v0 the offset */                                        \
+    X(HBM_ALLOC, hbm_alloc, sizeof(struct wire_hbm), 0, 0)                    \
+    X(HBM_FREE, hbm_free, sizeof(struct wire_hbm), 0, 0)                      \
+    /* the reply: len bytes */                                                \
+    X(HBM_READ, hbm_read, sizeof(struct wire_hbm), 0, WIRE_HBM_CHUNK)         \
+    /* the request: len bytes */                                              \
+    X(HBM_WRITE, hbm_write, sizeof(struct wire_hbm), WIRE_F_TAIL, 0)          \
+    /* v0 events fired, v1 TLP hops */                                        \
+    X(STATS, stats, 0, 0, 0)                                                  \
+    /* wire_u64: the link's index */                                          \
+    X(LINK_STAT, link_stat, sizeof(struct wire_u64), 0,                       \
+      sizeof(struct wire_link_stat))                                          \
+    /* v0 the nonce */                                                        \
+    X(IPC_MEM_EXPORT, mem_export, sizeof(struct wire_ipc_mem), 0, 0)          \
+    X(IPC_MEM_OPEN, mem_open, sizeof(struct wire_ipc_mem), 0, 0)              \
+    X(IPC_MEM_CLOSE, mem_close, sizeof(struct wire_ipc_mem), 0, 0)            \
+    /* v0 the event's id, v1 its nonce */                                     \
+    X(IPC_EVENT_EXPORT, ipc_event, sizeof(struct wire_ipc_event), 0, 0)       \
+    X(IPC_EVENT_OPEN, ipc_event, sizeof(struct wire_ipc_event), 0, 0)         \
+    X(IPC_EVENT_CLOSE, ipc_event, sizeof(struct wire_ipc_event), 0, 0)        \
+    /* v0 the generation */                                                   \
+    X(IPC_EVENT_RECORD, ipc_event, sizeof(struct wire_ipc_event), 0, 0)       \
+    /* gen and status: that record is complete */                             \
+    X(IPC_EVENT_DONE, ipc_event, sizeof(struct wire_ipc_event), 0, 0)         \
+    /* v0 the last generation, v1 done, v2 its status */                      \
+    X(IPC_EVENT_QUERY, ipc_event, sizeof(struct wire_ipc_event), 0, 0)        \
+    /* v1 done, v2 status; not done: a callback (cb) later */                 \
+    X(IPC_EVENT_WAIT, ipc_event, sizeof(struct wire_ipc_event), 0, 0)         \
+    /* a chunk of PTX; the last one: the parse's rc, v0 its line */           \
+    X(MODULE_LOAD, module_load, sizeof(struct wire_module), WIRE_F_TAIL, 0)   \
+    /* with its arrays; the grid's end: a callback with a text */             \
+    X(KERNEL_LAUNCH, kernel, sizeof(struct wire_kernel),                      \
+      WIRE_F_TAIL | WIRE_F_STARTS, 0)
+
+/* The server's messages: X(NAME, payload bytes, at most this many more). */
+#define WIRE_SERVER_MESSAGES(X)                                               \
+    X(REPLY, sizeof(struct wire_reply), WIRE_HBM_CHUNK)                       \
+    X(CALLBACK, sizeof(struct wire_callback), WIRE_MSG_MAX)                   \
+    /* the batch is over */                                                   \
+    X(END, sizeof(struct wire_end), 0)
+
+#define WIRE_ENUM_(NAME, ...) WIRE_##NAME,
+enum wire_type {
+    WIRE_NONE,                  /* 0: no message */
+    WIRE_REQUESTS(WIRE_ENUM_)
+    WIRE_CLIENT_LAST,
+    WIRE_SERVER_BASE = 99,      /* the server's messages count from 100 */
+    WIRE_SERVER_MESSAGES(WIRE_ENUM_)
 };
+#undef WIRE_ENUM_
+
+_Static_assert(WIRE_HELLO == 1 && WIRE_KERNEL_LAUNCH == 26 &&
+                   WIRE_REPLY == 100 && WIRE_END == 102,
+               "the message numbers are the protocol's (WIRE_VERSION)");
 
 struct wire_hdr {
     uint32_t type;              /* enum wire_type */
@@ -302,5 +352,69 @@ struct wire_ipc_handle {
 
 _Static_assert(sizeof(struct wire_ipc_handle) == 64,
                "an IPC handle is CUDA_IPC_HANDLE_SIZE bytes");
+
+/* ---- generated from the tables ------------------------------------------------ */
+
+/* The message's name ("HELLO"), or "unknown". */
+static inline const char *wire_type_name(uint32_t type)
+{
+    switch (type) {
+#define WIRE_NAME_(NAME, ...)                                                 \
+    case WIRE_##NAME: return #NAME;
+    WIRE_REQUESTS(WIRE_NAME_)
+    WIRE_SERVER_MESSAGES(WIRE_NAME_)
+#undef WIRE_NAME_
+    default: return "unknown";
+    }
+}
+
+/* The bytes of a request's struct; SIZE_MAX: not a request. */
+static inline size_t wire_request_size(uint32_t type)
+{
+    switch (type) {
+#define WIRE_SIZE_(NAME, HANDLER, SIZE, FLAGS, DATA)                          \
+    case WIRE_##NAME: return SIZE;
+    WIRE_REQUESTS(WIRE_SIZE_)
+#undef WIRE_SIZE_
+    default: return SIZE_MAX;
+    }
+}
+
+/* A request's WIRE_F_* (0 for what is not one). */
+static inline unsigned wire_request_flags(uint32_t type)
+{
+    switch (type) {
+#define WIRE_FLAGS_(NAME, HANDLER, SIZE, FLAGS, DATA)                         \
+    case WIRE_##NAME: return FLAGS;
+    WIRE_REQUESTS(WIRE_FLAGS_)
+#undef WIRE_FLAGS_
+    default: return 0;
+    }
+}
+
+/* The most data bytes that follow the reply to a request. */
+static inline size_t wire_reply_data(uint32_t type)
+{
+    switch (type) {
+#define WIRE_DATA_(NAME, HANDLER, SIZE, FLAGS, DATA)                          \
+    case WIRE_##NAME: return DATA;
+    WIRE_REQUESTS(WIRE_DATA_)
+#undef WIRE_DATA_
+    default: return 0;
+    }
+}
+
+/* The bytes of a server message's struct, and how many more may follow
+ * (SIZE_MAX, 0: not one). */
+static inline size_t wire_server_size(uint32_t type, size_t *more)
+{
+    switch (type) {
+#define WIRE_SRV_(NAME, SIZE, MORE)                                           \
+    case WIRE_##NAME: *more = MORE; return SIZE;
+    WIRE_SERVER_MESSAGES(WIRE_SRV_)
+#undef WIRE_SRV_
+    default: *more = 0; return SIZE_MAX;
+    }
+}
 
 #endif /* P2PSIM_CUDA_SERVER_WIRE_H */
