@@ -2,12 +2,12 @@
  * models/gpu/bar1.c - the BAR1 aperture of a GPU: which pages of the
  * aperture show which pages of HBM.
  *
- * Peers reach a GPU's memory only through BAR1 (../shared/reference/
- * pcie-nvlink.md §2.10): the driver maps a buffer into the aperture and
- * hands the peer the bus address. The aperture is often smaller than HBM
- * (256 MiB on stock GeForce drivers, 256 GiB on an H200), so mappings are a
- * resource that runs out; when it does, the map fails cleanly and the
- * caller falls back to staging through host memory.
+ * Peers over PCIe reach a GPU's memory only through BAR1
+ * (../shared/reference/pcie-nvlink.md §2.10): the driver maps a buffer
+ * into the aperture and hands the peer the bus address. The aperture is
+ * often smaller than HBM (256 MiB on stock GeForce drivers, 256 GiB on an
+ * H200), so mappings are a resource that runs out; when it does, the map
+ * fails cleanly and the caller falls back to staging through host memory.
  *
  *     bus address                 aperture offset        HBM address
  *     bar1_base + off  ---------> [off, off + len)  ---> [hbm, hbm + len)

@@ -1,9 +1,26 @@
 /*
  * models/gpu/completer.c - what the GPU does with the TLPs it receives:
- * memory writes, reads and AtomicOps to its BAR1 window (or, over
- * NVLink, to its NVLink window) are completed on HBM; completions go to
- * the copy engines or the SMs by tag; anything else is unsupported.
- * gpu.c's header describes the model and its simplifications.
+ *  - Memory writes (MWr) to BAR1 are translated through the BAR1 mappings
+ *    (bar1.c) and land in the sparse HBM store when they are delivered.
+ *  - Memory reads (MRd) to BAR1 sample HBM at arrival, wait for the HBM
+ *    serialiser and access latency (the HBM pipe, gpu.c), and are
+ *    answered with CplDs split at the Read Completion Boundary, each at
+ *    most MPS bytes (PCIe r6.0 §2.3.1.1; ../shared/reference/pcie-nvlink.md
+ *    §2.3).
+ *  - AtomicOps (FetchAdd, Swap, CAS; 32 and 64 bit) are checked and
+ *    applied by models/pcie/atomicop.c on HBM and return the old value.
+ *  - Requests to the GPU's NVLink window (peers over NVLink) reach HBM
+ *    without BAR1.
+ *  - Requests to unmapped BAR1 pages: writes are dropped and counted
+ *    (bar1_misses), non-posted requests get an Unsupported Request
+ *    completion (PCIe r6.0 §2.3.1).
+ *  - Completions go to the copy engines or, for tags from GPU_TAGS_MAX
+ *    up, to the SMs; anything else is unsupported.
+ *
+ *   MRd --> gpu__receive --> bar1 lookup --(miss)--> UR Cpl ------+
+ *                                | hit                            v
+ *           HBM sampled now, CplDs held in the HBM pipe until   egress
+ *           max(now, hbm_busy_until) + len/bw + latency ------> queue
  */
 #include <config.h>
 

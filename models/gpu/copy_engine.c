@@ -10,66 +10,14 @@
  * One operation at a time is set up and issues (cur). Once it has issued
  * its last request (a PUSH its last write and its flushing read; a PULL,
  * whose data are its completions, once they are all in) it drains,
- * waiting for its completions, and the next
- * operation's setup starts: the engine overlaps one operation's fixed
- * cost with the round trip that ends the one before, as real copy
- * engines do with back-to-back copies (16-byte P2P copies queued behind a
- * spin kernel take 0.44 us each on RTX PRO 6000s, less than one flushing
- * read's round trip there; data/calibration/8x-rtxpro6000-*). done() is
- * called in submission order, from an event, once an operation and every
- * one before it on the engine have drained.
- *
- * Ordering. CUDA runs a stream's operations in order: a later copy must
- * not read bytes an earlier one has not written yet, nor see its own
- * writes overtaken by the earlier one's. The engine keeps that so:
- *   - an operation issues its first request (LOCAL: starts its copy) only
- *     when no earlier operation of the engine still drains, except PUSH
- *     operations whose writes all left by one port (PCIe, or one NVLink
- *     port or bonded group):
- *     posted writes stay in order on a path and a read request may not
- *     pass them (PCIe r6.0 §2.4.1, relaxed ordering off), so nothing the
- *     engine sends later overtakes them, and a PUSH writes no local HBM
- *     that a later operation could read;
- *   - so anything after a draining PULL waits (its data land with its
- *     completions, and the later operation may read those bytes), as does
- *     anything after a PUSH spread over several NVLink ports (its writes
- *     may arrive out of order across them);
- *   - LOCAL copies move their bytes in one event at their end: they never
- *     drain, and the next operation's setup starts when they are done.
- * Setup always overlaps the drain: it reads no data. What stays
- * unordered, as on hardware: a third party polling the destinations may
- * see a later operation's bytes before an earlier one's has landed
- * elsewhere (CUDA promises order to the stream's own operations and to
- * whoever synchronizes with them, which done() keeps).
- *
- * PUSH cuts [local_addr, +len) into MWr TLPs of at most mps bytes that never
- * cross a 4 KiB boundary of the destination (PCIe r6.0 §2.2.7), payload read
- * from HBM when the TLP is cut, then sends a zero-length MRd to the last
- * address. A read request may not pass a posted write (PCIe r6.0 §2.4.1),
- * so that read's completion proves every write landed: it ends the
- * operation (unless no_flush, which ends it when the last write leaves).
- * A PUSH op's t_last is when its last write left the GPU; on an ideal wire
- * that never refuses, that is when the first did.
- *
- * PULL cuts the source into MRd of at most mrrs bytes (again within 4 KiB)
- * and keeps at most `tags` of them outstanding per engine. Completions may
- * be split (at the completer's RCB and MPS): data land in HBM at arrival,
- * bytes are counted per tag, and the tag is free once its read is whole.
- * Its rate is therefore bounded by tags x mrrs / round trip, the
- * mechanism behind ../shared/reference/pcie-nvlink.md §2.2 (10-bit tags).
- *
- * LOCAL copies within HBM after their own setup (ce-local-setup), for 2 x
- * len at hbm-bandwidth (read and write) plus hbm-latency; with an L2
- * model (l2-bandwidth, l2.c), 2 x len at the L2's rate while what it
- * misses or writes back takes the HBM serialiser, whichever ends later.
- *
- * Tags: the engines share the GPU's 10-bit tag space (1024; PCIe r6.0
- * §2.2.6.2); each engine also stops at `tags` outstanding.
- *
- * Errors: an error completion (UR, CA, or a poisoned or malformed one) sets
- * op->status = -SIM_EIO and counts error_completions; the engine then
- * issues nothing more for that operation, waits for its outstanding reads,
- * and finishes it early.
+ * waiting for its completions, and the next operation's setup starts: the
+ * engine overlaps one operation's fixed cost with the round trip that
+ * ends the one before, as real copy engines do with back-to-back copies.
+ * done() is called in submission order, from an event, once an operation
+ * and every one before it on the engine have drained. How operations keep
+ * a stream's order is at ce_may_begin; how PUSH, PULL and LOCAL cut their
+ * work, next to the code that does it; errors and the completion timeout
+ * at ce_error and ce__cto_arm.
  *
  * Model: the setup is one fixed cost per operation (ce-setup; a LOCAL
  * one's is ce-local-setup: copies within HBM queued behind a spin kernel
@@ -78,23 +26,9 @@
  * not its data streaming (data/hgx-h200-x2/ce_pipeline_probe.txt: queued
  * copies take a fixed time plus their size over the rate, no less).
  * Model: engines issue as fast as the port accepts: a TLP is cut only when
- * the GPU's egress queue is empty, engines take turns (round-robin), and
+ * the way out it takes is free, engines take turns (round-robin), and
  * the link's refusals (-SIM_EAGAIN) pace them. There is no issue-rate limit
  * of the engine itself.
- * Completion timeout (PCIe r6.0 §2.8): every non-posted request of the GPU
- * (the engines' reads and flushing reads, gpu_request_send's for the SMs)
- * notes when it was queued. One timer per GPU (cto_ev) is armed while any
- * tag is outstanding, for the oldest one's deadline (cpl-timeout after
- * it, default 50 ms, 0 = disabled); when it fires, every request past its
- * deadline fails: an engine's operation with op->status = -SIM_EIO (it
- * issues no more, waits for its other reads and ends early, as with an
- * error completion), a single request with a completion of status UR
- * made up by the requester, and a tlp.cpl_timeout trace record (a = tag,
- * b = requester ID); cpl_timeouts counts them. The tag is free again; a
- * completion that still comes later matches nothing and is dropped.
- * Model: the timer is cancelled when the last tag is freed, so a run with
- * no lost completion has no extra event; the timeout is measured from
- * when the request was queued, not when it left the GPU.
  */
 #include <config.h>
 
@@ -158,6 +92,27 @@ void ce__fini(struct gpu *g)
 }
 
 /* ---- cutting TLPs -------------------------------------------------------- */
+
+/*
+ * PUSH cuts [local_addr, +len) into MWr TLPs of at most mps bytes that never
+ * cross a 4 KiB boundary of the destination (PCIe r6.0 §2.2.7), payload read
+ * from HBM when the TLP is cut, then sends a zero-length MRd to the last
+ * address. A read request may not pass a posted write (PCIe r6.0 §2.4.1),
+ * so that read's completion proves every write landed: it ends the
+ * operation (unless no_flush, which ends it when the last write leaves).
+ * A PUSH op's t_last is when its last write left the GPU; on an ideal wire
+ * that never refuses, that is when the first did.
+ *
+ * PULL cuts the source into MRd of at most mrrs bytes (again within 4 KiB)
+ * and keeps at most `tags` of them outstanding per engine. Completions may
+ * be split (at the completer's RCB and MPS): data land in HBM at arrival,
+ * bytes are counted per tag, and the tag is free once its read is whole.
+ * Its rate is therefore bounded by tags x mrrs / round trip, the
+ * mechanism behind ../shared/reference/pcie-nvlink.md §2.2 (10-bit tags).
+ *
+ * Tags: the engines share the GPU's 10-bit tag space (1024; PCIe r6.0
+ * §2.2.6.2); each engine also stops at `tags` outstanding.
+ */
 
 /* Bytes of the next request at addr: at most max, left, and the 4 KiB rule. */
 static uint32_t ce_chunk(uint64_t addr, uint64_t left, uint32_t max)
@@ -351,7 +306,12 @@ static void ce_start(struct ce *ce, struct gpu_dma *op)
                                                 : ce->g->ce_setup_ps);
 }
 
-/* cur has issued all it will: it drains; the next operation sets up. */
+/*
+ * cur has issued all it will: it drains; the next operation sets up. The
+ * overlap is what real engines show: 16-byte P2P copies queued behind a
+ * spin kernel take 0.44 us each on RTX PRO 6000s, less than one flushing
+ * read's round trip there (data/calibration/8x-rtxpro6000-*).
+ */
 static void ce_advance(struct ce *ce)
 {
     struct gpu_dma *op = ce->cur;
@@ -375,9 +335,34 @@ static void ce_drained(struct ce *ce, struct gpu_dma *op)
 }
 
 /*
+ * Ordering. CUDA runs a stream's operations in order: a later copy must
+ * not read bytes an earlier one has not written yet, nor see its own
+ * writes overtaken by the earlier one's. The engine keeps that so:
+ *   - an operation issues its first request (LOCAL: starts its copy) only
+ *     when no earlier operation of the engine still drains, except PUSH
+ *     operations whose writes all left by one port (PCIe, or one NVLink
+ *     port or bonded group):
+ *     posted writes stay in order on a path and a read request may not
+ *     pass them (PCIe r6.0 §2.4.1, relaxed ordering off), so nothing the
+ *     engine sends later overtakes them, and a PUSH writes no local HBM
+ *     that a later operation could read;
+ *   - so anything after a draining PULL waits (its data land with its
+ *     completions, and the later operation may read those bytes), as does
+ *     anything after a PUSH spread over several NVLink ports (its writes
+ *     may arrive out of order across them);
+ *   - LOCAL copies move their bytes in one event at their end: they never
+ *     drain, and the next operation's setup starts when they are done.
+ * Setup always overlaps the drain: it reads no data. What stays
+ * unordered, as on hardware: a third party polling the destinations may
+ * see a later operation's bytes before an earlier one's has landed
+ * elsewhere (CUDA promises order to the stream's own operations and to
+ * whoever synchronizes with them, which done() keeps).
+ */
+
+/*
  * Whether cur may start moving data: no earlier operation drains, or only
- * PUSH operations whose writes all leave by one port (file header,
- * "Ordering"; machine/flow.c decides the same).
+ * PUSH operations whose writes all leave by one port (the ordering above;
+ * machine/flow.c decides the same).
  */
 static bool ce_may_begin(const struct ce *ce)
 {
@@ -464,6 +449,13 @@ static void ce_done_event(struct sim *sim, struct sim_event *ev)
 }
 
 /* ---- LOCAL copies -------------------------------------------------------- */
+
+/*
+ * LOCAL copies within HBM after their own setup (ce-local-setup), for 2 x
+ * len at hbm-bandwidth (read and write) plus hbm-latency; with an L2
+ * model (l2-bandwidth, l2.c), 2 x len at the L2's rate while what it
+ * misses or writes back takes the HBM serialiser, whichever ends later.
+ */
 
 /*
  * Copy HBM [src, src + len) to [dst, dst + len) through a bounce buffer,
@@ -562,6 +554,12 @@ void ce__sent(struct gpu *g, struct gpu_dma *op, enum tlp_kind kind)
     ce_check_done(ce, op);
 }
 
+/*
+ * Errors: an error completion (UR, CA, or a poisoned or malformed one) sets
+ * op->status = -SIM_EIO and counts error_completions; the engine then
+ * issues nothing more for that operation, waits for its outstanding reads,
+ * and finishes it early.
+ */
 static void ce_error(struct gpu *g, struct ce *ce, struct gpu_dma *op,
                      const struct tlp *t, const char *why)
 {
@@ -655,7 +653,24 @@ void ce__receive_completion(struct gpu *g, struct tlp *t)
     gpu__egress_pump(g);
 }
 
-/* ---- completion timeout (see the file comment) --------------------------- */
+/* ---- completion timeout --------------------------------------------------- */
+
+/*
+ * Completion timeout (PCIe r6.0 §2.8): every non-posted request of the GPU
+ * (the engines' reads and flushing reads, gpu_request_send's for the SMs)
+ * notes when it was queued. One timer per GPU (cto_ev) is armed while any
+ * tag is outstanding, for the oldest one's deadline (cpl-timeout after
+ * it, default 50 ms, 0 = disabled); when it fires, every request past its
+ * deadline fails: an engine's operation with op->status = -SIM_EIO (it
+ * issues no more, waits for its other reads and ends early, as with an
+ * error completion), a single request with a completion of status UR
+ * made up by the requester, and a tlp.cpl_timeout trace record (a = tag,
+ * b = requester ID); cpl_timeouts counts them. The tag is free again; a
+ * completion that still comes later matches nothing and is dropped.
+ * Model: the timer is cancelled when the last tag is freed, so a run with
+ * no lost completion has no extra event; the timeout is measured from
+ * when the request was queued, not when it left the GPU.
+ */
 
 void ce__cto_arm(struct gpu *g)
 {

@@ -1,44 +1,31 @@
 /*
- * models/gpu/gpu.c - a GPU as a PCIe endpoint (kind "gpu"): its BAR1
- * window as a completer, its HBM, and the one egress queue through which
- * everything it sends leaves on port "pcie".
+ * models/gpu/gpu.c - a GPU as a PCIe endpoint (kind "gpu"): its
+ * configuration (gpu.h lists the properties), the HBM serialiser and the
+ * pipe that holds completions until their HBM access is over, the egress
+ * queues (one FIFO per way out: port "pcie" and each NVLink port), its
+ * report and accessors. Its other capabilities have a file each:
+ *   completer.c     what it completes: BAR1 (and NVLink-window) writes,
+ *                   reads and AtomicOps on HBM; completions by tag
+ *   bar1.c          the BAR1 aperture's mappings
+ *   copy_engine.c   the copy engines (DMA)
+ *   sm.c, sm_wc.c   the SMs' memory side and their write combining
+ *   l2.c            the L2 cache as copies within HBM see it
+ *   nvlink_port.c   the ways out: which port a request leaves by
+ *   gpu_info.c      what the product is (catalog)
  *
- * What is modelled:
- *  - Memory writes (MWr) to BAR1 are translated through the BAR1 mappings
- *    (bar1.c) and land in the sparse HBM store when they are delivered.
- *  - Memory reads (MRd) to BAR1 sample HBM at arrival, wait for the HBM
- *    serialiser and access latency, and are answered with CplDs split at
- *    the Read Completion Boundary, each at most MPS bytes (PCIe r6.0
- *    §2.3.1.1; ../shared/reference/pcie-nvlink.md §2.3).
- *  - AtomicOps (FetchAdd, Swap, CAS; 32 and 64 bit) execute on HBM and
- *    return the old value in a CplD (PCIe r6.0 §6.15; reference §2.5).
- *  - Requests to unmapped BAR1 pages: writes are dropped and counted
- *    (bar1_misses), non-posted requests get an Unsupported Request
- *    completion (PCIe r6.0 §2.3.1).
- *  - Completions for the copy engines' reads go to copy_engine.c by tag.
- *
- * What is not: BAR0 registers and BAR3, config space (the builder sets the
- * ID and BAR1 base by hand), ECC, the L2 cache, NVLink.
- *
- * Life of a read from a peer:
- *
- *   port "pcie" --MRd--> gpu__receive --> bar1 lookup --(miss)--> UR Cpl -+
- *                                           | hit                        |
- *                                           v                            v
- *                      HBM sampled now, CplDs built, held in hbm_pipe   egress
- *                      until max(now, hbm_busy_until) + len/bw + latency  FIFO
- *                                           '-------------------------->  |
- *                                                               sim_port_send
- *
- * Model: the HBM is one serialiser shared by BAR1 reads, AtomicOps and
- * LOCAL copies (hbm-bandwidth), plus a fixed access latency (hbm-latency);
- * no banks, no channels, no refresh. Inbound writes are not charged to it
- * (they land at delivery; their bytes are counted, bytes_written_in), so
- * the link, not HBM, limits writes into a GPU, as on real hardware where
- * HBM is some 50x faster than a PCIe link.
- * Model: a request is consumed at delivery: its receive buffer (the link's
- * credits) is released at once, and the GPU's completion buffering is
- * unbounded.
+ * Model: the HBM is one serialiser shared by BAR1 reads, AtomicOps, the
+ * SMs' local accesses and LOCAL copies (hbm-bandwidth), plus a fixed
+ * access latency (hbm-latency); no banks, no channels, no refresh. Inbound
+ * writes are not charged to it (they land at delivery; their bytes are
+ * counted, bytes_written_in), so the link, not HBM, limits writes into a
+ * GPU, as on real hardware where HBM is some 50x faster than a PCIe link.
+ * Model: the L2 is modelled for copies within HBM only (l2.c, with
+ * l2-bandwidth); every other access goes to HBM.
+ * Model: a request is consumed at delivery: its receive buffer (the
+ * link's credits) is released at once, and the GPU's completion buffering
+ * is unbounded.
+ * Not modelled: BAR0 registers and BAR3, config space (the builder sets
+ * the ID and BAR1 base by hand), ECC.
  */
 #include <config.h>
 
@@ -140,7 +127,7 @@ void gpu__trace(struct gpu *g, const struct tlp *t, uint64_t a, uint64_t b,
     sim_trace_component(g->c, SIM_TP_MODEL, "pcie", t, a, b, msg);
 }
 
-/* ---- egress: one FIFO for everything the GPU sends ----------------------- */
+/* ---- egress: one FIFO per way out ---------------------------------------- */
 
 /*
  * Queue t on out o; t is the queue's from now on. Out 0 is "pcie"; on the

@@ -1,9 +1,9 @@
 /*
- * models/gpu/gpu.h - a GPU endpoint (kind "gpu") on port "pcie": a BAR1
- * window into its memory, sparse HBM that completes reads and writes with
- * a latency and a bandwidth, and copy engines that move data over PCIe by
- * pushing posted writes (MPS-sized) or pulling with reads (MRRS-sized,
- * limited by outstanding tags), with a setup cost per operation.
+ * models/gpu/gpu.h - a GPU endpoint (kind "gpu") on port "pcie" and its
+ * NVLink ports: HBM that peers reach through BAR1 mappings over PCIe and
+ * through its NVLink window over NVLink, copy engines that push posted
+ * writes (MPS-sized) or pull with reads (MRRS-sized, limited by tags),
+ * and the SMs' memory side (sm.h, with its own properties).
  *
  * Properties:
  *   memory          size    HBM size (required)
@@ -17,6 +17,7 @@
  *   ce-setup        time    per-operation start cost (default 1us)
  *   ce-local-setup  time    start cost of a copy within HBM (default:
  *                           ce-setup)
+ *   cpl-timeout     time    Completion Timeout (default 50ms; 0: none)
  *   hbm-latency     time    access latency as a completer (default 300ns)
  *   hbm-bandwidth   rate    (default 3TB/s)
  *   l2-bandwidth    rate    reads + writes a copy within HBM streams through
@@ -24,9 +25,9 @@
  *                           byte to HBM); the L2's size is l2-cache
  *   bar1-page       size    granule of BAR1 mappings (default 64KiB)
  *
- * BAR1: the GPU's memory is reachable by peers only through BAR1 mappings
- * (gpu_bar1_map), each consuming aperture; when it is exhausted the map
- * fails cleanly (-SIM_ENOMEM) and callers fall back to staging.
+ * BAR1: over PCIe the GPU's memory is reachable by peers only through BAR1
+ * mappings (gpu_bar1_map), each consuming aperture; when it is exhausted
+ * the map fails cleanly (-SIM_ENOMEM) and callers fall back to staging.
  */
 #ifndef P2PSIM_MODELS_GPU_GPU_H
 #define P2PSIM_MODELS_GPU_GPU_H

@@ -1,14 +1,14 @@
 /*
- * models/gpu/gpu_int.h - private state of the GPU model, shared by gpu.c
- * (the endpoint: configuration, the receive path, the egress queue),
- * bar1.c (the BAR1 aperture allocator) and copy_engine.c (the copy
- * engines), and read by tests/models/check_gpu.c. Nothing outside
- * models/gpu/ and its test includes it.
+ * models/gpu/gpu_int.h - private state of the GPU model, shared by the
+ * files of models/gpu/ (gpu.c lists them) and read by
+ * tests/models/check_gpu.c. Nothing outside models/gpu/ and its tests
+ * includes it.
  *
- * One TLP path out: everything the GPU sends (completions it answers,
- * writes and reads its copy engines issue) passes through one FIFO egress
- * queue in gpu.c, so PCIe ordering holds trivially (no TLP passes another;
- * PCIe r6.0 §2.4.1 allows that).
+ * The ways out: everything the GPU sends (the completions it answers, the
+ * requests of its copy engines and SMs) leaves through an egress FIFO of
+ * its way out (struct gpu_out: out[0] port "pcie", out[1..] the NVLink
+ * ports). Within one way out no TLP passes another (PCIe r6.0 §2.4.1
+ * allows that); a stalled link holds back only what goes its way.
  */
 #ifndef P2PSIM_MODELS_GPU_GPU_INT_H
 #define P2PSIM_MODELS_GPU_GPU_INT_H

@@ -1,9 +1,8 @@
 /*
  * models/gpu/sm.c - the memory side of the GPU's SMs: an issue slot per
- * SM clock, local HBM accesses, and remote accesses as TLPs that leave by
- * the GPU's one egress queue (gpu.c), with a write-combining buffer per
- * SM, tags from the GPU's shared tag space and a per-SM limit of
- * outstanding non-posted requests.
+ * SM clock, local HBM accesses, and remote accesses as TLPs, with tags
+ * and a per-SM limit of outstanding non-posted requests. The
+ * write-combining buffer of remote stores is sm_wc.c.
  *
  * What is modelled:
  *  - Issue: each SM's load/store unit accepts one request (a coalesced
@@ -11,28 +10,23 @@
  *  - Local HBM: data is read or written when the request issues; done()
  *    follows after the HBM serialiser (gpu__hbm_reserve, shared with
  *    peers' BAR1 reads and copy engines) and the HBM latency. Atomics
- *    charge the operand twice (read and write), as gpu.c does.
+ *    charge the operand twice (read and write), as completer.c does.
  *  - Remote loads: a MRd of the segment with a tag; completions (split at
  *    the completer's RCB) are assembled by byte_count; done() with the
  *    last byte. Remote reads sample memory when they arrive there.
- *  - Remote stores: merged into a 128-byte write-combining line per
- *    destination line. A line leaves (one MWr per contiguous run of
- *    written bytes) when it is full, when a new line needs its slot (the
- *    oldest leaves), when it has waited wc_timeout, when a load or atomic
- *    of this SM touches it, or at a FLUSH. So writes to different lines
- *    may leave in another order than they were made: the SM's write
- *    combining is one of the reorderings docs/memory-model.md lists.
  *  - Remote atomics: FetchAdd (integer add), Swap (exch) and CAS are PCIe
  *    AtomicOps (PCIe r6.0 §6.15). The others (min, max, inc, dec, and,
  *    or, xor, float add) have no AtomicOp: the SM emulates them with a
  *    read and a CAS loop, retrying with the value the CAS returned until
- *    it wins (counted, cas_retries).
+ *    it wins (counted, cas_retries). The arithmetic is common/atomic.h's.
  *  - FLUSH: what a system-scope fence waits for (sm.h).
  *
- * Model: SM TLPs share one FIFO per GPU (in issue order) and are handed
- * to gpu_request_send (gpu.c: the port - PCIe or NVLink - and the tag);
- * a head that waits for a tag or for its SM's outstanding limit holds the
- * ones behind it (no TLP passes another, which PCIe allows).
+ * Model: the SMs' TLPs share one FIFO per GPU (in issue order), handed to
+ * the GPU in order (sm__pump): a non-posted one to an NVLink address with
+ * an SM tag (sm_send_nvlink), the others through gpu_request_send
+ * (nvlink_port.c: the way out, and the GPU's tag for a read); a head that
+ * waits for a tag or for its SM's outstanding limit holds the ones behind
+ * it (no TLP passes another, which PCIe allows).
  * Model: no L1 or L2 cache: every access is an HBM access or a TLP.
  */
 #include <config.h>

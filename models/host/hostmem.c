@@ -6,33 +6,16 @@
  *   root complex "mem" ---- "up" [ channel: bandwidth ] -> sparse store
  *                                  access latency for reads
  *
- * The life of a request:
- *  - MWr: the payload is written into the store on arrival (functional
- *    data moves when the TLP is delivered), the write occupies the memory
- *    channel for its payload bytes at `bandwidth`, and the TLP is kept
- *    until then, so it holds its receive buffer on the link and a stream
- *    of writes faster than the memory is pushed back to the sender.
- *  - MRd: the data is read from the store on arrival (a later write
- *    cannot leak into an earlier read), the read occupies the channel for
- *    its bytes, and the completions leave `latency` after the channel
- *    reaches each one's last byte. They are split as PCIe r6.0 §2.3.1.1
- *    says (reference §2.3): the first ends at the request end or at an
- *    RCB-aligned address, every one carries at most MPS bytes, the middle
- *    ones are whole RCBs. Of the legal splits this takes the one with the
- *    fewest completions (the memory controller coalesces RCB pieces into
- *    MPS-sized completions, Xilinx PG213), so RCB 128, MPS 128, 200 bytes
- *    at 0x60 gives 32, 128 and 40 bytes; with MPS 256 it is one
- *    completion, and 512 bytes at 0x60 give 160, 256 and 96.
- *  - FetchAdd, Swap, CAS (32- and 64-bit operands; checked and applied by
- *    models/pcie/atomicop.c): done on the store on arrival; one CplD with
- *    the original value leaves `latency` after the operand is read; the
- *    channel carries the operand twice (read, write back).
- *  - Anything outside [base, base + size), a malformed AtomicOp or a
- *    128-bit CAS (models/pcie/atomicop.h): Unsupported Request,
- *    a Cpl with UR status for non-posted requests, a recorded drop for a
- *    posted one (PCIe r6.0 §2.3.1).
- * Completions leave in the order they were produced (each due no earlier
- * than the one before), through a queue that retries after a refusal.
+ * Data move when a request arrives (writes land, reads and AtomicOps
+ * sample the store); the request then occupies the one memory channel
+ * for its bytes at `bandwidth`, and a completion leaves `latency` after
+ * the channel has read its data (hmem_write, hmem_read and hmem_atomic
+ * say how for each kind). Anything outside [base, base + size), a malformed
+ * AtomicOp or a 128-bit CAS (models/pcie/atomicop.h): Unsupported
+ * Request, a Cpl with UR status for non-posted requests, a recorded drop
+ * for a posted one (PCIe r6.0 §2.3.1). Completions leave in the order
+ * they were produced (each due no earlier than the one before), through a
+ * queue that retries after a refusal.
  *
  * Not modelled: DRAM banks, pages and refresh (one channel, one latency),
  * byte enables (whole payloads are written), poisoned data, coherence
@@ -219,6 +202,13 @@ static void hmem_write_done(struct sim *sim, struct sim_event *ev)
     tlp_free(SIM_CONTAINER_OF(ev, struct tlp, ev));
 }
 
+/*
+ * MWr: the payload is written into the store on arrival (functional
+ * data moves when the TLP is delivered), the write occupies the memory
+ * channel for its payload bytes at `bandwidth`, and the TLP is kept
+ * until then, so it holds its receive buffer on the link and a stream
+ * of writes faster than the memory is pushed back to the sender.
+ */
 static void hmem_write(struct hmem *h, struct tlp *t)
 {
     if (!hmem_claims(h, t->addr, t->len_bytes)) {
@@ -252,6 +242,19 @@ static uint32_t hmem_cpl_bytes(const struct hmem *h, uint64_t pos,
     return pcie_cpl_split_bytes(pos, end, h->mps_bytes, h->rcb_bytes);
 }
 
+/*
+ * MRd: the data is read from the store on arrival (a later write
+ * cannot leak into an earlier read), the read occupies the channel for
+ * its bytes, and the completions leave `latency` after the channel
+ * reaches each one's last byte. They are split as PCIe r6.0 §2.3.1.1
+ * says (reference §2.3): the first ends at the request end or at an
+ * RCB-aligned address, every one carries at most MPS bytes, the middle
+ * ones are whole RCBs. Of the legal splits this takes the one with the
+ * fewest completions (the memory controller coalesces RCB pieces into
+ * MPS-sized completions, Xilinx PG213), so RCB 128, MPS 128, 200 bytes
+ * at 0x60 gives 32, 128 and 40 bytes; with MPS 256 it is one
+ * completion, and 512 bytes at 0x60 give 160, 256 and 96.
+ */
 static void hmem_read(struct hmem *h, struct tlp *t)
 {
     struct sim *sim = h->self->sim;
@@ -297,8 +300,13 @@ static void hmem_read(struct hmem *h, struct tlp *t)
     tlp_free(t);
 }
 
-/* AtomicOps: checked and applied by models/pcie/atomicop.c (the PCIe
- * rules: a malformed or 128-bit one gets UR). */
+/*
+ * FetchAdd, Swap, CAS (32- and 64-bit operands; checked and applied by
+ * models/pcie/atomicop.c): done on the store on arrival; one CplD with
+ * the original value leaves `latency` after the operand is read; the
+ * channel carries the operand twice (read, write back).
+ * The PCIe rules: a malformed or 128-bit one gets UR.
+ */
 static void hmem_atomic(struct hmem *h, struct tlp *t)
 {
     struct sim *sim = h->self->sim;

@@ -22,14 +22,6 @@
  * its place in the root complex's egress queue) up to half a queue's
  * serialisation time longer.
  *
- * A TLP handed over before it may start (its not_before, the root
- * complex's latency; sim/tlp.h) is judged against the queue as it will be
- * at max(now, not_before), and starts no earlier than that.
- * Model: the queue forgets the TLPs done by that time at once, so a later
- * TLP with an earlier not_before (possible only across root-complex
- * ingress ports with different decision costs) sees a queue shorter by
- * those TLPs than it really is: admission is lenient by that much.
- *
  * Model: no receive-side flow control (the far root complex always
  * accepts: it queues internally), no link-level retry, no coherence
  * traffic competing for the link; the same rate in both directions.
@@ -145,6 +137,15 @@ static int slink_push(struct slink_dir *d, sim_time_t done_ps, uint32_t bytes)
     return 0;
 }
 
+/*
+ * A TLP handed over before it may start (its not_before, the root
+ * complex's latency; sim/tlp.h) is judged against the queue as it will be
+ * at max(now, not_before), and starts no earlier than that.
+ * Model: the queue forgets the TLPs done by that time at once, so a later
+ * TLP with an earlier not_before (possible only across root-complex
+ * ingress ports with different decision costs) sees a queue shorter by
+ * those TLPs than it really is: admission is lenient by that much.
+ */
 static int slink_transmit(struct sim_link *l, unsigned from, struct tlp *t)
 {
     struct slink *s = sim_link_state(l);
