@@ -8,6 +8,7 @@ cuda_server_libserver_la_SOURCES = \
 	%reldir%/server.c \
 	%reldir%/server.h \
 	%reldir%/server_ipc.c \
+	%reldir%/server_kernel.c \
 	%reldir%/server_loop.c \
 	%reldir%/wire.h
 EXTRA_DIST += cuda/server/.may_include

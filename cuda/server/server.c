@@ -1,19 +1,29 @@
 /*
- * cuda/server/server.c - the p2psim server's protocol (cuda/server/wire.h) and
- * time, without sockets of its own to wait on: srv_message serves one
+ * cuda/server/server.c - the p2psim server's protocol (cuda/server/wire.h)
+ * and time, without sockets of its own to wait on: srv_message serves one
  * message of a client, srv_step advances the simulation when it may,
- * srv_fini frees everything. tools/cmd_server.c is the command around it
- * (the listening socket, reading whole messages, signals); tests and the
- * fuzzing harness (fuzz/fuzz_server.c) call these on byte buffers.
+ * srv_fini frees everything. server_loop.c reads the messages off the
+ * sockets; server_kernel.c runs grids, server_ipc.c keeps who owns which
+ * HBM, the exports and interprocess events; tests and the fuzzing
+ * harnesses (fuzz/fuzz_server.c) call these on byte buffers.
  *
  * Untrusted input: any process of the user can connect, so every message
- * is checked before it is used (sizes exact, counts and offsets bounded,
- * out-of-order requests refused); a malformed message drops the client
- * (its connection closes), a well-formed but wrong request gets an error
- * reply. What a client can make the server hold is capped (SRV_MAX_* in
- * cuda/server/server.h, docs/cuda-shim.md "Under a p2psim server"), and a
- * client that stops reading or stops in the middle of a message for
- * SRV_IO_TIMEOUT_S seconds is dropped.
+ * is checked before it is used (sizes exact against wire.h's table,
+ * counts and offsets bounded, out-of-order requests refused); a malformed
+ * message drops the client (its connection closes), a well-formed but
+ * wrong request gets an error reply. What a client can make the server
+ * hold is capped (SRV_MAX_* in server.h, docs/cuda-shim.md "Under a p2psim
+ * server"); a client that stops reading or stops in the middle of a
+ * message for SRV_IO_TIMEOUT_S seconds is dropped.
+ *
+ * Host memory: a client's pinned memory is a memfd it passes with
+ * WIRE_HOST_REGISTER; the server maps the same pages and registers them
+ * with its machine, so the copy engines move the client's bytes in place.
+ *
+ * Not modelled: several machines per server, clients of different
+ * machines (HELLO refuses them), persistence. The nonces protect against
+ * mistakes and forgeries by programs, not against a hostile user of the
+ * same account, who could read the server's memory anyway.
  */
 #define _GNU_SOURCE /* POLLRDHUP, F_GET_SEALS */
 #include <config.h>
@@ -37,32 +47,13 @@
 #include <unistd.h>
 
 #include "common/fdio.h"
-#include "machine/kernel/kernel.h"
 #include "machine/links.h"
 #include "machine/p2psim.h"
 #include "ptx/ptx.h"
 #include "sim/error.h"
 #include "sim/sim.h"
 
-/* ---- state ---------------------------------------------------------------------- */
-
-/* An operation of a client inside the simulation (in s->ops). */
-struct srv_op {
-    struct server *s;
-    struct srv_client *c;
-    uint64_t cb;
-    struct srv_op *next, *prev;
-    bool kernel;                /* the op of a struct srv_kop */
-};
-
-/* A grid: the operation, and the memory its addresses resolve to. */
-struct srv_kop {
-    struct srv_op op;           /* first: freed as the op */
-    struct wire_kernel_range *ranges;   /* sorted by va, disjoint */
-    unsigned n_ranges;
-    sim_time_t t_start;
-};
-
+/* ---- tokens --------------------------------------------------------------------- */
 
 /*
  * A random 64-bit value for session ids and nonces. These are tokens that
@@ -185,8 +176,6 @@ static void deliver(struct server *s, struct srv_client *c, bool nothing)
 
 /* ---- clients -------------------------------------------------------------------- */
 
-static void module_remove(struct srv_client *c, struct srv_module *mod);
-
 /* What c's operations in the simulation use: its host memory and its
  * PTX modules. Released when none is left. */
 static void maps_release(struct server *s, struct srv_client *c)
@@ -202,7 +191,7 @@ static void maps_release(struct server *s, struct srv_client *c)
     }
     c->n_maps = 0;
     while (c->modules) {
-        module_remove(c, c->modules);
+        srv_module_remove(c, c->modules);
     }
 }
 
@@ -217,8 +206,13 @@ static void out_free(struct srv_client *c)
 }
 
 /*
- * c is gone: release what it held. The struct stays (operations in the
- * simulation and waiters may still point at it) and is freed at exit.
+ * c is gone: release what it held. Its queued callbacks are dropped; its
+ * operations still in the simulation finish without a recipient while
+ * other clients keep time going (a run in progress stops when a client
+ * hangs up, clients_stirred); its HBM is freed (or kept while other
+ * processes have it open, server_ipc.c), its host memory and modules once
+ * those operations are over. The struct stays (operations and waiters may
+ * still point at it) until reap finds nothing refers to it.
  */
 void srv_client_drop(struct server *s, struct srv_client *c)
 {
@@ -238,7 +232,7 @@ void srv_client_drop(struct server *s, struct srv_client *c)
 /* ---- operations in the simulation ---------------------------------------------- */
 
 /* op (filled in) enters the simulation for its client. */
-static void op_link(struct server *s, struct srv_op *op)
+void srv_op_link(struct server *s, struct srv_op *op)
 {
     op->prev = NULL;
     op->next = s->ops;
@@ -250,7 +244,7 @@ static void op_link(struct server *s, struct srv_op *op)
     op->c->inflight++;
 }
 
-static void op_unlink(struct srv_op *op)
+void srv_op_unlink(struct srv_op *op)
 {
     struct server *s = op->s;
     if (op->prev) {
@@ -279,19 +273,17 @@ static struct srv_op *op_new(struct server *s, struct srv_client *c,
     return op;
 }
 
-static void op_free(struct srv_op *op);
-
-static void op_finish(struct srv_op *op, const struct wire_callback *cb,
-                      const char *msg)
+void srv_op_finish(struct srv_op *op, const struct wire_callback *cb,
+                   const char *msg)
 {
     struct srv_client *c = op->c;
-    op_unlink(op);
+    srv_op_unlink(op);
     if (c->fd >= 0) {
         srv_queue_callback_msg(op->s, c, cb, msg);
     } else if (c->inflight == 0) {
         maps_release(op->s, c);
     }
-    op_free(op);
+    srv_op_free(op);
 }
 
 static void op_copy_done(void *arg, const struct p2psim_copy_result *r)
@@ -304,7 +296,7 @@ static void op_copy_done(void *arg, const struct p2psim_copy_result *r)
         .t_start = r->t_start,
         .t_end = r->t_end,
     };
-    op_finish(op, &cb, NULL);
+    srv_op_finish(op, &cb, NULL);
 }
 
 static void op_timer_fire(void *arg)
@@ -312,279 +304,15 @@ static void op_timer_fire(void *arg)
     struct srv_op *op = arg;
     sim_time_t now = sim_now(op->s->sim);
     struct wire_callback cb = { .cb = op->cb, .t_start = now, .t_end = now };
-    op_finish(op, &cb, NULL);
+    srv_op_finish(op, &cb, NULL);
 }
 
-/* ---- kernels -------------------------------------------------------------------- */
-
-/* Where a grid's address is: in one of its ranges, whole, or nowhere. */
-static int kop_resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
-                       struct p2psim_loc *loc)
-{
-    const struct srv_kop *k = arg;
-    unsigned lo = 0, hi = k->n_ranges;
-    (void)gpu;                  /* the client chose the ranges for it */
-    while (lo < hi) {
-        unsigned mid = lo + (hi - lo) / 2;
-        if (k->ranges[mid].va <= va) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    if (lo == 0) {
-        return -1;
-    }
-    const struct wire_kernel_range *r = &k->ranges[lo - 1];
-    uint64_t off = va - r->va;
-    if (off >= r->len || len > r->len - off) {
-        return -1;
-    }
-    *loc = (struct p2psim_loc){ .kind = r->loc.kind, .gpu = r->loc.gpu,
-                                .addr = r->loc.addr + off };
-    return 0;
-}
-
-static void op_kernel_done(void *arg, int status, const char *msg,
-                           sim_time_t t_end)
-{
-    struct srv_kop *k = arg;
-    struct wire_callback cb = {
-        .cb = k->op.cb,
-        .status = status,
-        .t_start = k->t_start,
-        .t_end = t_end,
-    };
-    op_finish(&k->op, &cb, status && msg ? msg : NULL);
-}
-
-static void op_free(struct srv_op *op)
+void srv_op_free(struct srv_op *op)
 {
     if (op->kernel) {
         free(((struct srv_kop *)op)->ranges);
     }
     free(op);
-}
-
-static struct srv_module *module_find(struct srv_client *c, uint64_t id)
-{
-    for (struct srv_module *m = c->modules; m; m = m->next) {
-        if (m->id == id) {
-            return m;
-        }
-    }
-    return NULL;
-}
-
-/* Give mod's text room for need bytes and a NUL (it grows as chunks
- * arrive, so a header's total alone allocates nothing). */
-static int module_room(struct srv_module *mod, uint64_t need)
-{
-    if (need + 1 <= mod->cap) {
-        return 0;
-    }
-    uint64_t cap = mod->cap ? mod->cap : 4096;
-    while (cap < need + 1) {
-        cap *= 2;
-    }
-    if (cap > mod->total + 1) {
-        cap = mod->total + 1;
-    }
-    char *t = realloc(mod->text, cap);
-    if (!t) {
-        return -SIM_ENOMEM;
-    }
-    mod->text = t;
-    mod->cap = cap;
-    return 0;
-}
-
-static void module_remove(struct srv_client *c, struct srv_module *mod)
-{
-    for (struct srv_module **pp = &c->modules; *pp; pp = &(*pp)->next) {
-        if (*pp == mod) {
-            *pp = mod->next;
-            break;
-        }
-    }
-    c->n_modules--;
-    ptx_module_free(mod->mod);
-    free(mod->text);
-    free(mod);
-}
-
-/* A chunk of a module's PTX; the last one parses it (*line: where not). */
-int srv_on_module_load(struct server *s, struct srv_client *c,
-                       struct srv_req *r)
-{
-    const struct wire_module *m = r->m;
-    const char *data = (const char *)r->tail;
-    uint64_t n = r->tail_len, *line = &r->v[0];
-    (void)s;
-    struct srv_module *mod = module_find(c, m->id);
-    if (!mod) {
-        if (m->id == 0 || m->offset != 0 || m->total > SRV_MAX_MODULE_BYTES) {
-            return -SIM_EINVAL;
-        }
-        if (c->n_modules >= SRV_MAX_MODULES ||
-            !(mod = calloc(1, sizeof(*mod)))) {
-            return -SIM_ENOMEM;
-        }
-        mod->id = m->id;
-        mod->total = m->total;
-        mod->next = c->modules;
-        c->modules = mod;
-        c->n_modules++;
-    }
-    if (mod->mod) {
-        return -SIM_EEXIST;
-    }
-    if (m->total != mod->total || m->offset != mod->have ||
-        n > mod->total - mod->have) {
-        return -SIM_EINVAL;
-    }
-    if (module_room(mod, mod->have + n) < 0) {
-        return -SIM_ENOMEM;
-    }
-    memcpy(mod->text + mod->have, data, n);
-    mod->have += n;
-    if (mod->have < mod->total) {
-        return 0;
-    }
-    mod->text[mod->total] = '\0';
-    struct ptx_error err;
-    memset(&err, 0, sizeof(err));
-    mod->mod = ptx_module_parse(mod->text, mod->total, &err);
-    free(mod->text);
-    mod->text = NULL;
-    mod->cap = 0;
-    if (!mod->mod) {
-        fprintf(stderr, "p2psim server: a PTX module of process %u: %s\n",
-                c->pid, err.msg);
-        module_remove(c, mod);
-        *line = err.line;
-        return -SIM_EINVAL;
-    }
-    return 0;
-}
-
-static bool loc_ok(const struct server *s, const struct wire_loc *l,
-                   uint64_t len);
-
-/* Ranges a grid may reach: disjoint, in order, at places that exist. */
-static bool ranges_ok(const struct server *s,
-                      const struct wire_kernel_range *r, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        if (r[i].len == 0 || r[i].va + r[i].len < r[i].va ||
-            (i && r[i - 1].va + r[i - 1].len > r[i].va) ||
-            !loc_ok(s, &r[i].loc, r[i].len)) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Start a grid of a kernel of one of c's modules (payload: wire.h). */
-int srv_on_kernel(struct server *s, struct srv_client *c, struct srv_req *r)
-{
-    const struct wire_kernel *m = r->m;
-    const unsigned char *data = r->tail;
-    size_t n = r->tail_len;
-    size_t name_at = 0, param_at = wire_pad8(m->name_len);
-    size_t vars_at = param_at + wire_pad8(m->param_bytes);
-    size_t ranges_at = vars_at + (size_t)m->n_vars * sizeof(uint64_t);
-    if (m->name_len == 0 || m->name_len > n || m->n_vars > n ||
-        m->n_ranges > n || m->param_bytes > n || m->gpu >= s->n_gpus ||
-        ranges_at + (size_t)m->n_ranges * sizeof(struct wire_kernel_range) !=
-            n) {
-        return -SIM_EINVAL;
-    }
-    /* CUDA's limits (the shim checks them before it sends a launch); the
-     * product of three grid sizes past them wrapped 64 bits. */
-    if (m->grid[0] > INT32_MAX || m->grid[1] > 65535 || m->grid[2] > 65535 ||
-        m->block[0] > 1024 || m->block[1] > 1024 || m->block[2] > 64) {
-        return -SIM_EINVAL;
-    }
-    struct srv_module *mod = module_find(c, m->module);
-    if (!mod || !mod->mod) {
-        return -SIM_ENOENT;
-    }
-    char *name = strndup((const char *)data + name_at, m->name_len);
-    if (!name) {
-        return -SIM_ENOMEM;
-    }
-    const struct ptx_kernel *pk = ptx_module_find(mod->mod, name);
-    free(name);
-    struct ptx_error err;
-    if (!pk || ptx_kernel_check(pk, &err) < 0) {
-        return -SIM_ENOENT;
-    }
-    const struct ptx_kernel_info *info = ptx_kernel_get_info(pk);
-    if (m->param_bytes != info->param_bytes) {
-        return -SIM_EINVAL;
-    }
-    struct srv_kop *k = s->n_ops < SRV_MAX_OPS ? calloc(1, sizeof(*k))
-                                               : NULL;
-    if (!k) {
-        return -SIM_ENOMEM;
-    }
-    k->n_ranges = m->n_ranges;
-    if (m->n_ranges) {
-        k->ranges = malloc(m->n_ranges * sizeof(*k->ranges));
-        if (!k->ranges) {
-            free(k);
-            return -SIM_ENOMEM;
-        }
-        memcpy(k->ranges, data + ranges_at,
-               m->n_ranges * sizeof(*k->ranges));
-    }
-    uint64_t *vars = NULL;
-    if (m->n_vars) {
-        vars = malloc(m->n_vars * sizeof(*vars));
-        if (!vars) {
-            free(k->ranges);
-            free(k);
-            return -SIM_ENOMEM;
-        }
-        memcpy(vars, data + vars_at, m->n_vars * sizeof(*vars));
-    }
-    if (!ranges_ok(s, k->ranges, k->n_ranges)) {
-        free(vars);
-        free(k->ranges);
-        free(k);
-        return -SIM_EINVAL;
-    }
-    k->op = (struct srv_op){ .s = s, .c = c, .cb = m->cb, .kernel = true };
-    k->t_start = m->start_at;
-    struct p2psim_launch l = {
-        .gpu = m->gpu,
-        .grid = { m->grid[0], m->grid[1], m->grid[2] },
-        .block = { m->block[0], m->block[1], m->block[2] },
-        .dyn_smem = m->dyn_smem,
-        .blocks_per_sm = m->blocks_per_sm,
-        .cooperative = m->cooperative != 0,
-        .pk = pk,
-        .param_buf = data + param_at,
-        .param_bytes = m->param_bytes,
-        .static_smem = info->shared_bytes,
-        .var_addrs = vars,
-        .n_vars = m->n_vars,
-        .resolve = kop_resolve,
-        .resolve_arg = k,
-        .start_at = m->start_at,
-        .done = op_kernel_done,
-        .done_arg = k,
-    };
-    op_link(s, &k->op);
-    int rc = p2psim_kernel_launch(s->p, &l);
-    free(vars);                 /* copied by the launch */
-    if (rc < 0) {
-        op_unlink(&k->op);
-        op_free(&k->op);
-        return rc;
-    }
-    return 0;
 }
 
 /* ---- requests ------------------------------------------------------------------- */
@@ -593,8 +321,8 @@ int srv_on_kernel(struct server *s, struct srv_client *c, struct srv_req *r)
  * when it gets there), or HBM that has them. A copy is at most its HBM
  * side's size: the executor allocates per chunk of a staged copy, so a
  * length of terabytes once allocated gigabytes. */
-static bool loc_ok(const struct server *s, const struct wire_loc *l,
-                   uint64_t len)
+bool srv_loc_ok(const struct server *s, const struct wire_loc *l,
+                uint64_t len)
 {
     if (l->kind == P2PSIM_HOST) {
         return true;
@@ -609,7 +337,7 @@ int srv_on_copy(struct server *s, struct srv_client *c, struct srv_req *r)
 {
     const struct wire_copy *m = r->m;
     uint64_t *id = &r->v[0];
-    if (!loc_ok(s, &m->dst, m->len) || !loc_ok(s, &m->src, m->len)) {
+    if (!srv_loc_ok(s, &m->dst, m->len) || !srv_loc_ok(s, &m->src, m->len)) {
         return -SIM_EINVAL;
     }
     struct p2psim_loc dst = { m->dst.kind, m->dst.gpu, m->dst.addr };
@@ -618,11 +346,11 @@ int srv_on_copy(struct server *s, struct srv_client *c, struct srv_req *r)
     if (!op) {
         return -SIM_ENOMEM;
     }
-    op_link(s, op);
+    srv_op_link(s, op);
     int rc = p2psim_copy_after(s->p, m->after, &dst, &src, m->len, m->flags,
                                m->start_at, op_copy_done, op, id);
     if (rc < 0) {
-        op_unlink(op);
+        srv_op_unlink(op);
         free(op);
         return rc;
     }
@@ -639,11 +367,11 @@ int srv_on_fill(struct server *s, struct srv_client *c, struct srv_req *r)
     if (!op) {
         return -SIM_ENOMEM;
     }
-    op_link(s, op);
+    srv_op_link(s, op);
     int rc = p2psim_fill(s->p, m->gpu, m->off, (uint8_t)m->value, m->len,
                          m->start_at, op_copy_done, op);
     if (rc < 0) {
-        op_unlink(op);
+        srv_op_unlink(op);
         free(op);
         return rc;
     }
@@ -657,10 +385,10 @@ int srv_on_timer(struct server *s, struct srv_client *c, struct srv_req *r)
     if (!op) {
         return -SIM_ENOMEM;
     }
-    op_link(s, op);
+    srv_op_link(s, op);
     int rc = p2psim_call_at(s->p, m->at, op_timer_fire, op);
     if (rc < 0) {
-        op_unlink(op);
+        srv_op_unlink(op);
         free(op);
         return rc;
     }
@@ -1078,8 +806,8 @@ void srv_fini(struct server *s)
      * the clients' host memory and modules, below). */
     while (s->ops) {
         struct srv_op *op = s->ops;
-        op_unlink(op);
-        op_free(op);
+        srv_op_unlink(op);
+        srv_op_free(op);
     }
     srv_ipc_fini(s);
     for (struct srv_client *c = s->clients, *next; c; c = next) {

@@ -145,7 +145,22 @@ struct srv_event {
     bool closed;                /* the exporter destroyed it */
 };
 
-struct srv_op;
+/* An operation of a client inside the simulation (in s->ops). */
+struct srv_op {
+    struct server *s;
+    struct srv_client *c;
+    uint64_t cb;
+    struct srv_op *next, *prev;
+    bool kernel;                /* the op of a struct srv_kop */
+};
+
+/* A grid: the operation, and the memory its addresses resolve to. */
+struct srv_kop {
+    struct srv_op op;           /* first: freed as the op */
+    struct wire_kernel_range *ranges;   /* sorted by va, disjoint */
+    unsigned n_ranges;
+    sim_time_t t_start;
+};
 
 struct server {
     struct p2psim *p;
@@ -217,6 +232,20 @@ void srv_queue_callback_msg(struct server *s, struct srv_client *c,
 void srv_client_drop(struct server *s, struct srv_client *c);
 /* A token for sessions and nonces (not simulated randomness). */
 uint64_t srv_random_u64(void);
+
+/* What server_kernel.c shares with server.c: an operation enters the
+ * simulation (srv_op_link), leaves it (srv_op_unlink), ends with its
+ * callback (srv_op_finish: unlinked, queued, freed) or is freed. */
+void srv_op_link(struct server *s, struct srv_op *op);
+void srv_op_unlink(struct srv_op *op);
+void srv_op_finish(struct srv_op *op, const struct wire_callback *cb,
+                   const char *msg);
+void srv_op_free(struct srv_op *op);
+/* Is there a place for len bytes at l (host memory, or HBM that has it)? */
+bool srv_loc_ok(const struct server *s, const struct wire_loc *l,
+                uint64_t len);
+/* Forget one of c's modules (server_kernel.c). */
+void srv_module_remove(struct srv_client *c, struct srv_module *mod);
 
 /* ---- server_loop.c --------------------------------------------------------------- */
 
