@@ -41,7 +41,10 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/memset.c \
 	%reldir%/managed.c \
 	%reldir%/managed.h \
-	%reldir%/launch.c
+	%reldir%/launch.c \
+	%reldir%/launch_int.h \
+	%reldir%/registry.c \
+	%reldir%/kernel_attr.c
 cuda_cudart_libcudart_sim_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-include $(srcdir)/cuda/cudart/sim_names.h
 
