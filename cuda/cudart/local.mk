@@ -26,9 +26,13 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/machine.c \
 	%reldir%/remote.c \
 	%reldir%/remote.h \
+	%reldir%/remote_host.c \
 	%reldir%/ipc.c \
 	%reldir%/rt.h \
 	%reldir%/stream.c \
+	%reldir%/stream_int.h \
+	%reldir%/stream_op.c \
+	%reldir%/event.c \
 	%reldir%/copy.c \
 	%reldir%/device.c \
 	%reldir%/device_props.c \

@@ -1,351 +1,30 @@
 /*
- * cuda/cudart/stream.c - streams, the operation queue, events and host
- * functions.
+ * cuda/cudart/stream.c - streams (create, destroy, synchronize, query,
+ * their properties), host functions on streams, and the per-thread
+ * default stream twins of the stream and event calls. The operation queue
+ * is stream_op.c's, events are event.c's (stream_int.h is what they share).
  *
- * A stream is a FIFO of operations; only its head runs. The head starts
- * at max(the enqueuing thread's clock, the end of its stream predecessor,
- * the ends of its dependencies) (shared/reference/cuda-api.md §5.5); it
- * ends with rt_op_done from inside the simulation, which frees it and
- * starts whatever that end released, on any stream.
- *
- * Dependencies are fences (an operation's end, refcounted): an event holds
- * the fence of the operation cudaEventRecord enqueued, cudaStreamWaitEvent
- * enqueues an operation that depends on it, and the legacy default stream
- * synchronizes implicitly (CUDA's "Stream synchronization behavior"): work
- * on the legacy stream of a device waits for all blocking streams of that
- * device, and work on a blocking stream waits for the legacy stream.
- * Streams created with cudaStreamNonBlocking do neither. The per-thread
- * default stream is a blocking stream.
- *
- * Queued copies. A copy engine runs the copies of a stream back to back:
- * the driver queues a stream's copies on one engine's channel, and the
- * engine sets up the next while the one before ends (models/gpu/
- * copy_engine.c). So a copy whose only unfinished dependency is the
- * stream's copy just before it (no event, host function or kernel in
- * between, no other stream it waits for) starts at once, ordered behind
- * that one (rt_machine_ops.copy's after: p2psim_copy_after), and the
- * machine keeps the order: on the same engine where one GPU drives both
- * directly, else by starting it when the one before is done, as
- * without queueing. Copies by the host (host to host) and copies with a
- * managed side (placed when they start) are not queued. Several ops of a
- * stream may then run; they still end in order.
+ * The legacy default stream synchronizes implicitly (CUDA's "Stream
+ * synchronization behavior"): work on the legacy stream of a device waits
+ * for all blocking streams of that device, and work on a blocking stream
+ * waits for the legacy stream. Streams created with cudaStreamNonBlocking
+ * do neither. The per-thread default stream is a blocking stream.
  *
  * Queries (cudaStreamQuery, cudaEventQuery) answer for the caller's
- * clock: the simulation is brought up to it first (rt_wait with a
- * deadline), so a copy that would have finished by then reports done.
+ * clock: the simulation is brought up to it first (stream_catch_up, rt_wait
+ * with a deadline), so a copy that would have finished by then reports
+ * done.
  */
 #include <config.h>
+
+#include "cuda/cudart/stream_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/cudart/rt.h"
 #include "cuda/include/p2psim_cudart_internal.h"
 
-struct rt_stream {
-    int dev;
-    unsigned flags;             /* cudaStreamNonBlocking */
-    int priority;
-    bool legacy, per_thread;
-    bool destroyed;             /* freed once its queue drains */
-    unsigned long long id;
-    struct rt_op *head, *tail;  /* started ops first */
-    unsigned pumping;           /* stream_pump calls under way */
-    struct rt_fence *last;      /* fence of the last op enqueued */
-    struct rt_stream *next;     /* rt.streams */
-};
-
-static struct CUevent_st *events;
 static unsigned long long next_stream_id = 1;
-
-/* ---- fences -------------------------------------------------------------------- */
-
-struct rt_fence *rt_fence_ref(struct rt_fence *f)
-{
-    if (f) {
-        f->refs++;
-    }
-    return f;
-}
-
-void rt_fence_put(struct rt_fence *f)
-{
-    if (f && --f->refs == 0) {
-        free(f);
-    }
-}
-
-static bool fence_done(void *arg)
-{
-    const struct rt_fence *f = arg;
-    return f->done;
-}
-
-/* ---- operations ---------------------------------------------------------------- */
-
-struct rt_op *rt_op_alloc(size_t size, const char *what,
-                          void (*start)(struct rt_op *, sim_time_t))
-{
-    struct rt_op *op = calloc(1, size);
-    if (!op) {
-        return NULL;
-    }
-    op->fence = calloc(1, sizeof(*op->fence));
-    if (!op->fence) {
-        free(op);
-        return NULL;
-    }
-    op->fence->refs = 1;
-    op->start = start;
-    op->what = what;
-    return op;
-}
-
-cudaError_t rt_op_depend(struct rt_op *op, struct rt_fence *f)
-{
-    if (!f) {
-        return cudaSuccess;
-    }
-    /* Done fences are kept too: their end still bounds the start. */
-    void *n = realloc(op->deps, (op->n_deps + 1) * sizeof(*op->deps));
-    if (!n) {
-        return cudaErrorMemoryAllocation;
-    }
-    op->deps = n;
-    op->deps[op->n_deps++] = rt_fence_ref(f);
-    return cudaSuccess;
-}
-
-void rt_op_discard(struct rt_op *op)
-{
-    if (op->release) {
-        op->release(op);
-    }
-    for (unsigned i = 0; i < op->n_deps; i++) {
-        rt_fence_put(op->deps[i]);
-    }
-    free(op->deps);
-    rt_fence_put(op->fence);
-    free(op);
-}
-
-static void stream_free(struct rt_stream *s)
-{
-    for (struct rt_stream **pp = &rt.streams; *pp; pp = &(*pp)->next) {
-        if (*pp == s) {
-            *pp = s->next;
-            break;
-        }
-    }
-    rt_fence_put(s->last);
-    free(s);
-}
-
-/*
- * The first op of s not started yet, if it may start now: the head once
- * everything it waits for is done; behind a started copy, a copy whose
- * other dependencies are done ("Queued copies"). *at: its start time.
- */
-static struct rt_op *stream_ready(struct rt_stream *s, sim_time_t *at)
-{
-    struct rt_op *prev = NULL, *op = s->head;
-    while (op && op->started) {
-        prev = op;
-        op = op->next;
-    }
-    if (!op) {
-        return NULL;
-    }
-    if (prev && !(prev->chainable && op->chainable && prev->copy_id)) {
-        return NULL;
-    }
-    *at = op->t_enq;
-    for (unsigned i = 0; i < op->n_deps; i++) {
-        const struct rt_fence *f = op->deps[i];
-        if (!f->done && !(prev && f == prev->fence)) {
-            return NULL;
-        }
-        if (f->done && f->t > *at) {
-            *at = f->t;
-        }
-    }
-    sim_time_t now = rt_machine->now();
-    if (*at < now) {
-        *at = now;
-    }
-    op->after = prev ? prev->copy_id : 0;
-    return op;
-}
-
-/* Start what may start on s. */
-static void stream_pump(struct rt_stream *s)
-{
-    /* A start may end ops at once (rt_op_done): s stays until the end. */
-    s->pumping++;
-    sim_time_t at;
-    struct rt_op *op;
-    while ((op = stream_ready(s, &at)) != NULL) {
-        op->started = true;
-        op->start(op, at);
-    }
-    if (--s->pumping == 0 && s->destroyed && !s->head) {
-        stream_free(s);
-    }
-}
-
-static void pump_all(void)
-{
-    /* Starting an op may complete it at once, which pumps again; the
-     * stream pumped may be freed then (destroyed and drained). */
-    for (struct rt_stream *s = rt.streams, *next; s; s = next) {
-        next = s->next;
-        stream_pump(s);
-    }
-}
-
-static void fence_finish(struct rt_fence *f, int status)
-{
-    f->done = true;
-    f->status = status;
-    f->t = rt_machine->now();
-    if (f->on_done) {
-        f->on_done(f, f->on_done_arg);
-    }
-}
-
-void rt_fence_complete(struct rt_fence *f, int status)
-{
-    if (!f->done) {
-        fence_finish(f, status);
-        pump_all();
-    }
-}
-
-void rt_op_done(struct rt_op *op, int status)
-{
-    struct rt_stream *s = op->stream;
-    fence_finish(op->fence, status);
-    if (cudart_error_is_sticky(status)) {
-        /* The process's CUDA state is lost from now on; a non-sticky
-         * status reaches the program through the synchronization that
-         * observes the fence. */
-        cudart_error_record(status);
-    }
-    /* Ops end in stream order (queued copies too: the machine keeps
-     * their order), so the op that ends is the head; unlinked wherever it
-     * is all the same. */
-    struct rt_op **pp = &s->head, *prev = NULL;
-    while (*pp != op) {
-        prev = *pp;
-        pp = &(*pp)->next;
-    }
-    *pp = op->next;
-    if (s->tail == op) {
-        s->tail = prev;
-    }
-    rt_op_discard(op);
-    if (s->destroyed && !s->head && !s->pumping) {
-        stream_free(s);
-    }
-    pump_all();
-}
-
-/* Legacy-stream implicit synchronization: what op on s must wait for. */
-static cudaError_t implicit_deps(struct rt_stream *s, struct rt_op *op)
-{
-    if (s->flags & cudaStreamNonBlocking) {
-        return cudaSuccess;
-    }
-    cudaError_t e = cudaSuccess;
-    if (s->legacy) {
-        for (struct rt_stream *o = rt.streams; o && !e; o = o->next) {
-            if (o != s && o->dev == s->dev && !o->legacy &&
-                !(o->flags & cudaStreamNonBlocking) && o->last &&
-                !o->last->done) {
-                e = rt_op_depend(op, o->last);
-            }
-        }
-    } else {
-        struct rt_stream *l = rt.dev[s->dev].legacy;
-        if (l && l->last && !l->last->done) {
-            e = rt_op_depend(op, l->last);
-        }
-    }
-    return e;
-}
-
-cudaError_t rt_enqueue(struct rt_stream *s, struct rt_op *op)
-{
-    op->stream = s;
-    op->t_enq = rt_self()->clock;
-    cudaError_t e = implicit_deps(s, op);
-    if (e) {
-        rt_op_discard(op);
-        return e;
-    }
-    /* The stream predecessor: a dependency like any other, so that its
-     * end time bounds the start. */
-    if (s->last && !s->last->done) {
-        e = rt_op_depend(op, s->last);
-    } else if (s->last && s->last->t > op->t_enq) {
-        op->t_enq = s->last->t;
-    }
-    if (e) {
-        rt_op_discard(op);
-        return e;
-    }
-    rt_fence_put(s->last);
-    s->last = rt_fence_ref(op->fence);
-    if (s->tail) {
-        s->tail->next = op;
-    } else {
-        s->head = op;
-    }
-    s->tail = op;
-    stream_pump(s);
-    return cudaSuccess;
-}
-
-/* ---- operations that only take time ----------------------------------------- */
-
-/* An op that ends at its start plus a fixed time, running act() then. */
-struct timed_op {
-    struct rt_op op;
-    sim_time_t duration;
-    void (*act)(struct timed_op *t);
-    /* for host functions and callbacks */
-    cudaHostFn_t fn;
-    cudaStreamCallback_t cb;
-    cudaStream_t handle;
-    void *data;
-};
-
-static void timed_fire(void *arg)
-{
-    struct timed_op *t = arg;
-    if (t->act) {
-        t->act(t);
-    }
-    rt_op_done(&t->op, 0);
-}
-
-static void timed_start(struct rt_op *op, sim_time_t at)
-{
-    struct timed_op *t = (struct timed_op *)op;
-    if (rt_machine->timer(sim_time_add(at, t->duration), timed_fire, t) < 0) {
-        rt_op_done(op, cudaErrorMemoryAllocation);
-    }
-}
-
-static struct timed_op *timed_new(const char *what, sim_time_t duration)
-{
-    struct timed_op *t = (struct timed_op *)rt_op_alloc(
-        sizeof(struct timed_op), what, timed_start);
-    if (t) {
-        t->duration = duration;
-    }
-    return t;
-}
 
 /* ---- streams -------------------------------------------------------------------- */
 
@@ -446,7 +125,7 @@ cudaError_t rt_stream_sync(struct rt_stream *s)
     if (!f) {
         return cudaSuccess;
     }
-    cudaError_t e = rt_wait(fence_done, f, SIM_TIME_MAX);
+    cudaError_t e = rt_wait(stream_fence_done, f, SIM_TIME_MAX);
     if (!e && f->status) {
         e = f->status;
     }
@@ -480,7 +159,7 @@ cudaError_t rt_device_sync(int dev)
 }
 
 /* Bring the simulation up to the caller's clock (for queries). */
-static cudaError_t catch_up(void)
+cudaError_t stream_catch_up(void)
 {
     sim_time_t clock = rt_self()->clock;
     if (rt_machine->now() >= clock) {
@@ -540,7 +219,7 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
 }
 
 /* A handle the caller may name: special handles resolve too. */
-static cudaError_t resolve(cudaStream_t h, struct rt_stream **out)
+cudaError_t stream_lookup(cudaStream_t h, struct rt_stream **out)
 {
     *out = rt_stream_resolve(h, -1);
     return *out ? cudaSuccess : cudaErrorInvalidResourceHandle;
@@ -563,7 +242,7 @@ void rt_stream_reset_device(int dev)
             t->per_thread[dev] = NULL;
         }
     }
-    for (struct CUevent_st **pp = &events; *pp;) {
+    for (struct CUevent_st **pp = &stream_events; *pp;) {
         struct CUevent_st *ev = *pp;
         if (ev->dev == dev) {
             *pp = ev->next;
@@ -584,7 +263,7 @@ static cudaError_t stream_destroy(cudaStream_t h)
         return cudaErrorInvalidResourceHandle;
     }
     struct rt_stream *s;
-    cudaError_t e = resolve(h, &s);
+    cudaError_t e = stream_lookup(h, &s);
     if (e) {
         return e;
     }
@@ -604,7 +283,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 static cudaError_t stream_synchronize(cudaStream_t h)
 {
     struct rt_stream *s;
-    cudaError_t e = resolve(h, &s);
+    cudaError_t e = stream_lookup(h, &s);
     return e ? e : rt_stream_sync(s);
 }
 
@@ -616,9 +295,9 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 static cudaError_t stream_query(cudaStream_t h)
 {
     struct rt_stream *s;
-    cudaError_t e = resolve(h, &s);
+    cudaError_t e = stream_lookup(h, &s);
     if (!e) {
-        e = catch_up();
+        e = stream_catch_up();
     }
     if (!e && !stream_idle(s)) {
         e = cudaErrorNotReady;
@@ -638,7 +317,7 @@ static cudaError_t stream_get(cudaStream_t h, unsigned *flags, int *prio,
         return cudaErrorInvalidValue;
     }
     struct rt_stream *s;
-    cudaError_t e = resolve(h, &s);
+    cudaError_t e = stream_lookup(h, &s);
     if (e) {
         return e;
     }
@@ -685,7 +364,7 @@ static cudaError_t stream_is_capturing(cudaStream_t h,
         return cudaErrorInvalidValue;
     }
     struct rt_stream *s;
-    cudaError_t e = resolve(h, &s);
+    cudaError_t e = stream_lookup(h, &s);
     if (!e) {
         /* Graph capture is not modelled: nothing is ever captured. */
         *st = cudaStreamCaptureStatusNone;
@@ -719,7 +398,7 @@ static cudaError_t stream_attach(cudaStream_t h, void *ptr, size_t len,
                                  unsigned flags)
 {
     struct rt_stream *s;
-    cudaError_t e = resolve(h, &s);
+    cudaError_t e = stream_lookup(h, &s);
     if (e) {
         return e;
     }
@@ -770,11 +449,11 @@ static cudaError_t launch_host(cudaStream_t h, cudaHostFn_t fn,
         return cudaErrorInvalidValue;
     }
     struct rt_stream *s;
-    cudaError_t e = resolve(h, &s);
+    cudaError_t e = stream_lookup(h, &s);
     if (e) {
         return e;
     }
-    struct timed_op *t = timed_new("host function", rt_costs[RT_COST_HOSTFN]);
+    struct timed_op *t = stream_timed_new("host function", rt_costs[RT_COST_HOSTFN]);
     if (!t) {
         return cudaErrorMemoryAllocation;
     }
@@ -798,252 +477,6 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream,
                                   void *userData, unsigned int flags)
 {
     RT_SERVE(RT_NO_COST, launch_host(stream, NULL, callback, userData, flags));
-}
-
-/* ---- events ---------------------------------------------------------------------- */
-
-#define EVENT_FLAGS                                                           \
-    (cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess)
-
-cudaError_t rt_event_new(int dev, unsigned flags, struct CUevent_st **out)
-{
-    struct CUevent_st *ev = calloc(1, sizeof(*ev));
-    if (!ev) {
-        return cudaErrorMemoryAllocation;
-    }
-    ev->dev = dev;
-    ev->flags = flags;
-    ev->next = events;
-    events = ev;
-    *out = ev;
-    return cudaSuccess;
-}
-
-static cudaError_t event_create(cudaEvent_t *pe, unsigned flags)
-{
-    if (!pe || (flags & ~(unsigned)EVENT_FLAGS)) {
-        return cudaErrorInvalidValue;
-    }
-    /* Interprocess events must not time (CUDA's rule). */
-    if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming)) {
-        return cudaErrorInvalidValue;
-    }
-    rt_charge(rt_costs[RT_COST_CALL]);
-    return rt_event_new(rt_current_device(), flags, pe);
-}
-
-cudaError_t cudaEventCreate(cudaEvent_t *event)
-{
-    RT_SERVE(RT_NO_COST, event_create(event, 0));
-}
-
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
-{
-    RT_SERVE(RT_NO_COST, event_create(event, flags));
-}
-
-struct CUevent_st *rt_event_find(cudaEvent_t e)
-{
-    for (struct CUevent_st *ev = events; ev; ev = ev->next) {
-        if (ev == e) {
-            return ev;
-        }
-    }
-    return NULL;
-}
-
-/* The fence an event stands for now (referenced), NULL if never
- * recorded. */
-static struct rt_fence *event_fence(struct CUevent_st *ev)
-{
-    return ev->ipc ? rt_ipc_event_fence(ev) : rt_fence_ref(ev->f);
-}
-
-static cudaError_t event_record(cudaEvent_t e, cudaStream_t h, unsigned flags)
-{
-    struct CUevent_st *ev = rt_event_find(e);
-    if (!ev) {
-        return cudaErrorInvalidResourceHandle;
-    }
-    if (flags & ~(unsigned)cudaEventRecordExternal) {
-        return cudaErrorInvalidValue;
-    }
-    struct rt_stream *s = rt_stream_resolve(h, ev->dev);
-    if (!s) {
-        return cudaErrorInvalidResourceHandle;
-    }
-    if (s->dev != ev->dev) {
-        return cudaErrorInvalidResourceHandle;
-    }
-    rt_charge(rt_costs[RT_COST_EVENT_RECORD]);
-    struct timed_op *t = timed_new("event record", 0);
-    if (!t) {
-        return cudaErrorMemoryAllocation;
-    }
-    struct rt_fence *f = rt_fence_ref(t->op.fence);
-    cudaError_t err = rt_enqueue(s, &t->op);
-    if (err) {
-        rt_fence_put(f);
-        return err;
-    }
-    rt_fence_put(ev->f);
-    ev->f = f;
-    if (ev->ipc) {
-        rt_ipc_event_recorded(ev, f);
-    }
-    return cudaSuccess;
-}
-
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
-{
-    RT_SERVE(RT_NO_COST, event_record(event, stream, 0));
-}
-
-cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
-                                     unsigned int flags)
-{
-    RT_SERVE(RT_NO_COST, event_record(event, stream, flags));
-}
-
-static cudaError_t event_query(cudaEvent_t e)
-{
-    struct CUevent_st *ev = rt_event_find(e);
-    if (!ev) {
-        return cudaErrorInvalidResourceHandle;
-    }
-    struct rt_fence *f = event_fence(ev);
-    if (!f) {
-        return cudaSuccess; /* never recorded: complete (CUDA) */
-    }
-    cudaError_t err = catch_up();
-    if (!err && !f->done) {
-        err = cudaErrorNotReady;
-    }
-    rt_fence_put(f);
-    return err;
-}
-
-cudaError_t cudaEventQuery(cudaEvent_t event)
-{
-    RT_SERVE(RT_NO_COST, event_query(event));
-}
-
-static cudaError_t event_sync(cudaEvent_t e)
-{
-    struct CUevent_st *ev = rt_event_find(e);
-    if (!ev) {
-        return cudaErrorInvalidResourceHandle;
-    }
-    struct rt_fence *f = event_fence(ev);
-    if (!f) {
-        return cudaSuccess;
-    }
-    cudaError_t err = rt_wait(fence_done, f, SIM_TIME_MAX);
-    if (!err) {
-        err = f->status;
-    }
-    rt_fence_put(f);
-    return err;
-}
-
-cudaError_t cudaEventSynchronize(cudaEvent_t event)
-{
-    RT_SERVE(RT_NO_COST, event_sync(event));
-}
-
-static cudaError_t elapsed(float *ms, cudaEvent_t a, cudaEvent_t b)
-{
-    if (!ms) {
-        return cudaErrorInvalidValue;
-    }
-    struct CUevent_st *ea = rt_event_find(a), *eb = rt_event_find(b);
-    if (!ea || !eb) {
-        return cudaErrorInvalidResourceHandle;
-    }
-    if ((ea->flags | eb->flags) & cudaEventDisableTiming) {
-        return cudaErrorInvalidResourceHandle;
-    }
-    if (!ea->f || !eb->f || ea->dev != eb->dev) {
-        return cudaErrorInvalidResourceHandle;
-    }
-    cudaError_t e = catch_up();
-    if (e) {
-        return e;
-    }
-    if (!ea->f->done || !eb->f->done) {
-        return cudaErrorNotReady;
-    }
-    double d = (double)eb->f->t - (double)ea->f->t;
-    *ms = (float)(d / (double)SIM_PS_PER_MS);
-    return cudaSuccess;
-}
-
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
-                                 cudaEvent_t end)
-{
-    RT_SERVE(RT_NO_COST, elapsed(ms, start, end));
-}
-
-static cudaError_t event_destroy(cudaEvent_t e)
-{
-    for (struct CUevent_st **pp = &events; *pp; pp = &(*pp)->next) {
-        if (*pp == e) {
-            struct CUevent_st *ev = *pp;
-            *pp = ev->next;
-            if (ev->ipc) {
-                rt_ipc_event_destroy(ev);
-            }
-            rt_fence_put(ev->f);
-            free(ev);
-            return cudaSuccess;
-        }
-    }
-    return cudaErrorInvalidResourceHandle;
-}
-
-cudaError_t cudaEventDestroy(cudaEvent_t event)
-{
-    RT_SERVE(RT_NO_COST, event_destroy(event));
-}
-
-static cudaError_t stream_wait_event(cudaStream_t h, cudaEvent_t e,
-                                     unsigned flags)
-{
-    if (flags & ~(unsigned)cudaEventWaitExternal) {
-        return cudaErrorInvalidValue;
-    }
-    struct rt_stream *s;
-    cudaError_t err = resolve(h, &s);
-    if (err) {
-        return err;
-    }
-    struct CUevent_st *ev = rt_event_find(e);
-    if (!ev) {
-        return cudaErrorInvalidResourceHandle;
-    }
-    rt_charge(rt_costs[RT_COST_CALL]);
-    struct rt_fence *f = event_fence(ev);
-    if (!f) {
-        return cudaSuccess; /* never recorded: nothing to wait for */
-    }
-    struct timed_op *t = timed_new("event wait", 0);
-    if (!t) {
-        rt_fence_put(f);
-        return cudaErrorMemoryAllocation;
-    }
-    err = rt_op_depend(&t->op, f);
-    rt_fence_put(f);
-    if (err) {
-        rt_op_discard(&t->op);
-        return err;
-    }
-    return rt_enqueue(s, &t->op);
-}
-
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
-                                unsigned int flags)
-{
-    RT_SERVE(RT_NO_COST, stream_wait_event(stream, event, flags));
 }
 
 /* ---- per-thread default stream twins (--default-stream per-thread) ------------ */
