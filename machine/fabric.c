@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/kinds.h"
 #include "models/gpu/gpu.h"
 #include "models/host/hostmem.h"
 #include "models/iommu/iommu.h"
@@ -158,13 +159,13 @@ struct sim_component *fab_add(struct fab *f, const char *kind,
                                        "'%s'", name);
         return NULL;
     }
-    const struct sim_component_ops *ops = models_find_component(kind);
-    if (!ops) {
+    const struct mkind *mk = mkind_find(kind);
+    if (!mk) {
         char list[256] = "";
-        for (const struct sim_component_ops *const *o = models_components; *o;
-             o++) {
-            strncat(list, (*o)->kind, sizeof(list) - strlen(list) - 3);
-            if (o[1]) {
+        for (unsigned i = 0; mkind_at(i); i++) {
+            strncat(list, mkind_at(i)->ops->kind,
+                    sizeof(list) - strlen(list) - 3);
+            if (mkind_at(i + 1)) {
                 strncat(list, ", ", sizeof(list) - strlen(list) - 1);
             }
         }
@@ -176,7 +177,8 @@ struct sim_component *fab_add(struct fab *f, const char *kind,
         sim_error_set(err, SIM_ERANGE, "more than %d components", FAB_MAX);
         return NULL;
     }
-    struct sim_component *c = sim_component_create(f->sim, ops, name, err);
+    struct sim_component *c = sim_component_create(f->sim, mk->ops, name,
+                                                   err);
     if (!c) {
         return NULL;
     }
@@ -184,7 +186,7 @@ struct sim_component *fab_add(struct fab *f, const char *kind,
         return NULL;
     }
     f->comp[f->n_comp++] = c;
-    if (ops == &gpu_ops) {
+    if (mk->gpu) {
         f->gpu[f->n_gpu++] = c;
     }
     return c;
@@ -232,9 +234,14 @@ static struct sim_port *find_port(struct fab *f, const char *spec,
 static void end_caps(const struct sim_port *p, struct pcie_end_caps *caps)
 {
     *caps = default_caps;
-    if (p->owner->ops == &gpu_ops) {
-        caps->max_gen = gpu_pcie_max_gen(p->owner);
-        caps->max_width = gpu_pcie_max_width(p->owner);
+    const struct mkind *mk = mkind_of(p->owner);
+    if (mk && mk->pcie) {
+        if (mk->pcie->max_gen) {
+            caps->max_gen = mk->pcie->max_gen(p->owner);
+        }
+        if (mk->pcie->max_width) {
+            caps->max_width = mk->pcie->max_width(p->owner);
+        }
         caps->cred_hdr[TLP_FC_CPL] = 0;
         caps->cred_data[TLP_FC_CPL] = 0;
     }
@@ -314,7 +321,8 @@ static int enumerate_port(struct fab *f, struct sim_port *p,
     uint64_t mmio_start = f->next_mmio;
     uint64_t first_bar = UINT64_MAX;
     struct sim_component *child = peer->owner;
-    if (child->ops == &psw_ops) {
+    const struct mkind *mk = mkind_of(child);
+    if (mk && mk->role == MKIND_PCIE_SWITCH) {
         if (peer->role != SIM_PORT_UPSTREAM) {
             return sim_error_set(err, SIM_EINVAL,
                                  "%s.%s must connect to %s's upstream port, "
@@ -334,13 +342,16 @@ static int enumerate_port(struct fab *f, struct sim_port *p,
                 first_bar = routes[i].window[0].base;
             }
         }
-    } else if (child->ops == &gpu_ops) {
-        gpu_set_pcie_id(child, pcie_id(sec, 0, 0));
-        uint64_t size = gpu_bar1_size(child);
-        uint64_t base = align_up(f->next_mmio, size);
-        gpu_set_bar1_base(child, base);
-        f->next_mmio = base + size;
-        first_bar = base;
+    } else if (mk && mk->pcie && peer == sim_port_find(child,
+                                                       mk->pcie->port)) {
+        mk->pcie->set_id(child, pcie_id(sec, 0, 0));
+        uint64_t size = mk->pcie->bar_size ? mk->pcie->bar_size(child) : 0;
+        if (size) {
+            uint64_t base = align_up(f->next_mmio, size);
+            mk->pcie->set_bar(child, base);
+            f->next_mmio = base + size;
+            first_bar = base;
+        }
     } else {
         return sim_error_set(err, SIM_EINVAL,
                              "%s (kind %s) cannot hang below %s.%s",
@@ -370,12 +381,16 @@ static int fab_map_host_memory(struct fab *f, struct socket_info *s,
         if (!mmu || iommu_mode(mmu) != IOMMU_TRANSLATING) {
             continue;
         }
-        for (unsigned g = 0; g < f->n_gpu; g++) {
+        for (unsigned g = 0; g < f->n_comp; g++) {
+            const struct mkind *mk = mkind_of(f->comp[g]);
+            if (!mk || !mk->pcie || !mk->pcie->dma) {
+                continue;
+            }
             for (unsigned j = 0; j < n_sock; j++) {
                 if (s[j].dram_base > s[j].dram_limit) {
                     continue;
                 }
-                int rc = iommu_map(mmu, gpu_pcie_id(f->gpu[g]),
+                int rc = iommu_map(mmu, mk->pcie->id(f->comp[g]),
                                    s[j].dram_base,
                                    s[j].dram_limit - s[j].dram_base + 1);
                 if (rc < 0) {
@@ -384,7 +399,7 @@ static int fab_map_host_memory(struct fab *f, struct socket_info *s,
                                          "for %s in the IOMMU (size must be "
                                          "a whole number of IOMMU pages)",
                                          s[k].rc->name, s[j].rc->name,
-                                         f->gpu[g]->name);
+                                         f->comp[g]->name);
                 }
             }
         }
@@ -446,12 +461,12 @@ static int fab_finalize_nvlink(struct fab *f, struct sim_error *err)
             gpu_nvlink_set_port_links(g, nvl, nvl_link_links(p->link));
             struct sim_component *far = peer->owner;
             int rc = 0;
-            if (far->ops == &gpu_ops) {
+            if (mkind_is_gpu(far)) {
                 rc = nvl_route(f, g, nvl, far, err);
-            } else if (far->ops == &nvsw_ops && f->nvswitch_routes) {
+            } else if (mkind_is(far, MKIND_NVSWITCH) && f->nvswitch_routes) {
                 for (uint32_t j = 0; j < far->n_ports && rc == 0; j++) {
                     struct sim_port *q = sim_port_peer(far->port[j]);
-                    if (q && q->owner->ops == &gpu_ops && q->owner != g) {
+                    if (q && mkind_is_gpu(q->owner) && q->owner != g) {
                         rc = nvl_route(f, g, nvl, q->owner, err);
                     }
                 }
@@ -463,12 +478,12 @@ static int fab_finalize_nvlink(struct fab *f, struct sim_error *err)
     }
     for (unsigned i = 0; i < f->n_comp && f->nvswitch_routes; i++) {
         struct sim_component *sw = f->comp[i];
-        if (sw->ops != &nvsw_ops) {
+        if (!mkind_is(sw, MKIND_NVSWITCH)) {
             continue;
         }
         for (uint32_t j = 0; j < sw->n_ports; j++) {
             struct sim_port *q = sim_port_peer(sw->port[j]);
-            if (q && q->owner->ops == &gpu_ops) {
+            if (q && mkind_is_gpu(q->owner)) {
                 uint64_t base = nvl_window(f, q->owner);
                 nvsw_set_target(sw, j, base,
                                 base + gpu_mem_size(q->owner) - 1,
@@ -491,7 +506,7 @@ int fab_finalize(struct fab *f, struct sim_error *err)
     f->next_mmio = FAB_MMIO_BASE;
     for (unsigned i = 0; i < f->n_comp; i++) {
         struct sim_component *rc = f->comp[i];
-        if (rc->ops != &rc_ops) {
+        if (!mkind_is(rc, MKIND_ROOT_COMPLEX)) {
             continue;
         }
         if (n_sock == 64) {
@@ -510,7 +525,7 @@ int fab_finalize(struct fab *f, struct sim_error *err)
         memset(&routes[n_rp], 0, sizeof(routes[n_rp]));
         routes[n_rp].valid = true;
         routes[n_rp].bus_sec = 1;
-        if (mem && mem->owner->ops == &hmem_ops) {
+        if (mem && mem->owner->ops == &hmem_ops) { /* the socket's DRAM */
             uint64_t size = hmem_size(mem->owner);
             hmem_set_base(mem->owner, dram_next, pcie_id(f->next_bus, 0, 0));
             s->dram_base = dram_next;
@@ -585,11 +600,12 @@ unsigned fab_path_mps(const struct fab *f, const struct sim_component *a,
                       const struct sim_component *b)
 {
     unsigned mps = 4096;
-    if (a && a->ops == &gpu_ops && gpu_mps(a) < mps) {
-        mps = gpu_mps(a);
-    }
-    if (b && b->ops == &gpu_ops && gpu_mps(b) < mps) {
-        mps = gpu_mps(b);
+    const struct sim_component *end[2] = { a, b };
+    for (int i = 0; i < 2; i++) {
+        const struct mkind *mk = mkind_of(end[i]);
+        if (mk && mk->pcie && mk->pcie->mps && mk->pcie->mps(end[i]) < mps) {
+            mps = mk->pcie->mps(end[i]);
+        }
     }
     return mps;
 }

@@ -40,6 +40,7 @@
 #include "machine/p2psim.h"
 #include "machine/p2psim_int.h"
 #include "machine/fabric.h"
+#include "machine/kinds.h"
 #include "models/gpu/gpu.h"
 #include "models/host/hostmem.h"
 #include "models/mem/sparse.h"
@@ -526,19 +527,9 @@ static void flow_due(struct sim *sim, struct sim_event *ev)
 static struct mem_sparse *bus_store(struct sim_component *c, uint64_t bus,
                                     uint64_t *at, uint64_t *contig)
 {
-    if (c && c->ops == &hmem_ops) {
-        uint64_t base = hmem_base(c);
-        if (bus < base || bus - base >= hmem_size(c)) {
-            return NULL;
-        }
-        *at = bus - base;
-        *contig = hmem_size(c) - *at;
-        return hmem_store(c);
-    }
-    if (c && c->ops == &gpu_ops && gpu_peer_translate(c, bus, at, contig)) {
-        return gpu_hbm(c);
-    }
-    return NULL;
+    const struct mkind *mk = mkind_of(c);
+    return mk && mk->completer ? mk->completer->bytes(c, bus, at, contig)
+                               : NULL;
 }
 
 /*

@@ -50,6 +50,7 @@
 #include <config.h>
 
 #include "machine/flow_int.h"
+#include "machine/kinds.h"
 
 #include <string.h>
 
@@ -393,8 +394,8 @@ static void charge_credits(struct p2psim_flow *f, struct flow_plan *pl,
 /* Does the component a hop leads to forward TLPs (from shared buffers)? */
 static bool hop_forwards(const struct route_hop *h)
 {
-    return h->to->ops == &psw_ops || h->to->ops == &rc_ops ||
-           h->to->ops == &nvsw_ops;
+    const struct mkind *mk = mkind_of(h->to);
+    return mk && mk->role != MKIND_ENDPOINT;
 }
 
 /*
@@ -459,10 +460,11 @@ static void charge(struct p2psim_flow *f, struct flow_plan *pl,
 
 /* ---- the completers ------------------------------------------------------ */
 
-/* A completer's timing: its store's rate and latency, its split sizes. */
+/* A completer's timing: its store's rate and latency, its split sizes;
+ * kind: what its row says it completes (machine/kinds.h), NULL: nothing. */
 struct completer {
     struct sim_component *c;
-    bool gpu;
+    const struct mkind_completer *kind;
     sim_time_t latency_ps;
     uint64_t rate;
     unsigned mps, rcb;
@@ -472,33 +474,33 @@ static void completer_of(struct sim_component *c, struct completer *out)
 {
     memset(out, 0, sizeof(*out));
     out->c = c;
-    if (c && c->ops == &gpu_ops) {
-        struct gpu_params gp;
-        gpu_get_params(c, &gp);
-        out->gpu = true;
-        out->latency_ps = gp.hbm_latency_ps;
-        out->rate = gp.hbm_bytes_per_s;
-        out->mps = gp.mps;
-        out->rcb = gp.rcb;
-    } else if (c && c->ops == &hmem_ops) {
-        struct hmem_params hp;
-        hmem_get_params(c, &hp);
-        out->latency_ps = hp.latency_ps;
-        out->rate = hp.rate_bytes_per_s;
-        out->mps = hp.mps_bytes;
-        out->rcb = hp.rcb_bytes;
+    const struct mkind *mk = mkind_of(c);
+    if (mk && mk->completer) {
+        struct mkind_timing t;
+        mk->completer->timing(c, &t);
+        out->kind = mk->completer;
+        out->latency_ps = t.latency_ps;
+        out->rate = t.rate;
+        out->mps = t.mps;
+        out->rcb = t.rcb;
     }
+}
+
+/* What a zero-length read (a flush) returns from c. */
+static uint32_t completer_flush_bytes(const struct completer *c)
+{
+    return c->kind ? c->kind->flush_bytes : 0;
 }
 
 /*
  * From a read of len bytes arriving to its first completion leaving: the
- * store's serialiser and latency. A GPU charges a zero-length read (a
- * flush) the one DW it returns.
+ * store's serialiser and latency. A zero-length read (a flush) is charged
+ * what it returns (a GPU: one DW).
  */
 static sim_time_t completer_access(const struct completer *c, uint32_t len)
 {
-    if (c->gpu && len == 0) {
-        len = 4;
+    if (len == 0) {
+        len = completer_flush_bytes(c);
     }
     return sim_time_add(c->latency_ps, sim_time_for_bytes(len, c->rate));
 }
@@ -507,11 +509,12 @@ static sim_time_t completer_access(const struct completer *c, uint32_t len)
 static void charge_completer(struct p2psim_flow *f, struct flow_plan *pl,
                              const struct completer *c, bool read)
 {
-    if (c->gpu && read) {
-        use(f, pl, c->c, FLOW_RES_HBM, (double)c->rate, 1.0);
-    } else if (!c->gpu && c->c) {
-        use(f, pl, c->c, FLOW_RES_DRAM, (double)c->rate, 1.0);
+    if (!c->kind || (!read && !c->kind->charge_writes)) {
+        return;
     }
+    use(f, pl, c->c, c->kind->store == MKIND_STORE_HBM ? FLOW_RES_HBM
+                                                       : FLOW_RES_DRAM,
+        (double)c->rate, 1.0);
 }
 
 /*
@@ -528,7 +531,7 @@ static int translate(struct route *r, const struct tlp *t, uint64_t addr,
     for (unsigned i = 0; i < r->n_hops; i++) {
         struct route_hop *h = &r->hop[i];
         sim_time_t a, b;
-        if (h->to->ops != &rc_ops) {
+        if (!mkind_is(h->to, MKIND_ROOT_COMPLEX)) {
             continue;
         }
         if (rc_iommu_range(h->to, h->in->index, t, addr, len, &a, &b) < 0) {
@@ -649,7 +652,7 @@ static int plan_push(struct p2psim_flow *f, struct sim_component *g,
         pl->tail_ps = refusal_round_trip(&rr, &rd);
         return 0;
     }
-    tlp_completion(&cpl, rid, last_dw, dst.gpu ? 4 : 0);
+    tlp_completion(&cpl, rid, last_dw, completer_flush_bytes(&dst));
     if (route_trace(rr.dest_port, &cpl, false, &rc) < 0) {
         pl->status = -SIM_EIO;
     }

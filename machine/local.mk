@@ -14,6 +14,8 @@ machine_libp2psim_la_SOURCES = \
 	%reldir%/flow_plan.c \
 	%reldir%/hbm_space.c \
 	%reldir%/hbm_space.h \
+	%reldir%/kinds.c \
+	%reldir%/kinds.h \
 	%reldir%/links.c \
 	%reldir%/links.h \
 	%reldir%/p2psim.c \

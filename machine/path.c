@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/kinds.h"
 #include "models/gpu/gpu.h"
 #include "models/iommu/iommu.h"
 #include "models/pcie/pcie_regs.h"
@@ -65,7 +66,7 @@ static int chain_up(const struct sim_component *gpu, struct up_step *chain,
         chain[n].comp = peer->owner;
         chain[n].port = peer;
         n++;
-        if (peer->owner->ops == &psw_ops) {
+        if (mkind_is(peer->owner, MKIND_PCIE_SWITCH)) {
             p = sim_port_find(peer->owner, "up");
         } else {
             break; /* a root complex: the top */
@@ -218,7 +219,7 @@ int path_compute(const struct topo_machine *m, const struct sim_component *a,
     for (int i = 0; i < top; i++) {
         add_hop(out, ca[i].comp, ca[i].port->name, "up", false);
     }
-    if (ia >= 0 && ca[ia].comp->ops == &psw_ops) {
+    if (ia >= 0 && mkind_is(ca[ia].comp, MKIND_PCIE_SWITCH)) {
         /* below one switch */
         unsigned dp = dp_index(ca[ia].port);
         bool redirect = (psw_acs(ca[ia].comp, dp) & PCI_ACS_RR) != 0;
@@ -230,7 +231,8 @@ int path_compute(const struct topo_machine *m, const struct sim_component *a,
             add_hop(out, ca[ia].comp, ca[ia].port->name, "up", true);
             for (int i = ia + 1; i < na; i++) {
                 add_hop(out, ca[i].comp, ca[i].port->name,
-                        ca[i].comp->ops == &psw_ops ? "up" : ca[i].port->name,
+                        mkind_is(ca[i].comp, MKIND_PCIE_SWITCH)
+                            ? "up" : ca[i].port->name,
                         false);
             }
             for (int i = na - 2; i >= ia; i--) {

@@ -6,7 +6,8 @@
  * component. A switch (psw_route), an NVSwitch (nvsw_route) or a root
  * complex (rc_route) names the port the TLP leaves on, with the same
  * decision its receive() takes; any other component is the endpoint, and
- * the walk ends there. Nothing here knows a routing rule.
+ * the walk ends there (the role in its row, machine/kinds.h). Nothing
+ * here knows a routing rule.
  *
  * Costs: O(hops x ports of each component), once per transfer.
  */
@@ -16,6 +17,7 @@
 
 #include <string.h>
 
+#include "machine/kinds.h"
 #include "models/nvlink/nvlink.h"
 #include "models/pcie/rc.h"
 #include "models/pcie/switch.h"
@@ -33,20 +35,20 @@ void route_tlp_init(struct tlp *t, int kind)
 }
 
 /* The next hop at component c, entered on port in: its egress port. */
-static int route_step(struct sim_component *c, struct sim_port *in,
-                      const struct tlp *t, bool translate,
-                      struct route_hop *h, const char **why)
+static int route_step(struct sim_component *c, const struct mkind *mk,
+                      struct sim_port *in, const struct tlp *t,
+                      bool translate, struct route_hop *h, const char **why)
 {
-    if (c->ops == &nvsw_ops) {
+    if (mk->role == MKIND_NVSWITCH) {
         int e = nvsw_route(c, in->index, t);
-        h->fwd_latency_ps = nvsw_latency(c);
+        h->fwd_latency_ps = mk->fwd_latency(c);
         *why = e < 0 ? "refused by the NVSwitch (no target programmed: is "
                        "the fabric manager running?)" : NULL;
         return e;
     }
-    if (c->ops == &psw_ops) {
+    if (mk->role == MKIND_PCIE_SWITCH) {
         int e = psw_route(c, in->index, t, NULL);
-        h->fwd_latency_ps = psw_latency(c);
+        h->fwd_latency_ps = mk->fwd_latency(c);
         *why = e < 0 ? "refused by the switch (unroutable or ACS)" : NULL;
         return e;
     }
@@ -80,14 +82,14 @@ int route_trace(struct sim_port *out, const struct tlp *t, bool translate,
         h->from = port->side;
         h->to = in->owner;
         h->in = in;
-        if (in->owner->ops != &psw_ops && in->owner->ops != &rc_ops &&
-            in->owner->ops != &nvsw_ops) {
+        const struct mkind *mk = mkind_of(in->owner);
+        if (!mk || mk->role == MKIND_ENDPOINT) {
             r->dest = in->owner;
             r->dest_port = in;
             return 0;
         }
         const char *why = NULL;
-        int e = route_step(in->owner, in, t, translate, h, &why);
+        int e = route_step(in->owner, mk, in, t, translate, h, &why);
         if (e < 0 || (uint32_t)e >= in->owner->n_ports) {
             r->refused_at = in->owner;
             r->why = why;

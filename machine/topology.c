@@ -58,23 +58,51 @@ int tl_set_prop(struct loader *L, struct sim_props *p, const char *key,
     return 0;
 }
 
-static const char *const top_keys[] = {
-    "p2psim-machine", "name", "description", "sources", "defaults", "sockets",
-    "socket-links", "switches", "gpus", "nvswitches", "nvlinks",
-    "fabric-manager", "api-costs", "virtual-machine", "nvlink-power", NULL,
+/* Top-level keys besides the kinds' lists (machine/kinds.c: sockets,
+ * switches, gpus, nvswitches, ...). */
+static const char *const file_keys[] = {
+    "p2psim-machine", "name", "description", "sources", "defaults",
+    "socket-links", "nvlinks", "fabric-manager", "api-costs",
+    "virtual-machine", "nvlink-power", NULL,
 };
-static const char *const default_keys[] = { "pcie-link", "switch",
-                                            "root-complex", "gpu", "memory",
-                                            NULL };
-static const char *const socket_keys[] = { "id", "cpu", "memory",
-                                           "root-complex", "root-ports", NULL };
-static const char *const switch_keys[] = { "id", "parent", "ports", "latency",
-                                           "queue", "link", "acs", NULL };
-static const char *const gpu_keys[] = { "id", "model", "parent", "link",
-                                        "p2p-unlocked", "set",
-                                        "gpudirect-clique", NULL };
-static const char *const nvsw_keys[] = { "id", "generation", "ports",
-                                         "latency", "bandwidth", NULL };
+
+/* The valid top-level and defaults: keys: the file's, then each kind's
+ * list and defaults key, in the table's order. */
+static int valid_keys(struct loader *L)
+{
+    unsigned nt = 0, nd = 0;
+    L->default_keys[nd++] = "pcie-link";
+    for (; file_keys[nt]; nt++) {
+        L->top_keys[nt] = file_keys[nt];
+    }
+    const struct mkind *k;
+    for (unsigned i = 0; (k = mkind_at(i)); i++) {
+        if (nt == TOPO_TOP_KEYS_MAX || nd == TOPO_TOP_KEYS_MAX) {
+            return sim_error_set(L->err, SIM_ERANGE, "more than %d kinds of "
+                                 "entries", TOPO_TOP_KEYS_MAX);
+        }
+        if (k->yaml_list) {
+            L->top_keys[nt++] = k->yaml_list;
+        }
+        if (k->yaml_default) {
+            L->default_keys[nd++] = k->yaml_default;
+        }
+    }
+    L->top_keys[nt] = NULL;
+    L->default_keys[nd] = NULL;
+    return 0;
+}
+
+const char *tl_noun(const struct ent *e)
+{
+    switch (e->kind) {
+    case MKIND_READ_SOCKET: return "socket";
+    case MKIND_READ_SWITCH: return "switch";
+    case MKIND_READ_GPU: return "GPU";
+    case MKIND_READ_NVSWITCH: return "NVSwitch";
+    default: return e->mk->ops->kind;
+    }
+}
 
 /* An id: letters, digits, '-', '_'; not empty; no dots (ports use them). */
 static bool id_is_valid(const char *s)
@@ -92,9 +120,10 @@ static bool id_is_valid(const char *s)
 }
 
 /* Register the entries of list key (a sequence of mappings with ids). */
-static int collect(struct loader *L, const char *key, enum ent_kind kind,
-                   const char *const *keys, const char *what)
+static int collect(struct loader *L, const struct mkind *mk)
 {
+    const char *key = mk->yaml_list, *what = mk->yaml_what;
+    const char *const *keys = mk->yaml_keys;
     struct ydoc *d = &L->doc;
     yaml_node_t *seq = ydoc_get(d, L->root, key);
     if (!seq) {
@@ -135,7 +164,8 @@ static int collect(struct loader *L, const char *key, enum ent_kind kind,
         }
         struct ent *x = &L->ent[L->n_ent++];
         memset(x, 0, sizeof(*x));
-        x->kind = kind;
+        x->kind = mk->reader;
+        x->mk = mk;
         x->id = id;
         x->n = e;
         x->id_node = idn;
@@ -282,8 +312,12 @@ static int pass_shape(struct loader *L, struct topo_machine *m)
 {
     struct ydoc *d = &L->doc;
     L->root = yaml_document_get_root_node(&d->doc);
-    int rc = ydoc_expect(d, L->root, YAML_MAPPING_NODE, "a machine file", L->err);
-    if (rc < 0 || (rc = ydoc_check_keys(d, L->root, top_keys, "a machine file",
+    int rc = valid_keys(L);
+    if (rc == 0) {
+        rc = ydoc_expect(d, L->root, YAML_MAPPING_NODE, "a machine file",
+                         L->err);
+    }
+    if (rc < 0 || (rc = ydoc_check_keys(d, L->root, L->top_keys, "a machine file",
                                    L->err)) < 0) {
         return rc;
     }
@@ -314,7 +348,7 @@ static int pass_shape(struct loader *L, struct topo_machine *m)
     if (L->defaults &&
         ((rc = ydoc_expect(d, L->defaults, YAML_MAPPING_NODE, "defaults", L->err)) <
              0 ||
-         (rc = ydoc_check_keys(d, L->defaults, default_keys, "defaults", L->err)) <
+         (rc = ydoc_check_keys(d, L->defaults, L->default_keys, "defaults", L->err)) <
              0)) {
         return rc;
     }
@@ -340,21 +374,20 @@ static int pass_shape(struct loader *L, struct topo_machine *m)
         return ydoc_err_at(d, L->root, L->err, SIM_ENOENT,
                       "a machine file needs 'gpus' (at least one)");
     }
-    if ((rc = collect(L, "sockets", ENT_SOCKET, socket_keys, "a socket")) < 0 ||
-        (rc = collect(L, "switches", ENT_SWITCH, switch_keys, "a switch")) < 0 ||
-        (rc = collect(L, "gpus", ENT_GPU, gpu_keys, "a GPU")) < 0 ||
-        (rc = collect(L, "nvswitches", ENT_NVSWITCH, nvsw_keys,
-                      "an NVSwitch")) < 0) {
-        return rc;
+    const struct mkind *k;
+    for (unsigned i = 0; (k = mkind_at(i)); i++) {
+        if (k->yaml_list && (rc = collect(L, k)) < 0) {
+            return rc;
+        }
     }
     for (unsigned i = 0; i < L->n_ent; i++) {
         struct ent *e = &L->ent[i];
-        if (e->kind == ENT_SOCKET) {
+        if (e->kind == MKIND_READ_SOCKET) {
             m->n_sockets++;
             rc = tl_socket_ports(L, e);
-        } else if (e->kind == ENT_SWITCH) {
+        } else if (e->kind == MKIND_READ_SWITCH) {
             rc = tl_switch_ports(L, e);
-        } else if (e->kind == ENT_NVSWITCH) {
+        } else if (e->kind == MKIND_READ_NVSWITCH) {
             m->n_nvswitches++;
         }
         if (rc < 0) {
@@ -370,13 +403,14 @@ static int pass_wiring(struct loader *L, struct topo_machine *m)
     for (int pass = 1; pass >= 0 && rc == 0; pass--) {
         for (unsigned i = 0; i < L->n_ent && rc == 0; i++) {
             struct ent *e = &L->ent[i];
-            if (e->kind == ENT_SWITCH || e->kind == ENT_GPU) {
+            if (e->kind == MKIND_READ_SWITCH || e->kind == MKIND_READ_GPU ||
+                e->kind == MKIND_READ_DEVICE) {
                 rc = tl_resolve_parent(L, e, pass == 1);
             }
         }
     }
     for (unsigned i = 0; i < L->n_ent && rc == 0; i++) {
-        if (L->ent[i].kind == ENT_GPU) {
+        if (L->ent[i].kind == MKIND_READ_GPU) {
             rc = tl_gpu_setup(L, &L->ent[i]);
         }
     }
@@ -414,15 +448,16 @@ static int pass_build(struct loader *L, struct topo_machine *m)
     int rc = 0;
     unsigned k = 0;
     for (unsigned i = 0; i < L->n_ent && rc == 0; i++) {
-        if (L->ent[i].kind == ENT_SOCKET) {
+        if (L->ent[i].kind == MKIND_READ_SOCKET) {
             rc = tl_build_socket(L, m->fab, &L->ent[i], &m->socket[k++]);
         }
     }
     for (unsigned i = 0; i < L->n_ent && rc == 0; i++) {
         struct ent *e = &L->ent[i];
-        if (e->kind == ENT_SWITCH || e->kind == ENT_GPU) {
+        if (e->kind == MKIND_READ_SWITCH || e->kind == MKIND_READ_GPU ||
+            e->kind == MKIND_READ_DEVICE) {
             rc = tl_build_device(L, m->fab, e);
-        } else if (e->kind == ENT_NVSWITCH) {
+        } else if (e->kind == MKIND_READ_NVSWITCH) {
             rc = tl_build_nvswitch(L, m->fab, e);
         }
     }

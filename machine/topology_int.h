@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <yaml.h>
 
+#include "machine/kinds.h"
 #include "sim/props.h"
 #include "sim/time.h"
 
@@ -80,13 +81,15 @@ char *ydoc_read_file(const char *path, size_t *len);
 
 #define TOPO_MAX_ENTRIES 1024
 #define TOPO_MAX_PORTS 64
+#define TOPO_TOP_KEYS_MAX 32    /* top-level keys, of the file and its kinds */
 
 /* ---- the machine being loaded (topology.c and topology_*.c) ---------------- */
 
-enum ent_kind { ENT_SOCKET, ENT_SWITCH, ENT_GPU, ENT_NVSWITCH };
-
+/* An entry of the machine file: of the kind mk, read by kind (its row's
+ * reader, machine/kinds.h). */
 struct ent {
-    enum ent_kind kind;
+    enum mkind_reader kind;
+    const struct mkind *mk;
     const char *id;             /* in the document */
     yaml_node_t *n;             /* the entry's mapping */
     yaml_node_t *id_node;
@@ -120,6 +123,9 @@ struct loader {
     yaml_node_t *root, *defaults;
     struct ent ent[TOPO_MAX_ENTRIES];
     unsigned n_ent;
+    /* the valid top-level and defaults: keys, with the kinds' (kinds.h) */
+    const char *top_keys[TOPO_TOP_KEYS_MAX + 1];
+    const char *default_keys[TOPO_TOP_KEYS_MAX + 1];
 };
 
 /* topology.c: the loader's helpers */
@@ -143,7 +149,11 @@ int tl_map_time(struct loader *L, yaml_node_t *v, const char *section,
                 const char *max_text, const char *too_big_hint,
                 sim_time_t *ps);
 
-/* topology_pcie.c: sockets, switches, parents, PCIe and socket links */
+/* What e is called in errors ("GPU", "switch", or its kind's name). */
+const char *tl_noun(const struct ent *e);
+
+/* topology_pcie.c: sockets, switches, endpoints below ports, parents,
+ * PCIe and socket links */
 int tl_socket_ports(struct loader *L, struct ent *s);
 int tl_switch_ports(struct loader *L, struct ent *w);
 int tl_resolve_parent(struct loader *L, struct ent *e, bool explicit_pass);

@@ -55,13 +55,14 @@ int tl_check_nvlinks(struct loader *L, struct topo_machine *m)
         }
         for (int k = 0; k < 2; k++) {
             struct ent *x = &L->ent[s[k]];
-            if (x->kind != ENT_GPU && x->kind != ENT_NVSWITCH) {
+            if (x->kind != MKIND_READ_GPU && x->kind != MKIND_READ_NVSWITCH) {
                 return ydoc_err_at(d, ydoc_get(d, e, "between"), L->err, SIM_EINVAL,
                               "an NVLink joins GPUs and NVSwitches; '%s' is a "
                               "%s", x->id,
-                              x->kind == ENT_SOCKET ? "socket" : "PCIe switch");
+                              x->kind == MKIND_READ_SWITCH ? "PCIe switch"
+                                                         : tl_noun(x));
             }
-            if (x->kind == ENT_NVSWITCH) {
+            if (x->kind == MKIND_READ_NVSWITCH) {
                 if (!x->nvlinks_have) {
                     uint64_t ports = 0;
                     yaml_node_t *pn = ydoc_get(d, x->n, "ports");
@@ -84,7 +85,7 @@ int tl_check_nvlinks(struct loader *L, struct topo_machine *m)
                                        x->nvlinks_have);
                 }
             }
-            if (x->kind == ENT_GPU) {
+            if (x->kind == MKIND_READ_GPU) {
                 x->nvlinks_used += (unsigned)links;
                 if (x->nvlinks_used > x->nvlinks_have) {
                     return ydoc_err_at(d, ln ? ln : e, L->err, SIM_ERANGE,
@@ -94,16 +95,16 @@ int tl_check_nvlinks(struct loader *L, struct topo_machine *m)
                 }
             }
         }
-        if (L->ent[s[0]].kind == ENT_NVSWITCH &&
-            L->ent[s[1]].kind == ENT_NVSWITCH) {
+        if (L->ent[s[0]].kind == MKIND_READ_NVSWITCH &&
+            L->ent[s[1]].kind == MKIND_READ_NVSWITCH) {
             return ydoc_err_at(d, e, L->err, SIM_EINVAL,
                           "an NVLink between two NVSwitches is not supported");
         }
         struct topo_nvlink *nv = &m->nvlink[m->n_nvlinks++];
         snprintf(nv->a, sizeof(nv->a), "%s", L->ent[s[0]].id);
         snprintf(nv->b, sizeof(nv->b), "%s", L->ent[s[1]].id);
-        nv->a_nvswitch = L->ent[s[0]].kind == ENT_NVSWITCH;
-        nv->b_nvswitch = L->ent[s[1]].kind == ENT_NVSWITCH;
+        nv->a_nvswitch = L->ent[s[0]].kind == MKIND_READ_NVSWITCH;
+        nv->b_nvswitch = L->ent[s[1]].kind == MKIND_READ_NVSWITCH;
         nv->links = (unsigned)links;
     }
     return 0;
@@ -134,7 +135,7 @@ static int nvl_end(struct loader *L, struct ent *x, unsigned *gen,
                    const char **rate)
 {
     *rate = NULL;
-    if (x->kind == ENT_GPU) {
+    if (x->kind == MKIND_READ_GPU) {
         *gen = tl_prop_uint(x->gpu_props, "nvlink-generation", 0);
         const struct sim_prop *r = sim_props_find(x->gpu_props,
                                                   "nvlink-link-rate");
@@ -188,7 +189,7 @@ int tl_build_nvlinks(struct loader *L, struct fab *f)
                 return rc;
             }
             snprintf(port[k], sizeof(port[k]), "%s.%s%u", x->id,
-                     x->kind == ENT_GPU ? "nvl" : "p", used[s[k]]);
+                     x->kind == MKIND_READ_GPU ? "nvl" : "p", used[s[k]]);
             used[s[k]] += (unsigned)links;
         }
         if (gen[0] != gen[1]) {

@@ -182,7 +182,7 @@ int tl_resolve_parent(struct loader *L, struct ent *e, bool explicit_pass)
         return explicit_pass ? ydoc_err_at(d, e->n, L->err, SIM_ENOENT,
                                       "%s '%s' has no 'parent' (name a socket "
                                       "or a switch it hangs below)",
-                                      e->kind == ENT_GPU ? "GPU" : "switch",
+                                      tl_noun(e),
                                       e->id)
                              : 0;
     }
@@ -205,11 +205,11 @@ int tl_resolve_parent(struct loader *L, struct ent *e, bool explicit_pass)
                       "parent '%s' of '%s' does not exist", name, e->id);
     }
     struct ent *p = &L->ent[pi];
-    if (p->kind != ENT_SOCKET && p->kind != ENT_SWITCH) {
+    if (p->kind != MKIND_READ_SOCKET && p->kind != MKIND_READ_SWITCH) {
         return ydoc_err_at(d, pn, L->err, SIM_EINVAL,
                       "parent '%s' of '%s' is a %s: a parent must be a socket "
                       "or a switch", name, e->id,
-                      p->kind == ENT_GPU ? "GPU" : "NVSwitch");
+                      tl_noun(p));
     }
     unsigned port = 0;
     if (dot) {
@@ -221,8 +221,8 @@ int tl_resolve_parent(struct loader *L, struct ent *e, bool explicit_pass)
         if (port == p->n_ports) {
             return ydoc_err_at(d, pn, L->err, SIM_ENOENT,
                           "'%s' has no port '%s' (%s0 to %s%u)", name, dot + 1,
-                          p->kind == ENT_SOCKET ? "rp" : "dp",
-                          p->kind == ENT_SOCKET ? "rp" : "dp", p->n_ports - 1);
+                          p->kind == MKIND_READ_SOCKET ? "rp" : "dp",
+                          p->kind == MKIND_READ_SOCKET ? "rp" : "dp", p->n_ports - 1);
         }
         if (p->child[port] >= 0) {
             return ydoc_err_at(d, pn, L->err, SIM_EBUSY,
@@ -239,7 +239,7 @@ int tl_resolve_parent(struct loader *L, struct ent *e, bool explicit_pass)
             return ydoc_err_at(d, pn, L->err, SIM_EBUSY,
                           "'%s' has no free %s left for '%s' (all %u are "
                           "taken): add ports or name another parent", name,
-                          p->kind == ENT_SOCKET ? "root port"
+                          p->kind == MKIND_READ_SOCKET ? "root port"
                                                 : "downstream port",
                           e->id, p->n_ports);
         }
@@ -256,7 +256,7 @@ int tl_check_loops(struct loader *L)
 {
     for (unsigned i = 0; i < L->n_ent; i++) {
         struct ent *e = &L->ent[i];
-        if (e->kind != ENT_SWITCH) {
+        if (e->kind != MKIND_READ_SWITCH) {
             continue;
         }
         int p = e->parent;
@@ -313,7 +313,7 @@ int tl_link_props(struct loader *L, struct ent *e, struct sim_props *p)
             }
         }
     }
-    if (e->kind == ENT_GPU) {
+    if (e->kind == MKIND_READ_GPU) {
         const struct sim_prop *gp = sim_props_find(p, "gen");
         const struct sim_prop *wp = sim_props_find(p, "width");
         unsigned gen = tl_prop_uint(p, "gen", 0), width = tl_prop_uint(p, "width", 0);
@@ -445,7 +445,7 @@ int tl_build_device(struct loader *L, struct fab *f, struct ent *e)
     struct ydoc *d = &L->doc;
     int rc;
     char owner[128];
-    if (e->kind == ENT_SWITCH) {
+    if (e->kind == MKIND_READ_SWITCH) {
         snprintf(owner, sizeof(owner), "switch '%s'", e->id);
         struct sim_props *p = tl_new_props(L, owner, e->n);
         if (!p) {
@@ -472,6 +472,31 @@ int tl_build_device(struct loader *L, struct fab *f, struct ent *e)
                               "switch '%s': ACS controls not supported", e->id);
             }
         }
+    } else if (e->kind == MKIND_READ_DEVICE) {
+        /* an endpoint of the kinds' table: defaults.<its key>, then its
+         * entry's keys, as its model's properties */
+        snprintf(owner, sizeof(owner), "%s '%s'", e->mk->ops->kind, e->id);
+        struct sim_props *p = tl_new_props(L, owner, e->n);
+        if (!p) {
+            return sim_error_set(L->err, SIM_ENOMEM, "out of memory");
+        }
+        static const char *const skip[] = { "id", "parent", "link", NULL };
+        char dflt[96] = "";
+        rc = 0;
+        if (e->mk->yaml_default) {
+            snprintf(dflt, sizeof(dflt), "defaults.%s", e->mk->yaml_default);
+            rc = ydoc_add_props(d, ydoc_get(d, L->defaults,
+                                            e->mk->yaml_default),
+                                p, NULL, dflt, L->err);
+        }
+        if (rc == 0) {
+            rc = ydoc_add_props(d, e->n, p, skip, owner, L->err);
+        }
+        if (rc == 0 && !fab_add(f, e->mk->ops->kind, e->id, p, L->err)) {
+            rc = -SIM_EINVAL;
+        }
+        tl_free_props(p);
+        return rc;
     } else {
         if (!fab_add(f, "gpu", e->id, e->gpu_props, L->err)) {
             return -SIM_EINVAL;
@@ -485,15 +510,16 @@ int tl_build_links(struct loader *L, struct fab *f)
     int rc = 0;
     for (unsigned i = 0; i < L->n_ent && rc == 0; i++) {
         struct ent *e = &L->ent[i];
-        if (e->kind != ENT_SWITCH && e->kind != ENT_GPU) {
+        if (e->kind != MKIND_READ_SWITCH && e->kind != MKIND_READ_GPU &&
+            e->kind != MKIND_READ_DEVICE) {
             continue;
         }
         struct ent *p = &L->ent[e->parent];
         char a[160], b[160], owner[128];
         snprintf(a, sizeof(a), "%s.%s%u", p->id,
-                 p->kind == ENT_SOCKET ? "rp" : "dp", e->parent_port);
+                 p->kind == MKIND_READ_SOCKET ? "rp" : "dp", e->parent_port);
         snprintf(b, sizeof(b), "%s.%s", e->id,
-                 e->kind == ENT_GPU ? "pcie" : "up");
+                 e->mk->pcie ? e->mk->pcie->port : "up");
         snprintf(owner, sizeof(owner), "link of '%s'", e->id);
         struct sim_props *lp = tl_new_props(L, owner, e->n);
         if (!lp) {
@@ -562,7 +588,7 @@ int tl_check_socket_links(struct loader *L)
             return rc;
         }
         for (int k = 0; k < 2; k++) {
-            if (L->ent[s[k]].kind != ENT_SOCKET) {
+            if (L->ent[s[k]].kind != MKIND_READ_SOCKET) {
                 return ydoc_err_at(d, ydoc_get(d, e, "between"), L->err, SIM_EINVAL,
                               "a socket link joins sockets; '%s' is not one",
                               L->ent[s[k]].id);

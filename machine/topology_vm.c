@@ -69,7 +69,7 @@ int tl_parse_virtual_machine(struct loader *L, struct topo_machine *m)
     }
     for (unsigned i = 0; i < L->n_ent; i++) {
         struct ent *g = &L->ent[i];
-        yaml_node_t *cn = g->kind == ENT_GPU
+        yaml_node_t *cn = g->kind == MKIND_READ_GPU
                               ? ydoc_get(d, g->n, "gpudirect-clique") : NULL;
         if (!cn) {
             continue;
