@@ -26,6 +26,7 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/machine.c \
 	%reldir%/remote.c \
 	%reldir%/remote.h \
+	%reldir%/remote_host.c \
 	%reldir%/ipc.c \
 	%reldir%/rt.h \
 	%reldir%/stream.c \

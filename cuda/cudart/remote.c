@@ -4,7 +4,7 @@
  * (P2PSIM_SERVER; protocol in cuda/server/wire.h), so all processes of a
  * program share one simulated machine, one timeline and one HBM space per
  * GPU. The process still loads its own copy of the machine (rt.p) for
- * read-only questions.
+ * read-only questions. Host memory the server can reach: remote_host.c.
  *
  * Completions. copy, fill and timer register a callback id; the server
  * sends the callback when the simulation reaches the completion, in a
@@ -12,50 +12,20 @@
  * advance() (the last host thread to wait, as in machine.c), and callbacks
  * run in it with the lock held, at the time they stand for: the server
  * stops at that time and waits until this process says it is idle again.
- *
- * Who is idle. The server advances the simulation only when no process is
- * busy. This process is idle while a thread is inside advance() (all its
- * host threads wait). When no thread has called CUDA for a grace period
- * (P2PSIM_HOST_GRACE_MS, default 20 ms of wall time, as rt.c uses for
- * threads) and none is inside advance(), its threads are taken as blocked
- * outside CUDA (a pipe, a barrier with another process): the service
- * thread declares the process "outside", which lets the others' time go
- * on, and runs the callbacks the server sends meanwhile. The first CUDA
- * call after that comes back (WIRE_BUSY) before it does anything. So, as
- * with threads in rt.c, wall time matters only where a process blocks
- * outside CUDA while another one waits inside it; a process outside never
- * makes time advance by itself, so a single-process program under a
- * server runs exactly as with its own machine.
- *
- * While a thread waits for a batch inside advance(), it releases the
- * runtime lock: another thread of the process may come in, make its calls
- * (the process is busy again from then on) and leave; advance() then
- * returns to rt_wait to look again.
- *
- * Host memory. host_alloc creates a memfd, maps it here, and
- * host_register passes it to the server (SCM_RIGHTS), which maps the same
- * pages. Memory the program registers itself (cudaHostRegister) is not
- * shared with anybody; host_register re-backs its pages with a memfd of
- * the same contents at the same address (mmap MAP_FIXED), which the
- * program cannot tell, except that a thread writing those pages during
- * the call may lose its write. A range that straddles memory re-backed
- * for another registration is refused (-SIM_ENOTSUP; memory.c answers
- * cudaErrorNotSupported).
+ * When and how the process is idle, busy or outside: at come_back below.
  *
  * Kernels. An nvcc kernel's module goes to the server once, as PTX text
- * (module_load); a grid goes when its stream reaches it (kernel): the
- * kernel's name, the parameter buffer, the module variables' addresses,
- * and the memory the grid may touch as a table of ranges (launch.c's
+ * (module_load); a grid goes when its stream reaches it (kernel), with
+ * the memory it may touch as a table of ranges (launch.c's
  * rt_kernel_ranges: allocations, pinned and managed host memory by their
- * bus addresses, which the server reaches through the memfds above, so a
- * kernel spinning on a host-mapped flag sees the program's store to it).
- * The grid's end is a callback that carries the failure's message.
+ * bus addresses, which the server reaches through remote_host.c's
+ * memfds). The grid's end is a callback that carries the failure's message.
  *
  * Not supported: CUDA calls in a child forked after the runtime started
  * (as with CUDA itself); such a child gets errors, never the parent's
  * server connection.
  */
-#define _GNU_SOURCE /* memfd_create */
+#define _GNU_SOURCE /* pipe2 */
 #include <config.h>
 
 #include "cuda/cudart/remote.h"
@@ -67,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -106,23 +75,6 @@ struct rm_msg {
     char *text;                 /* a kernel callback's message, or NULL */
 };
 
-/* Host memory shared with the server. */
-struct rm_shm {
-    struct rm_shm *next;
-    uintptr_t base;
-    uint64_t len;               /* mapped bytes (whole pages) */
-    int fd;
-    bool adopted;               /* the program's pages, re-backed */
-    unsigned regs;              /* registrations on the server */
-};
-
-/* A registration: its bus address and memory. */
-struct rm_reg {
-    struct rm_reg *next;
-    uint64_t bus;
-    struct rm_shm *shm;
-};
-
 #define RM_BUCKETS 256u
 
 static struct {
@@ -136,8 +88,6 @@ static struct {
     bool driving;               /* a thread is inside advance() */
     struct rm_msg *in_head, *in_tail;
     struct rm_pending *pend[RM_BUCKETS];
-    struct rm_shm *shms;
-    struct rm_reg *regs;
     uint64_t activity;          /* now() calls by program threads */
     long grace_ms;
     struct rt_thread *service;  /* the service thread's, once needed */
@@ -421,6 +371,27 @@ static bool process_inbox(bool *nothing)
 /* ---- being idle, busy or outside ------------------------------------------------ */
 
 /*
+ * Who is idle. The server advances the simulation only when no process is
+ * busy. This process is idle while a thread is inside advance() (all its
+ * host threads wait). When no thread has called CUDA for a grace period
+ * (P2PSIM_HOST_GRACE_MS, default 20 ms of wall time, as rt.c uses for
+ * threads) and none is inside advance(), its threads are taken as blocked
+ * outside CUDA (a pipe, a barrier with another process): the service
+ * thread declares the process "outside", which lets the others' time go
+ * on, and runs the callbacks the server sends meanwhile. The first CUDA
+ * call after that comes back (WIRE_BUSY) before it does anything. So, as
+ * with threads in rt.c, wall time matters only where a process blocks
+ * outside CUDA while another one waits inside it; a process outside never
+ * makes time advance by itself, so a single-process program under a
+ * server runs exactly as with its own machine.
+ *
+ * While a thread waits for a batch inside advance(), it releases the
+ * runtime lock: another thread of the process may come in, make its calls
+ * (the process is busy again from then on) and leave; advance() then
+ * returns to rt_wait to look again.
+ */
+
+/*
  * Make the process busy for the server (time stops for it) before it does
  * anything: after the service thread declared it outside, or while a
  * thread waits in advance() with the lock released. A batch sent before
@@ -537,6 +508,12 @@ int rt_remote_call(uint32_t type, const void *req, uint32_t len,
                    struct wire_reply *r)
 {
     return call(type, req, len, NULL, 0, -1, r, NULL, 0);
+}
+
+int rt_remote_call_fd(uint32_t type, const void *req, uint32_t len,
+                      int pass_fd, struct wire_reply *r)
+{
+    return call(type, req, len, NULL, 0, pass_fd, r, NULL, 0);
 }
 
 static struct wire_loc wloc(const struct p2psim_loc *l)
@@ -675,10 +652,6 @@ static bool remote_advance(bool (*keep_going)(void *arg), void *arg,
     return ok;
 }
 
-static int remote_host_register(void *ptr, uint64_t len, unsigned socket,
-                                uint64_t *bus);
-static int remote_host_unregister(uint64_t bus);
-
 static int remote_hbm_alloc(unsigned gpu, uint64_t size, uint64_t align,
                             uint64_t *off)
 {
@@ -752,196 +725,6 @@ static int remote_hbm_write(unsigned gpu, uint64_t off, const void *buf,
         done += n;
     }
     return 0;
-}
-
-/* ---- host memory -------------------------------------------------------------- */
-
-static uint64_t page_bytes(void)
-{
-    return (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
-static struct rm_shm *shm_new(uint64_t len)
-{
-    struct rm_shm *s = calloc(1, sizeof(*s));
-    if (!s) {
-        return NULL;
-    }
-    s->len = len;
-    /* Sealed against shrinking: the server maps it, and refuses a memfd
-     * that could shrink under its mapping (its accesses would fault). */
-    s->fd = memfd_create("p2psim-host", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (s->fd < 0 || ftruncate(s->fd, (off_t)len) < 0 ||
-        fcntl(s->fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0) {
-        if (s->fd >= 0) {
-            close(s->fd);
-        }
-        free(s);
-        return NULL;
-    }
-    s->next = rm.shms;
-    rm.shms = s;
-    return s;
-}
-
-static void shm_forget(struct rm_shm *s)
-{
-    for (struct rm_shm **pp = &rm.shms; *pp; pp = &(*pp)->next) {
-        if (*pp == s) {
-            *pp = s->next;
-            break;
-        }
-    }
-    close(s->fd);
-    free(s);
-}
-
-static void *remote_host_alloc(uint64_t len)
-{
-    uint64_t pg = page_bytes();
-    struct rm_shm *s = len ? shm_new((len + pg - 1) / pg * pg) : NULL;
-    if (!s) {
-        return NULL;
-    }
-    void *p = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd,
-                   0);
-    if (p == MAP_FAILED) {
-        shm_forget(s);
-        return NULL;
-    }
-    s->base = (uintptr_t)p;
-    return p;
-}
-
-static void remote_host_free(void *ptr, uint64_t len)
-{
-    (void)len;
-    for (struct rm_shm *s = rm.shms; s; s = s->next) {
-        if (s->base == (uintptr_t)ptr && !s->adopted) {
-            munmap(ptr, s->len);
-            shm_forget(s);
-            return;
-        }
-    }
-}
-
-/*
- * Copy whole pages of the program's memory: bytes around its range that it
- * never allocated too (a sanitizer's red zones), which are merely carried
- * over, so the copy is not instrumented (nor turned into memcpy).
- */
-__attribute__((no_sanitize_address)) static void
-copy_pages(void *dst, const void *src, uint64_t n)
-{
-    volatile uint64_t *d = dst;
-    const volatile uint64_t *s = src;
-    for (uint64_t i = 0; i < n / sizeof(uint64_t); i++) {
-        d[i] = s[i];
-    }
-}
-
-/*
- * Re-back the pages of [p, p + len) with a memfd of the same contents at
- * the same address, so the server can map them. NULL: not possible.
- */
-static struct rm_shm *shm_adopt(uintptr_t p, uint64_t len)
-{
-    uint64_t pg = page_bytes();
-    uintptr_t lo = p / pg * pg;
-    uint64_t n = (p + len - lo + pg - 1) / pg * pg;
-    for (struct rm_shm *s = rm.shms; s; s = s->next) {
-        if (lo < s->base + s->len && s->base < lo + n) {
-            return NULL;        /* straddles memory already shared */
-        }
-    }
-    unsigned char vec[64];
-    for (uint64_t o = 0; o < n; o += 64 * pg) {
-        uint64_t part = n - o < 64 * pg ? n - o : 64 * pg;
-        if (mincore((void *)(lo + o), part, vec) < 0) {
-            return NULL;        /* not mapped */
-        }
-    }
-    struct rm_shm *s = shm_new(n);
-    if (!s) {
-        return NULL;
-    }
-    void *tmp = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
-    if (tmp == MAP_FAILED) {
-        shm_forget(s);
-        return NULL;
-    }
-    copy_pages(tmp, (const void *)lo, n);
-    void *at = mmap((void *)lo, n, PROT_READ | PROT_WRITE,
-                    MAP_SHARED | MAP_FIXED, s->fd, 0);
-    munmap(tmp, n);
-    if (at == MAP_FAILED) {
-        shm_forget(s);
-        return NULL;
-    }
-    s->base = lo;
-    s->adopted = true;
-    return s;
-}
-
-static int remote_host_register(void *ptr, uint64_t len, unsigned socket,
-                                uint64_t *bus)
-{
-    uintptr_t p = (uintptr_t)ptr;
-    struct rm_shm *s = rm.shms;
-    while (s && !(p >= s->base && len <= s->len && p - s->base <= s->len - len)) {
-        s = s->next;
-    }
-    if (!s && (len == 0 || !(s = shm_adopt(p, len)))) {
-        return len == 0 ? -SIM_EINVAL : -SIM_ENOTSUP;
-    }
-    struct rm_reg *g = calloc(1, sizeof(*g));
-    if (!g) {
-        return -SIM_ENOMEM;
-    }
-    struct wire_host_register m = {
-        .offset = p - s->base,
-        .len = len,
-        .socket = socket,
-    };
-    struct wire_reply r;
-    int rc = call(WIRE_HOST_REGISTER, &m, sizeof(m), NULL, 0, s->fd, &r,
-                  NULL, 0);
-    if (rc < 0) {
-        free(g);
-        if (s->adopted && s->regs == 0) {
-            shm_forget(s);      /* the pages stay re-backed: harmless */
-        }
-        return rc;
-    }
-    g->bus = r.v[0];
-    g->shm = s;
-    g->next = rm.regs;
-    rm.regs = g;
-    s->regs++;
-    *bus = g->bus;
-    return 0;
-}
-
-static int remote_host_unregister(uint64_t bus)
-{
-    for (struct rm_reg **pp = &rm.regs; *pp; pp = &(*pp)->next) {
-        struct rm_reg *g = *pp;
-        if (g->bus != bus) {
-            continue;
-        }
-        *pp = g->next;
-        struct wire_u64 m = { bus };
-        struct wire_reply r;
-        int rc = call(WIRE_HOST_UNREGISTER, &m, sizeof(m), NULL, 0, -1, &r,
-                      NULL, 0);
-        if (--g->shm->regs == 0 && g->shm->adopted) {
-            /* The program keeps its (re-backed) pages. */
-            shm_forget(g->shm);
-        }
-        free(g);
-        return rc;
-    }
-    return -SIM_ENOENT;
 }
 
 /* ---- kernels ------------------------------------------------------------------ */
@@ -1039,16 +822,16 @@ const struct rt_machine_ops rt_machine_remote = {
     .now = remote_now,
     .copy = remote_copy,
     .fill = remote_fill,
-    .host_register = remote_host_register,
-    .host_unregister = remote_host_unregister,
+    .host_register = rt_remote_host_register,
+    .host_unregister = rt_remote_host_unregister,
     .timer = remote_timer,
     .advance = remote_advance,
     .hbm_alloc = remote_hbm_alloc,
     .hbm_free = remote_hbm_free,
     .hbm_read = remote_hbm_read,
     .hbm_write = remote_hbm_write,
-    .host_alloc = remote_host_alloc,
-    .host_free = remote_host_free,
+    .host_alloc = rt_remote_host_alloc,
+    .host_free = rt_remote_host_free,
     .module_load = remote_module_load,
     .kernel = remote_kernel,
 };

@@ -1,8 +1,9 @@
 /*
  * cuda/cudart/remote.h - what remote.c offers the other files of the shim
  * beyond rt_machine_remote: requests of its own for ipc.c (exports and
- * interprocess events live in the server), and the server's counters for
- * the report at exit.
+ * interprocess events live in the server) and remote_host.c (host memory
+ * shared with the server), and the server's counters for the report at
+ * exit.
  *
  * Every function here is called with the runtime lock held.
  */
@@ -26,6 +27,16 @@ uint64_t rt_remote_session(void);
  */
 int rt_remote_call(uint32_t type, const void *req, uint32_t len,
                    struct wire_reply *r);
+/* The same with descriptor pass_fd passed along (WIRE_F_FD requests). */
+int rt_remote_call_fd(uint32_t type, const void *req, uint32_t len,
+                      int pass_fd, struct wire_reply *r);
+
+/* remote_host.c: rt_machine_remote's host memory (rt_machine_ops). */
+void *rt_remote_host_alloc(uint64_t len);
+void rt_remote_host_free(void *ptr, uint64_t len);
+int rt_remote_host_register(void *ptr, uint64_t len, unsigned socket,
+                            uint64_t *bus);
+int rt_remote_host_unregister(uint64_t bus);
 
 /*
  * rt_remote_callback_add - an id for a WIRE_CALLBACK the server will send
