@@ -4,6 +4,7 @@ models_libmodels_la_SOURCES = \
 	%reldir%/models.c \
 	%reldir%/models.h \
 	%reldir%/gpu/bar1.c \
+	%reldir%/gpu/completer.c \
 	%reldir%/gpu/copy_engine.c \
 	%reldir%/gpu/gpu.c \
 	%reldir%/gpu/gpu.h \
@@ -13,6 +14,8 @@ models_libmodels_la_SOURCES = \
 	%reldir%/gpu/nvlink_port.c \
 	%reldir%/gpu/sm.c \
 	%reldir%/gpu/sm.h \
+	%reldir%/gpu/sm_int.h \
+	%reldir%/gpu/sm_wc.c \
 	%reldir%/host/hostmem.c \
 	%reldir%/host/hostmem.h \
 	%reldir%/host/socket_link.c \
