@@ -5,34 +5,17 @@
  * Every figure comes from the models' own functions: the switches and
  * root complexes route (machine/route.h), the links price TLPs and DLLPs
  * (pcie_link_tlp_bytes, pcie_link_dllp_bytes, socket_link_tlp_bytes), the
- * completers split reads (pcie_cpl_split_bytes), and the GPU, host memory
- * and root complexes give their configured rates and latencies.
+ * completers split reads (pcie_cpl_split_bytes), and the completers
+ * (their rows, machine/kinds.h) and root complexes give their configured
+ * rates and latencies.
  *
  * The TLPs an operation sends are cut as the copy engine cuts them (at
  * most MPS or MRRS bytes, never across a 4 KiB boundary; copy_engine.c)
  * and grouped into a few shapes (length, DW offset, header size) with
  * their counts, so a 64 MiB copy costs a handful of queries, not 2^18.
  *
- * The three directions (models/gpu/copy_engine.c):
- *   PUSH   MWr stream to a bus address; each link direction on the MWr
- *          route carries their wire bytes, the opposite direction the
- *          DLLPs its receiver returns, the receiver's posted credits are
- *          held for a credit round trip, a root complex's P2P serialiser
- *          carries header + payload, host memory its channel bytes. Fixed
- *          costs: the last write's one-way latency, then the flushing
- *          read (unless no_flush): its completer's access and the
- *          completion's way back.
- *   PULL   MRd stream out, CplD stream back: both routes charged (and
- *          their credits, non-posted and completion), the completer (host
- *          memory channel, or the peer's HBM) the bytes read. Its own
- *          bound: tags x bytes per read / round trip (the engine's
- *          outstanding-read limit); the GPU's tag space is a shared
- *          resource. Fixed costs: the first read's way out and access;
- *          the last completion's way back.
- *   LOCAL  the L2's serialiser, twice the length (read and write), and
- *          the HBM serialiser what the L2 misses or writes back
- *          (gpu_local_copy_hbm: twice the length without an L2 model);
- *          then the HBM latency.
+ * The three directions of models/gpu/copy_engine.c (PUSH, PULL, LOCAL)
+ * are planned at plan_push, plan_pull and flow__plan.
  *
  * Model: a flow's latencies are those of an idle machine: queueing behind
  * other traffic shows only as the shared rates, not as extra latency.
@@ -602,6 +585,15 @@ static uint64_t share_len(const struct ways *w, unsigned i, uint64_t len)
     return (uint64_t)((double)len * w->sum / w->weight[i] + 0.5);
 }
 
+/*
+ * PUSH: an MWr stream to a bus address; each link direction on the MWr
+ * route carries their wire bytes, the opposite direction the DLLPs its
+ * receiver returns, the receiver's posted credits are held for a credit
+ * round trip, a root complex's P2P serialiser carries header + payload,
+ * host memory its channel bytes. Fixed costs: the last write's one-way
+ * latency, then the flushing read (unless no_flush): its completer's
+ * access and the completion's way back.
+ */
 static int plan_push(struct p2psim_flow *f, struct sim_component *g,
                      const struct gpu_dma *op, const struct gpu_params *gp,
                      struct flow_plan *pl)
@@ -662,6 +654,14 @@ static int plan_push(struct p2psim_flow *f, struct sim_component *g,
     return 0;
 }
 
+/*
+ * PULL: an MRd stream out, a CplD stream back: both routes charged (and
+ * their credits, non-posted and completion), the completer (host memory
+ * channel, or the peer's HBM) the bytes read. Its own bound: tags x bytes
+ * per read / round trip (the engine's outstanding-read limit); the GPU's
+ * tag space is a shared resource. Fixed costs: the first read's way out
+ * and access; the last completion's way back.
+ */
 static int plan_pull(struct p2psim_flow *f, struct sim_component *g,
                      const struct gpu_dma *op, const struct gpu_params *gp,
                      struct flow_plan *pl)
@@ -746,8 +746,10 @@ int flow__plan(struct p2psim_flow *f, struct sim_component *g,
     case GPU_DMA_LOCAL:
         break;
     }
-    /* Read and write both cross the L2, and what it misses the one HBM
-     * serialiser (models/gpu/copy_engine.c, l2.c). */
+    /* LOCAL: read and write both cross the L2 (its serialiser, twice the
+     * length), and what it misses or writes back the one HBM serialiser
+     * (gpu_local_copy_hbm: twice the length without an L2 model); then
+     * the HBM latency (models/gpu/copy_engine.c, l2.c). */
     double len = (double)op->len_bytes;
     double hbm = (double)gpu_local_copy_hbm(g, op->remote_addr,
                                             op->local_addr, op->len_bytes);
