@@ -24,14 +24,6 @@
  * destination pulls (reads) from the source's. Without peer access in
  * either direction it is staged through pinned host memory in pipelined
  * chunks (machine/exec.c), as the driver does.
- *
- * When the call returns (CUDA's "API synchronization behavior"):
- *   cudaMemcpy: after completion, except device to device (no host
- *     synchronization). Pageable host to device returns after the DMA too
- *     (CUDA may return once the last chunk is staged: the difference is
- *     the last chunk's DMA).
- *   cudaMemcpyAsync: at once, except with pageable memory on the device
- *     to host side and host to host copies, which complete first.
  */
 #include <config.h>
 
@@ -325,7 +317,7 @@ static cudaError_t copy_enqueue(void *dst, const void *src, size_t len,
         return e;
     }
     rt_charge(cost);
-    /* Queued behind the stream's copy before (stream.c): a copy of the
+    /* Queued behind the stream's copy before (stream_op.c): a copy of the
      * machine's; not one by the host, nor one whose managed side is
      * placed only when it starts. */
     c->op.chainable = !c->h_dst && !c->m_src && !c->m_dst;
@@ -361,6 +353,15 @@ static cudaError_t wait_fence(struct rt_fence *f)
     return e;
 }
 
+/*
+ * When the call returns (CUDA's "API synchronization behavior"):
+ *   cudaMemcpy: after completion, except device to device (no host
+ *     synchronization). Pageable host to device returns after the DMA too
+ *     (CUDA may return once the last chunk is staged: the difference is
+ *     the last chunk's DMA).
+ *   cudaMemcpyAsync: at once, except with pageable memory on the device
+ *     to host side and host to host copies, which complete first.
+ */
 static cudaError_t memcpy_on(void *dst, const void *src, size_t len,
                              enum cudaMemcpyKind kind, cudaStream_t h,
                              bool sync)

@@ -23,14 +23,6 @@
  * no hand-written code; tests/shim/dispatch-fresh.sh fails if they are
  * stale.
  *
- * Each generated function:
- *     struct dispatch_call c;
- *     dispatch_enter(&c, "cudaX", &slot);        backend, real function,
- *                                                 entry times
- *     ret = real ? real(args) : p2psim_sim_cudaX(args)
- *           (neither: dispatch_unserved*, cudaErrorNotSupported)
- *     if (c.rec) { dispatch_leave(&c); record args, outs, ret; write }
- *
  * The simulated clock of the calling thread is recorded with the real
  * times in the simulated backend (sim0_ps, sim1_ps): what `p2psim replay`
  * compares. It is not read for a call made from inside another call of the
@@ -45,6 +37,15 @@
 #include "cuda/include/p2psim_cudart_internal.h"
 #include "cuda/passthrough/passthru.h"
 
+/*
+ * Each generated function:
+ *     struct dispatch_call c;
+ *     dispatch_enter(&c, "cudaX", &slot);        backend, real function,
+ *                                                 entry times
+ *     ret = real ? real(args) : p2psim_sim_cudaX(args)
+ *           (neither: dispatch_unserved*, cudaErrorNotSupported)
+ *     if (c.rec) { dispatch_leave(&c); record args, outs, ret; write }
+ */
 struct dispatch_call {
     const char *name;
     void **slot;                /* the function's slot in dispatch.c */

@@ -20,39 +20,10 @@
  * current device gets peer access to the exporting one, "as if the user
  * called cudaDeviceEnablePeerAccess" (CUDA's documentation of the flag).
  *
- * Error codes (the documented set is 205, 400, 201, 711, 801, 1):
- *   flags other than cudaIpcMemLazyEnablePeerAccess, NULL   1
- *   opening a handle in the process that exported it       201, as the
- *     real runtime ("invalid device context": UCX #11600, DALI #4817);
- *     the same for event handles [assumption: not measured]
- *   not a handle (bad magic or version), another session's, a nonce the
- *     server does not know (forged), an allocation freed since (stale),
- *     an event destroyed since                             400: "a resource
- *     handle passed to the API call was not valid"
- *   a well-formed handle of another process while this one has no
- *     server (run without `p2psim run`): there is no shared machine to
- *     open it in                                           801, with a hint
- *   the range meets an allocation of this process (cannot happen while
- *     HBM offsets come from the server)                    205
- *   the current device has eight peers already             711
- * cudaIpcGetMemHandle: a pointer that is not the base of a cudaMalloc
- * allocation (pool, imported, host, interior) 1. cudaIpcGetEventHandle:
- * an event without cudaEventInterprocess | cudaEventDisableTiming 1
- * [assumption: CUDA's documentation requires the flags and lists 1 and
- * 400; 400 is for handles that are not events].
- *
  * Model: when P2P between the current device and the exporting one is
  * impossible, the open still succeeds without peer access: copies to and
  * from the memory are staged through host memory, as cudaMemcpy does for
- * any device memory (kernels, which could not reach it, do not exist yet).
- *
- * Interprocess events: the server keeps a generation counter per exported
- * event; each record, in any process, is a new generation, done when the
- * recording process's operation completes (its fence's on_done reports
- * it). A wait or query in any process looks up the latest generation:
- * its own fence if the last record was made here, else a fence that the
- * server completes by a callback. Without a server, handles work as
- * normal events inside the process, and other processes cannot open them.
+ * any device memory; a kernel cannot reach it (kernel_may_reach, launch.c).
  */
 #include <config.h>
 
@@ -162,6 +133,29 @@ static cudaError_t foreign_without_server(void)
 }
 
 /* ---- memory ------------------------------------------------------------------- */
+
+/*
+ * Error codes (the documented set is 205, 400, 201, 711, 801, 1):
+ *   flags other than cudaIpcMemLazyEnablePeerAccess, NULL   1
+ *   opening a handle in the process that exported it       201, as the
+ *     real runtime ("invalid device context": UCX #11600, DALI #4817);
+ *     the same for event handles [assumption: not measured]
+ *   not a handle (bad magic or version), another session's, a nonce the
+ *     server does not know (forged), an allocation freed since (stale),
+ *     an event destroyed since                             400: "a resource
+ *     handle passed to the API call was not valid"
+ *   a well-formed handle of another process while this one has no
+ *     server (run without `p2psim run`): there is no shared machine to
+ *     open it in                                           801, with a hint
+ *   the range meets an allocation of this process (cannot happen while
+ *     HBM offsets come from the server)                    205
+ *   the current device has eight peers already             711
+ * cudaIpcGetMemHandle: a pointer that is not the base of a cudaMalloc
+ * allocation (pool, imported, host, interior) 1. cudaIpcGetEventHandle:
+ * an event without cudaEventInterprocess | cudaEventDisableTiming 1
+ * [assumption: CUDA's documentation requires the flags and lists 1 and
+ * 400; 400 is for handles that are not events].
+ */
 
 static cudaError_t get_mem_handle(cudaIpcMemHandle_t *handle, void *ptr)
 {
@@ -420,6 +414,16 @@ cudaError_t cudaIpcCloseMemHandle(void *devPtr)
 }
 
 /* ---- events ------------------------------------------------------------------- */
+
+/*
+ * Interprocess events: the server keeps a generation counter per exported
+ * event; each record, in any process, is a new generation, done when the
+ * recording process's operation completes (its fence's on_done reports
+ * it). A wait or query in any process looks up the latest generation:
+ * its own fence if the last record was made here, else a fence that the
+ * server completes by a callback. Without a server, handles work as
+ * normal events inside the process, and other processes cannot open them.
+ */
 
 static struct rt_fence *fence_new(bool done, int status)
 {

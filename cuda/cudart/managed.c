@@ -13,23 +13,7 @@
  * in its own copy of the whole range, reserved in its UVA window (and
  * counted as used device memory, as resident managed memory is on real
  * CUDA) at the first migration there and kept until the allocation is
- * freed. A migration is real traffic: one p2psim_copy per run of pages
- * with the same home:
- *
- *   host -> device d    d pulls from the host mapping into its copy
- *   device s -> host    s pushes its copy into the host mapping
- *   device s -> d       s's copy to d's, P2P when the pair supports it
- *                       (the UVM driver needs no cudaDeviceEnablePeerAccess)
- *                       else staged through host memory
- *
- * and the home changes when the copy lands. A fault (a kernel or memset
- * touching pages that live elsewhere) adds the fault-handling latency
- * RT_MANAGED_FAULT_PS once per touch (one fault batch).
- *
- * The host mapping stays the truth: a device copy is refreshed from it
- * before hardware reads it (a push to the host then writes back the same
- * bytes), and what hardware writes into a device copy goes back to the
- * host mapping when it lands (rt_managed_span_end).
+ * freed. A migration is real traffic (the migration section says how).
  *
  * Not modelled: host accesses do not fault pages back (the program reads
  * its mapping directly, for free); ReadMostly is recorded but makes no
@@ -195,6 +179,21 @@ static cudaError_t device_copy(struct rt_alloc *a, int dev)
 }
 
 /* ---- migration ----------------------------------------------------------- */
+
+/*
+ * A migration is real traffic: one p2psim_copy per run of pages
+ * with the same home:
+ *
+ *   host -> device d    d pulls from the host mapping into its copy
+ *   device s -> host    s pushes its copy into the host mapping
+ *   device s -> d       s's copy to d's, P2P when the pair supports it
+ *                       (the UVM driver needs no cudaDeviceEnablePeerAccess)
+ *                       else staged through host memory
+ *
+ * and the home changes when the copy lands. A fault (a kernel or memset
+ * touching pages that live elsewhere) adds the fault-handling latency
+ * RT_MANAGED_FAULT_PS once per touch (one fault batch).
+ */
 
 /* A migration of pages [first, last] of a to dst. */
 struct migration {
@@ -394,6 +393,13 @@ cudaError_t rt_managed_touch(struct rt_alloc *a, uint64_t off, uint64_t len,
 }
 
 /* ---- copies of managed memory (copy.c) ----------------------------------- */
+
+/*
+ * The host mapping stays the truth: a device copy is refreshed from it
+ * before hardware reads it (a push to the host then writes back the same
+ * bytes), and what hardware writes into a device copy goes back to the
+ * host mapping when it lands (rt_managed_span_end).
+ */
 
 void rt_managed_span_begin(struct rt_alloc *a, uint64_t off, uint64_t len,
                            bool read, struct rt_managed_span *out)

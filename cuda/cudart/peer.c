@@ -6,7 +6,7 @@
  * `p2psim explain` prints): the product rules (GeForce blocks P2P), the
  * root complexes' and ACS policies, IOMMU, NVLink. Enabling access only
  * records it (rt.dev[current].peer_enabled[peer]); copies and kernels
- * read that flag (memory.c, rt_alloc_peer_ok), and a peer copy maps the
+ * read that flag (memory_pool.c, rt_alloc_peer_ok), and a peer copy maps the
  * range it needs through the peer's BAR1 when it runs (p2psim_copy), so
  * BAR1 room is spent by what is copied, not by the enabling.
  *

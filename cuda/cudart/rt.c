@@ -13,25 +13,6 @@
  * condition holds; that waiter leaves with its clock at the simulated time
  * of the event that released it. So a thread never enqueues work "in the
  * past", and a multi-threaded program sees one consistent timeline.
- *
- * A thread that is neither in a call nor waiting may be blocked outside
- * CUDA (pthread_join on the workers that are waiting here, a barrier):
- * waiting for it would deadlock. When no call has been made for a grace
- * period of wall time (P2PSIM_HOST_GRACE_MS, default 20), the kernel is
- * asked about each such thread (osthread.h): one asleep in the kernel at
- * two grace checks, without using CPU time in between, is taken as
- * blocked outside, and time goes on without it; one still
- * runnable is working towards its next call and is waited for, however
- * long a loaded machine makes that, unless it has used more than
- * P2PSIM_HOST_SPIN_MS (default 200) of CPU time since its last call, as a
- * thread spinning on a flag does. While any such thread works, no other
- * is taken as outside (it may be what they wait for), and threads that
- * have not called CUDA yet count too while runnable (a worker just
- * created). When a thread comes
- * back, its clock catches up with the simulation. So simulated time
- * depends on wall time only through threads that compute for longer than
- * that CPU time between calls, or that block outside CUDA and are woken
- * by something other than a CUDA call or another thread's progress.
  */
 #include <config.h>
 
@@ -366,6 +347,27 @@ static bool run_simulation(void)
     rt.running_sim = false;
     return ok;
 }
+
+/*
+ * A thread that is neither in a call nor waiting may be blocked outside
+ * CUDA (pthread_join on the workers that are waiting here, a barrier):
+ * waiting for it would deadlock. When no call has been made for a grace
+ * period of wall time (P2PSIM_HOST_GRACE_MS, default 20), the kernel is
+ * asked about each such thread (osthread.h): one asleep in the kernel at
+ * two grace checks, without using CPU time in between, is taken as
+ * blocked outside, and time goes on without it; one still
+ * runnable is working towards its next call and is waited for, however
+ * long a loaded machine makes that, unless it has used more than
+ * P2PSIM_HOST_SPIN_MS (default 200) of CPU time since its last call, as a
+ * thread spinning on a flag does. While any such thread works, no other
+ * is taken as outside (it may be what they wait for), and threads that
+ * have not called CUDA yet count too while runnable (a worker just
+ * created). When a thread comes
+ * back, its clock catches up with the simulation. So simulated time
+ * depends on wall time only through threads that compute for longer than
+ * that CPU time between calls, or that block outside CUDA and are woken
+ * by something other than a CUDA call or another thread's progress.
+ */
 
 /* A thread that has used more than rt_spin_ns of CPU time since mark
  * (its CPU time when first seen runnable) is spinning. */

@@ -2,26 +2,33 @@
  * cuda/cudart/rt.h - the CUDA shim's runtime state, shared by the files of
  * cuda/cudart/ (not installed, not seen by programs).
  *
- * One runtime per process: the machine (libp2psim), the devices, the
- * allocation table, streams and events, and the host threads' simulated
- * clocks. Every served call takes the runtime lock (rt_enter) and leaves
- * it (rt_leave); the simulation itself only runs inside rt_wait, under
- * the lock, when every host thread of the program is waiting.
- *
- * File map:
- *   machine.c  the machine underneath, in this process (rt_machine_ops)
- *   rt.c       start-up (P2PSIM_TOPOLOGY), the lock, host threads and
- *              their clocks, rt_wait (the only place time advances),
- *              call costs, the report at exit
- *   stream.c   streams, the operation queue, events, host functions
- *   copy.c     cudaMemcpy* (operations on streams through p2psim_copy)
- *   device.c   devices, properties, attributes, versions, limits
- *   peer.c     peer access
- *   memory.c   device memory (UVA windows), pinned host memory, pointer
- *              attributes, memset, memory pools, stream-ordered allocation
- *   managed.c  managed memory (residency, migration on first touch)
- *   launch.c   registration and launch entry points, occupancy
- *   error.c    error names, last error, sticky error
+ * File map (memory_int.h, stream_int.h, launch_int.h: what the files of
+ * one group share among themselves):
+ *   dispatch*.c    what programs call: dispatch.c (generated, with
+ *                  sim_names.h), dispatch_rt.c (dispatch.h: backend, trace)
+ *   rt.c           start-up (P2PSIM_TOPOLOGY), the lock, host threads and
+ *                  their clocks, rt_wait, call costs, the report at exit
+ *   machine.c      the machine underneath, in this process (rt_machine_ops)
+ *   remote*.c      the machine through a p2psim server (remote.h)
+ *   device*.c      devices: the calls (device.c), what a device is
+ *                  (device_props.c: properties, attributes)
+ *   peer.c         peer access
+ *   ipc.c          CUDA IPC memory and event handles
+ *   stream*.c      streams and host functions (stream.c), the operation
+ *                  queue (stream_op.c)
+ *   event.c        events, cudaStreamWaitEvent
+ *   copy.c         cudaMemcpy* (operations on streams through p2psim_copy)
+ *   memory*.c      device memory and the allocation table (memory.c),
+ *                  pinned host memory (memory_host.c), pools and
+ *                  stream-ordered allocation (memory_pool.c)
+ *   memset.c       cudaMemset*
+ *   managed.c      managed memory (residency, migration on first touch)
+ *   launch.c       launches, kernels running on the simulated GPU
+ *   registry.c     what nvcc's constructors register, the <<<>>> protocol
+ *   kernel_attr.c  a kernel's limits and attributes, occupancy
+ *   error*.c       error names, last and sticky error (error.c), the
+ *                  last-error calls (errors.c)
+ *   libcudart.map  version script; local.mk, *.pc.in, .may_include: build
  */
 #ifndef P2PSIM_CUDA_CUDART_RT_H
 #define P2PSIM_CUDA_CUDART_RT_H
@@ -139,11 +146,11 @@ struct p2psim_loc rt_alloc_loc(const struct rt_alloc *a, uint64_t off);
 /*
  * Whether device accessor may reach a (DEVICE) directly without peer
  * access enabled: a pool allocation whose pool granted it access
- * (cudaMemPoolSetAccess). memory.c.
+ * (cudaMemPoolSetAccess). memory_pool.c.
  */
 bool rt_alloc_peer_ok(const struct rt_alloc *a, int accessor);
 
-/* ---- streams, operations, events (stream.c) ------------------------------- */
+/* ---- streams, operations, events (stream*.c, event.c) --------------------- */
 
 /*
  * A completion that others wait on: an operation's end. Refcounted,
@@ -182,7 +189,7 @@ struct rt_op {
     struct rt_stream *stream;
     struct rt_op *next;
     const char *what;           /* "memcpy", "event", ... (reports) */
-    /* queued copies (stream.c, "Queued copies") */
+    /* queued copies (stream_op.c, "Queued copies") */
     bool started;               /* start() has been called */
     bool chainable;             /* a machine copy that may queue behind
                                    the stream's copy before it */
@@ -422,6 +429,13 @@ cudaError_t rt_remote_connect(const char *path);
 
 /* ---- the runtime --------------------------------------------------------------- */
 
+/*
+ * One runtime per process: the machine (libp2psim), the devices, the
+ * allocation table, streams and events, and the host threads' simulated
+ * clocks. Every served call takes the runtime lock (rt_enter) and leaves
+ * it (rt_leave); the simulation itself only runs inside rt_wait, under
+ * the lock, when every host thread of the program is waiting.
+ */
 struct rt {
     pthread_mutex_t lock;
     pthread_cond_t cond;

@@ -1427,8 +1427,9 @@ static const struct err_case cases[] = {
       INVALID, 0, NULL },
     /* The pool export/import calls: the shim's are stubs that answer
      * cudaErrorNotSupported before looking at their arguments
-     * (cuda/cudart/memory.c); CUDA serves them (streamOrderedAllocationIPC,
-     * reference §1.2) and refuses bad arguments with 1. */
+     * (cuda/cudart/memory_pool.c); CUDA serves them
+     * (streamOrderedAllocationIPC, reference §1.2) and refuses bad
+     * arguments with 1. */
     { "cudaMemPoolExportToShareableHandle", "handle NULL", pool_export_null,
       INVALID, SHIM_DIFFERS, NULL },
     /* The driver's cuMemPoolExportToShareableHandle documents no other

@@ -1,7 +1,8 @@
 /*
  * tests/cudart/check_memory.c - device memory (UVA windows), pinned host
  * memory, pointer attributes, memset, pools and stream-ordered allocation
- * (cuda/cudart/memory.c), through the CUDA calls a program makes.
+ * (cuda/cudart/memory*.c, memset.c), through the CUDA calls a program
+ * makes.
  *
  * The default machine has eight A100-PCIe (80 GB) GPUs, two per PCIe
  * switch; h200-x1 has one H200.
