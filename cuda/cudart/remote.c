@@ -134,9 +134,9 @@ static uint64_t send_request(uint32_t type, const void *a, size_t a_len,
         return 0;
     }
     /* What the server would take as malformed (wire.h's table). */
-    unsigned flags = wire_request_flags(type);
-    if (a_len != wire_request_size(type) || (b_len && !(flags & WIRE_F_TAIL)) ||
-        (pass_fd >= 0 && !(flags & WIRE_F_FD))) {
+    const struct wire_request_info *ri = wire_request(type);
+    if (!ri || a_len != ri->size || (b_len && !(ri->flags & WIRE_F_TAIL)) ||
+        (pass_fd >= 0 && !(ri->flags & WIRE_F_FD))) {
         fprintf(stderr, "p2psim: bug: a %s request of %zu + %zu bytes\n",
                 wire_type_name(type), a_len, b_len);
         lost("a malformed request");
@@ -496,6 +496,10 @@ static int call(uint32_t type, const void *a, size_t a_len, const void *b,
                 size_t b_len, int pass_fd, struct wire_reply *r, void *data,
                 uint64_t data_len)
 {
+    const struct wire_request_info *ri = wire_request(type);
+    if (ri && data_len > ri->reply_data) {
+        return -SIM_EINVAL;     /* more than its reply can carry */
+    }
     come_back();
     uint64_t seq = send_request(type, a, a_len, b, b_len, pass_fd);
     if (!seq || wait_reply(seq, r, data, data_len) < 0) {

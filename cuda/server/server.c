@@ -569,9 +569,10 @@ static void handle(struct server *s, struct srv_client *c,
         srv_client_drop(s, c);
         return;
     }
-    size_t need = wire_request_size(h->type);
-    unsigned flags = wire_request_flags(h->type);
-    if (need == SIZE_MAX || h->len < need ||
+    const struct wire_request_info *ri = wire_request(h->type);
+    size_t need = ri ? ri->size : SIZE_MAX;
+    unsigned flags = ri ? ri->flags : 0;
+    if (!ri || h->len < need ||
         (h->len != need && !(flags & WIRE_F_TAIL)) ||
         (!c->hello && h->type != WIRE_HELLO)) {
         fprintf(stderr, "p2psim server: malformed message from client %u "
@@ -606,6 +607,9 @@ static void handle(struct server *s, struct srv_client *c,
     }
     if (flags & WIRE_F_NO_REPLY) {
         return;
+    }
+    if (rc == 0 && r.data_len > ri->reply_data) {
+        rc = -SIM_EINVAL;       /* not what the table says it carries */
     }
     struct wire_reply w = { .rc = rc, .v = { r.v[0], r.v[1], r.v[2] } };
     send_msg(s, c, WIRE_REPLY, h->seq, &w, sizeof(w), r.data,

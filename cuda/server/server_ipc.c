@@ -1,5 +1,5 @@
 /*
- * cuda/server/server_ipc.c - the p2psim server's tables (tools/cmd_server.c has
+ * cuda/server/server_ipc.c - the p2psim server's tables (server.c has
  * the server): which process owns which HBM range of which GPU, the
  * memory exports of CUDA IPC, and interprocess events.
  *

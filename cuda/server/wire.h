@@ -2,7 +2,7 @@
  * cuda/server/wire.h - the protocol between the CUDA shim in a program's
  * process (cuda/cudart/remote.c, ipc.c) and the p2psim server that owns
  * the one simulated machine every process of the program shares
- * (tools/cmd_server.c, started by `p2psim run`).
+ * (cuda/server/, run by `p2psim server`, which `p2psim run` starts).
  *
  * Transport: a UNIX stream socket (P2PSIM_SERVER names it). Both ends run
  * on one host and one ABI, so messages are C structs in host byte order.
@@ -11,6 +11,30 @@
  * of the client's shared host memory) travels with its header as
  * SCM_RIGHTS ancillary data.
  *
+ * Trust. Any process of the user can connect, so the server takes every
+ * message as untrusted input (cuda/server/server.c): sizes are exact,
+ * values checked, what clients can make it hold capped (SRV_MAX_* in
+ * cuda/server/server.h, docs/cuda-shim.md); a message that is not whole
+ * or not one a client may send at that point closes the connection.
+ *
+ * The conversation and its rules of time are told above the message
+ * tables below; kernels (nvcc's, in PTX, which run in the server's machine
+ * too) at struct wire_module and struct wire_kernel.
+ */
+#ifndef P2PSIM_CUDA_SERVER_WIRE_H
+#define P2PSIM_CUDA_SERVER_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bumped on any change to a layout below; HELLO refuses a mismatch. */
+#define WIRE_VERSION 3u
+
+/* Largest payload of one message; HBM reads and writes go in chunks. */
+#define WIRE_MAX_PAYLOAD (UINT32_C(1) << 20)
+#define WIRE_HBM_CHUNK (WIRE_MAX_PAYLOAD - 64u)
+
+/*
  * Conversation. A client's requests are strictly sequential: each one
  * except WIRE_IDLE is answered by exactly one WIRE_REPLY with the same seq
  * before the client sends anything else. The server's other messages,
@@ -41,37 +65,13 @@
  *     | <------------------- END (t)  |   client busy again
  *     | (runs cb 7, may send more)    |
  *     | IDLE ... or BUSY ...          |
- *
- * Trust. Any process of the user can connect, so the server takes every
- * message as untrusted input (cuda/server/server.c): sizes are exact, values
- * checked, what clients can make it hold capped (SRV_MAX_* in
- * cuda/server/server.h, docs/cuda-shim.md); a message that is not whole or not
- * one a client may send at that point closes the connection.
- *
- * Kernels (nvcc's, in PTX) run in the server's machine too: a client
- * loads each module's PTX once (WIRE_MODULE_LOAD) and launches a kernel
- * of it by name (WIRE_KERNEL_LAUNCH) when its stream reaches the launch,
- * with the parameter buffer and the ranges of memory the grid may touch;
- * the grid's end comes back as a callback, like a copy's.
  */
-#ifndef P2PSIM_CUDA_SERVER_WIRE_H
-#define P2PSIM_CUDA_SERVER_WIRE_H
-
-#include <stddef.h>
-#include <stdint.h>
-
-/* Bumped on any change to a layout below; HELLO refuses a mismatch. */
-#define WIRE_VERSION 3u
-
-/* Largest payload of one message; HBM reads and writes go in chunks. */
-#define WIRE_MAX_PAYLOAD (UINT32_C(1) << 20)
-#define WIRE_HBM_CHUNK (WIRE_MAX_PAYLOAD - 64u)
 
 /*
  * The messages, once: both ends generate from these tables the numbers
  * (enum wire_type), the names in errors and logs (wire_type_name), the
- * size checks (wire_request_size, wire_request_flags, wire_reply_data)
- * and the server its dispatch (cuda/server/server.c, srv_on_HANDLER).
+ * size checks (wire_request, wire_server_size) and the server its
+ * dispatch (cuda/server/server.c, srv_on_HANDLER).
  * Requests are numbered from 1 in the order below; the server's messages
  * from 100. The numbers are the protocol: append, never reorder.
  *
@@ -355,57 +355,35 @@ _Static_assert(sizeof(struct wire_ipc_handle) == 64,
 
 /* ---- generated from the tables ------------------------------------------------ */
 
-/* The message's name ("HELLO"), or "unknown". */
-static inline const char *wire_type_name(uint32_t type)
-{
-    switch (type) {
-#define WIRE_NAME_(NAME, ...)                                                 \
-    case WIRE_##NAME: return #NAME;
-    WIRE_REQUESTS(WIRE_NAME_)
-    WIRE_SERVER_MESSAGES(WIRE_NAME_)
-#undef WIRE_NAME_
-    default: return "unknown";
-    }
-}
+/* A request's line of the table. */
+struct wire_request_info {
+    const char *name;           /* "HELLO" */
+    size_t size;                /* bytes of its struct */
+    unsigned flags;             /* WIRE_F_* */
+    size_t reply_data;          /* most bytes after its wire_reply */
+};
 
-/* The bytes of a request's struct; SIZE_MAX: not a request. */
-static inline size_t wire_request_size(uint32_t type)
+/* The line of request type; NULL: not a request. */
+static inline const struct wire_request_info *wire_request(uint32_t type)
 {
-    switch (type) {
-#define WIRE_SIZE_(NAME, HANDLER, SIZE, FLAGS, DATA)                          \
-    case WIRE_##NAME: return SIZE;
-    WIRE_REQUESTS(WIRE_SIZE_)
-#undef WIRE_SIZE_
-    default: return SIZE_MAX;
-    }
+    static const struct wire_request_info t[WIRE_CLIENT_LAST] = {
+#define WIRE_INFO_(NAME, HANDLER, SIZE, FLAGS, DATA)                          \
+    [WIRE_##NAME] = { #NAME, SIZE, FLAGS, DATA },
+        WIRE_REQUESTS(WIRE_INFO_)
+#undef WIRE_INFO_
+    };
+    return type < WIRE_CLIENT_LAST && t[type].name ? &t[type] : NULL;
 }
 
 /* A request's WIRE_F_* (0 for what is not one). */
 static inline unsigned wire_request_flags(uint32_t type)
 {
-    switch (type) {
-#define WIRE_FLAGS_(NAME, HANDLER, SIZE, FLAGS, DATA)                         \
-    case WIRE_##NAME: return FLAGS;
-    WIRE_REQUESTS(WIRE_FLAGS_)
-#undef WIRE_FLAGS_
-    default: return 0;
-    }
-}
-
-/* The most data bytes that follow the reply to a request. */
-static inline size_t wire_reply_data(uint32_t type)
-{
-    switch (type) {
-#define WIRE_DATA_(NAME, HANDLER, SIZE, FLAGS, DATA)                          \
-    case WIRE_##NAME: return DATA;
-    WIRE_REQUESTS(WIRE_DATA_)
-#undef WIRE_DATA_
-    default: return 0;
-    }
+    const struct wire_request_info *r = wire_request(type);
+    return r ? r->flags : 0;
 }
 
 /* The bytes of a server message's struct, and how many more may follow
- * (SIZE_MAX, 0: not one). */
+ * (SIZE_MAX and 0: not one); its name. */
 static inline size_t wire_server_size(uint32_t type, size_t *more)
 {
     switch (type) {
@@ -414,6 +392,19 @@ static inline size_t wire_server_size(uint32_t type, size_t *more)
     WIRE_SERVER_MESSAGES(WIRE_SRV_)
 #undef WIRE_SRV_
     default: *more = 0; return SIZE_MAX;
+    }
+}
+
+/* The message's name ("HELLO", "END"), or "unknown". */
+static inline const char *wire_type_name(uint32_t type)
+{
+    const struct wire_request_info *r = wire_request(type);
+    switch (r ? WIRE_NONE : type) {
+#define WIRE_NAME_(NAME, ...)                                                 \
+    case WIRE_##NAME: return #NAME;
+    WIRE_SERVER_MESSAGES(WIRE_NAME_)
+#undef WIRE_NAME_
+    default: return r ? r->name : "unknown";
     }
 }
 
