@@ -120,7 +120,8 @@ bool rt_alloc_peer_ok(const struct rt_alloc *a, int accessor)
     return a->pool->access[accessor] != cudaMemAccessFlagsProtNone;
 }
 
-static cudaError_t get_default_pool(cudaMemPool_t *memPool, int device)
+/* The device's default pool, or (current) the one it allocates from. */
+static cudaError_t get_pool(cudaMemPool_t *memPool, int device, bool current)
 {
     cudaError_t e = cudaSuccess;
     if (!memPool) {
@@ -128,7 +129,8 @@ static cudaError_t get_default_pool(cudaMemPool_t *memPool, int device)
     } else if (!rt_device_valid(device)) {
         e = cudaErrorInvalidDevice;
     } else {
-        *memPool = rt.dev[device].default_pool;
+        *memPool = current ? rt.dev[device].current_pool
+                           : rt.dev[device].default_pool;
     }
     return e;
 }
@@ -136,25 +138,12 @@ static cudaError_t get_default_pool(cudaMemPool_t *memPool, int device)
 cudaError_t CUDARTAPI cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool,
                                                   int device)
 {
-    SERVE(get_default_pool(memPool, device));
-}
-
-static cudaError_t get_current_pool(cudaMemPool_t *memPool, int device)
-{
-    cudaError_t e = cudaSuccess;
-    if (!memPool) {
-        e = cudaErrorInvalidValue;
-    } else if (!rt_device_valid(device)) {
-        e = cudaErrorInvalidDevice;
-    } else {
-        *memPool = rt.dev[device].current_pool;
-    }
-    return e;
+    SERVE(get_pool(memPool, device, false));
 }
 
 cudaError_t CUDARTAPI cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 {
-    SERVE(get_current_pool(memPool, device));
+    SERVE(get_pool(memPool, device, true));
 }
 
 static cudaError_t set_current_pool(int device, cudaMemPool_t memPool)
