@@ -28,7 +28,7 @@ machine_libp2psim_la_SOURCES = \
 	%reldir%/topology.c \
 	%reldir%/topology.h \
 	%reldir%/topology_int.h \
-	%reldir%/topology_costs.c \
+	%reldir%/topology_kept.c \
 	%reldir%/topology_gpu.c \
 	%reldir%/topology_nvlink.c \
 	%reldir%/topology_override.c \

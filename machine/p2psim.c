@@ -390,14 +390,15 @@ unsigned p2psim_nvlink_count(const struct p2psim *p)
     return p->m->n_nvlinks;
 }
 
-bool p2psim_api_cost(const struct p2psim *p, enum topo_api_cost c,
-                     sim_time_t *ps)
+const struct p2psim_section *p2psim_section(const struct p2psim *p,
+                                            const char *name)
 {
-    if ((unsigned)c >= TOPO_API_COST_N || !p->m->api_cost_set[c]) {
-        return false;
+    for (unsigned i = 0; i < p->m->n_kept; i++) {
+        if (strcmp(p->m->kept[i].name, name) == 0) {
+            return &p->m->kept[i];
+        }
     }
-    *ps = p->m->api_cost_ps[c];
-    return true;
+    return NULL;
 }
 
 const char *p2psim_builtin_machine(unsigned i)

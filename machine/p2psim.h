@@ -19,7 +19,6 @@
 
 #include "machine/exec.h"
 #include "machine/trace_sink.h"
-#include "machine/topology.h"
 #include "sim/time.h"
 
 struct sim;
@@ -189,13 +188,42 @@ int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
 unsigned p2psim_nvlink_count(const struct p2psim *p);
 
 /*
- * p2psim_api_cost - the host-side cost of a CUDA runtime call that the
- * machine file sets (`api-costs:`, topologies/SCHEMA.md; enum
- * topo_api_cost names them): true and *ps when it sets cost c, false when
- * it leaves it to the runtime's default (or c is out of range).
+ * Sections of the machine file that libp2psim keeps, unread, for a layer
+ * above it (topologies/SCHEMA.md: `api-costs:`, which the CUDA runtime
+ * reads, cuda/cudart/api_costs.c): a mapping of plain names, without
+ * duplicates, of at most P2PSIM_SECTION_MAX_ENTRIES entries (the loader
+ * refuses the file otherwise), each key and value as written, after the
+ * overrides, with where it stands, so that its reader can report an error
+ * at file:line:column as the loader does.
  */
-bool p2psim_api_cost(const struct p2psim *p, enum topo_api_cost c,
-                     sim_time_t *ps);
+#define P2PSIM_SECTION_MAX_ENTRIES 64
+
+struct p2psim_mark {
+    const char *file;           /* the machine file, or "--set" (override N
+                                   is line N) */
+    unsigned line, column;      /* from 1 */
+};
+
+struct p2psim_entry {
+    const char *key;
+    const char *value;          /* the text of a plain value; NULL for a
+                                   list or a mapping */
+    const char *kind;           /* "a value", "a list" or "a mapping" */
+    struct p2psim_mark key_at, value_at;
+};
+
+struct p2psim_section {
+    const char *name;           /* "api-costs" */
+    struct p2psim_mark at;      /* the mapping */
+    const struct p2psim_entry *entry; /* n, in file order (an override's
+                                   new key after the file's) */
+    unsigned n;
+};
+
+/* Section `name`, or NULL when the file has none (or libp2psim keeps no
+ * section of that name). */
+const struct p2psim_section *p2psim_section(const struct p2psim *p,
+                                            const char *name);
 
 /*
  * The machine files built into the library, which p2psim_open finds by

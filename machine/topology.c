@@ -16,7 +16,8 @@
  * The parts, by what they read: topology_pcie.c (sockets, switches, their
  * ports, parents and PCIe links), topology_gpu.c (GPUs and the GPU
  * catalog), topology_nvlink.c (NVSwitches, NVLinks, nvlink-power),
- * topology_costs.c (api-costs), topology_vm.c (virtual-machine);
+ * topology_kept.c (api-costs, kept unread for the CUDA runtime),
+ * topology_vm.c (virtual-machine);
  * topology_yaml.c and topology_override.c hold the document and --set.
  */
 #include <config.h>
@@ -274,7 +275,7 @@ int tl_check_pair(struct loader *L, yaml_node_t *e, const char *what,
     return 0;
 }
 
-/* ---- times in a mapping (api-costs, nvlink-power) --------------------------------------- */
+/* ---- times in a mapping (nvlink-power) --------------------------------------- */
 
 /*
  * The time at v, key `key` of mapping `section`, into *ps: a scalar such
@@ -362,7 +363,7 @@ static int pass_shape(struct loader *L, struct topo_machine *m)
         }
         m->fabric_manager = strcmp(s, "running") == 0;
     }
-    if ((rc = tl_parse_api_costs(L, m)) < 0 ||
+    if ((rc = tl_keep_sections(L, m)) < 0 ||
         (rc = tl_parse_nvlink_power(L, m)) < 0) {
         return rc;
     }
@@ -593,5 +594,6 @@ void topo_machine_destroy(struct topo_machine *m)
     free(m->nvlink);
     free(m->socket);
     free(m->vm_gpu);
+    topo_kept_free(m);
     free(m);
 }

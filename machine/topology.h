@@ -18,6 +18,7 @@
 #include "sim/time.h"
 
 struct fab;
+struct p2psim_section;
 struct sim;
 struct sim_component;
 struct sim_engine_ops;
@@ -62,30 +63,6 @@ struct topo_socket {
 };
 
 /*
- * Host-side costs of CUDA runtime calls on this machine: the machine
- * file's optional `api-costs:` (topologies/SCHEMA.md). They are a property
- * of the host (CPU, hypervisor, driver), not of the GPUs. The CUDA shim
- * charges each to the calling thread's clock; a cost the file does not set
- * keeps the shim's default (cuda/cudart/rt.c, rt_costs).
- */
-enum topo_api_cost {
-    TOPO_API_COST_CALL,             /* call: a cheap call (get/set, query) */
-    TOPO_API_COST_LAUNCH,           /* launch: a kernel launch */
-    TOPO_API_COST_MEMCPY_ASYNC_H2D, /* memcpy-async-h2d: host <-> device */
-    TOPO_API_COST_MEMCPY_ASYNC_D2D, /* memcpy-async-d2d: within a GPU */
-    TOPO_API_COST_MEMCPY_ASYNC_PEER, /* memcpy-async-peer: GPU -> GPU */
-    TOPO_API_COST_EVENT_RECORD,     /* event-record */
-    TOPO_API_COST_MALLOC,           /* malloc: cudaMalloc or cudaFree */
-    TOPO_API_COST_SYNC,             /* sync: return from a synchronization */
-    TOPO_API_COST_HOST_FUNCTION,    /* host-function: its dispatch */
-    TOPO_API_COST_N
-};
-
-/* The key of each cost in `api-costs:`, by enum topo_api_cost, then NULL.
- * The one table of these names. */
-extern const char *const topo_api_cost_names[TOPO_API_COST_N + 1];
-
-/*
  * The machine seen from inside a virtual machine guest, its GPUs passed
  * through (the machine file's optional `virtual-machine:`). The guest's
  * GPU driver sees a virtual PCIe topology and cannot tell which GPUs may
@@ -118,9 +95,11 @@ struct topo_machine {
     unsigned n_nvlinks;
     unsigned n_nvswitches;
     int fabric_manager;         /* -1 unset, 0 stopped, 1 running */
-    /* api-costs: which the file sets, and their values, ps */
-    bool api_cost_set[TOPO_API_COST_N];
-    sim_time_t api_cost_ps[TOPO_API_COST_N];
+    /* the top-level sections kept unread for the layers above (api-costs:,
+     * the CUDA runtime's), those the file has (topology_kept.c;
+     * p2psim_section hands them out) */
+    struct p2psim_section *kept;
+    unsigned n_kept;
     /* nvlink-power: the NVLinks sleep after this idle time (0: never)
      * and wake in nvl_wake_ps (models/nvlink/power.h) */
     sim_time_t nvl_sleep_after_ps, nvl_wake_ps, nvl_settle_ps;

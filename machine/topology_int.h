@@ -59,7 +59,8 @@ int ydoc_expect(struct ydoc *d, const yaml_node_t *n, yaml_node_type_t t,
                 const char *what, struct sim_error *err);
 /* The value of key in mapping m, or NULL. */
 yaml_node_t *ydoc_get(struct ydoc *d, yaml_node_t *m, const char *key);
-/* Duplicate or unknown keys of m (with the closest valid one) are errors. */
+/* Duplicate or unknown keys of m (with the closest valid one) are errors;
+ * valid NULL: any plain name. */
 int ydoc_check_keys(struct ydoc *d, yaml_node_t *m, const char *const *valid,
                     const char *what, struct sim_error *err);
 /* m's scalar entries into props with their marks, except the keys in skip. */
@@ -175,8 +176,9 @@ int tl_build_nvswitch(struct loader *L, struct fab *f, struct ent *e);
 int tl_build_nvlinks(struct loader *L, struct fab *f);
 int tl_parse_nvlink_power(struct loader *L, struct topo_machine *m);
 
-/* topology_costs.c, topology_vm.c */
-int tl_parse_api_costs(struct loader *L, struct topo_machine *m);
+/* topology_kept.c (the sections kept for the layers above), topology_vm.c */
+int tl_keep_sections(struct loader *L, struct topo_machine *m);
+void topo_kept_free(struct topo_machine *m);
 int tl_parse_virtual_machine(struct loader *L, struct topo_machine *m);
 
 #endif /* P2PSIM_MACHINE_TOPOLOGY_INT_H */

@@ -188,7 +188,9 @@ static int duplicate_key(struct ydoc *d, yaml_node_t *m, yaml_node_pair_t *p,
 
 /*
  * Check mapping m's keys against a NULL-terminated list: duplicates and
- * unknown keys (with the closest valid one) are errors at the key.
+ * unknown keys (with the closest valid one) are errors at the key. With
+ * valid NULL (a section kept for the layers above, topology_kept.c) any
+ * plain name is known.
  */
 int ydoc_check_keys(struct ydoc *d, yaml_node_t *m, const char *const *valid,
                       const char *what, struct sim_error *err)
@@ -204,6 +206,9 @@ int ydoc_check_keys(struct ydoc *d, yaml_node_t *m, const char *const *valid,
         int dup = duplicate_key(d, m, p, k, what, err);
         if (dup < 0) {
             return dup;
+        }
+        if (!valid) {
+            continue;
         }
         const char *best = NULL;
         unsigned best_d = 99;

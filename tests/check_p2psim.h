@@ -47,6 +47,7 @@ Suite *make_kinds_suite(void);
 
 /* cuda/ (below the shim's exported face) */
 Suite *make_cudart_error_suite(void);
+Suite *make_api_costs_suite(void);
 
 /* traces/ */
 Suite *make_traces_format_suite(void);

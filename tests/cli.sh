@@ -31,6 +31,13 @@ check "topo default machine" 0 "Legend" $p2psim topo
 check "topo missing file" 2 "cannot read" $p2psim topo /nonexistent.yaml
 check "topo broken file has file:line:col" 2 "broken/01-unknown-top-key.yaml:16:1: error" \
     $p2psim topo $top/tests/topologies/broken/01-unknown-top-key.yaml
+# api-costs: is read by the CUDA runtime's reader (cuda/cudart/api_costs.c),
+# and every command that loads the machine reads it too
+check "topo bad api-costs has file:line:col" 2 \
+    "typo.yaml:16:25: error: unknown key 'lanch' in api-costs (did you mean 'launch'?)" \
+    $p2psim topo $top/tests/cudart/api-costs/typo.yaml
+check "explain bad api-costs override at --set" 2 "^--set:1:16: error: api-costs: call: " \
+    $p2psim explain --set api-costs.call=fast $T/h200-x1.yaml 0 0
 check "topo dgx1 NV2" 0 "GPU0	 X 	NV1	NV1	NV2	NV2	SYS" $p2psim topo $T/dgx1-v100.yaml
 check "topo dgx-a100 NV12" 0 "NV12" $p2psim topo $T/dgx-a100.yaml
 check "topo hgx-h100 NV18" 0 "NV18" $p2psim topo $T/hgx-h100.yaml

@@ -75,10 +75,17 @@ TESTS += tests/check_cuda
 tests_check_cuda_SOURCES = \
 	%reldir%/check_p2psim.h \
 	%reldir%/check_cuda.c \
-	%reldir%/cudart/check_cudart_error.c
+	%reldir%/cudart/check_cudart_error.c \
+	%reldir%/cudart/check_api_costs.c
 tests_check_cuda_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_cuda_LDADD = cuda/cudart/libcudart_error.la $(CHECK_LIBS)
+tests_check_cuda_LDADD = cuda/cudart/libcudart_error.la \
+	cuda/cudart/libcudart_costs.la machine/libp2psim.la $(CHECK_LIBS) \
+	-lpthread
+if HAVE_SYSTEMC
+nodist_EXTRA_tests_check_cuda_SOURCES = dummy.cxx
+endif
+EXTRA_DIST += tests/cudart/api-costs
 
 # The allocation-failure sweep (sim/error.h, "Out of memory"): a short
 # run with its Nth allocation failed, for every N. The libraries are

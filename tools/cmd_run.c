@@ -298,12 +298,8 @@ static int resolve_machine(const char *arg, struct run_machine *m)
 /* Load the machine as the shim will, so errors show before the program. */
 static int validate_machine(const char *path)
 {
-    struct sim_error err;
-    sim_error_clear(&err);
-    struct p2psim *p = p2psim_open(path, NULL, &err);
+    struct p2psim *p = cli_open(path);
     if (!p) {
-        char buf[700];
-        fprintf(stderr, "%s\n", sim_error_format(&err, buf, sizeof(buf)));
         return -1;
     }
     p2psim_close(p);

@@ -7,7 +7,8 @@ tools_p2psim_SOURCES = \
 	%reldir%/cmd_server.c \
 	%reldir%/cmd_topo.c \
 	%reldir%/p2psim.c
-tools_p2psim_LDADD = cuda/server/libserver.la machine/libp2psim.la
+tools_p2psim_LDADD = cuda/server/libserver.la \
+	cuda/cudart/libcudart_costs.la machine/libp2psim.la
 # p2psim run finds the installed CUDA shim (libcudart.so.13) here.
 tools_p2psim_CPPFLAGS = $(AM_CPPFLAGS) -DP2PSIM_PKGLIBDIR='"$(pkglibdir)"'
 # p2psim bench, sweep and validate: the measurements (bwlat*.c, run in

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/cudart/api_costs.h"
 #include "machine/p2psim.h"
 #include "sim/error.h"
 #include "tools/cli.h"
@@ -64,6 +65,13 @@ struct p2psim *cli_open_opt(const char *file,
     struct sim_error err;
     sim_error_clear(&err);
     struct p2psim *p = p2psim_open(file, opt, &err);
+    /* The host's costs of CUDA calls (cuda/cudart/api_costs.h): a bad one
+     * is an error of the file, whichever command loads it. */
+    struct api_costs costs;
+    if (p && api_costs_read(p, &costs, &err) < 0) {
+        p2psim_close(p);
+        p = NULL;
+    }
     if (!p) {
         char buf[700];
         fprintf(stderr, "%s\n", sim_error_format(&err, buf, sizeof(buf)));

@@ -11,6 +11,13 @@ cuda_cudart_libcudart_error_la_SOURCES = \
 	%reldir%/error.c \
 	%reldir%/error.h
 
+# libcudart_costs.la: a machine file's api-costs: (api_costs.h), which
+# the command line (tools/p2psim.c) and its unit tests read as well.
+noinst_LTLIBRARIES += cuda/cudart/libcudart_costs.la
+cuda_cudart_libcudart_costs_la_SOURCES = \
+	%reldir%/api_costs.c \
+	%reldir%/api_costs.h
+
 # libcudart_sim.la: the simulated runtime. Each of its sources is
 # compiled with sim_names.h forced in (-include), so the CUDA functions it
 # defines, and its calls to them, are named p2psim_sim_cudaX, which the
@@ -64,7 +71,7 @@ cuda_cudart_libcudart_la_SOURCES = \
 	%reldir%/sim_names.h
 cuda_cudart_libcudart_la_LIBADD = cuda/cudart/libcudart_sim.la \
 	cuda/passthrough/libpassthru.la cuda/cudart/libcudart_error.la \
-	machine/libp2psim.la -lpthread -lm
+	cuda/cudart/libcudart_costs.la machine/libp2psim.la -lpthread -lm
 cuda_cudart_libcudart_la_LDFLAGS = -version-info 13:0:0 -no-undefined \
 	-Wl,--version-script=$(srcdir)/cuda/cudart/libcudart.map
 EXTRA_cuda_cudart_libcudart_la_DEPENDENCIES = $(srcdir)/cuda/cudart/libcudart.map

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "common/osthread.h"
+#include "cuda/cudart/api_costs.h"
 #include "cuda/cudart/remote.h"
 #include "machine/links.h"
 #include "sim/error.h"
@@ -80,31 +81,36 @@ sim_time_t rt_costs[RT_COST_N] = {
  * is in RT_COST_SYNC). Every entry is written out; a new cost needs one.
  */
 static const int rt_cost_key[RT_COST_N] = {
-    [RT_COST_CALL] = TOPO_API_COST_CALL,
-    [RT_COST_LAUNCH] = TOPO_API_COST_LAUNCH,
-    [RT_COST_MEMCPY_ASYNC_H2D] = TOPO_API_COST_MEMCPY_ASYNC_H2D,
-    [RT_COST_MEMCPY_ASYNC_D2D] = TOPO_API_COST_MEMCPY_ASYNC_D2D,
-    [RT_COST_MEMCPY_ASYNC_PEER] = TOPO_API_COST_MEMCPY_ASYNC_PEER,
+    [RT_COST_CALL] = API_COST_CALL,
+    [RT_COST_LAUNCH] = API_COST_LAUNCH,
+    [RT_COST_MEMCPY_ASYNC_H2D] = API_COST_MEMCPY_ASYNC_H2D,
+    [RT_COST_MEMCPY_ASYNC_D2D] = API_COST_MEMCPY_ASYNC_D2D,
+    [RT_COST_MEMCPY_ASYNC_PEER] = API_COST_MEMCPY_ASYNC_PEER,
     [RT_COST_MEMCPY_SYNC] = -1,
-    [RT_COST_EVENT_RECORD] = TOPO_API_COST_EVENT_RECORD,
-    [RT_COST_MALLOC] = TOPO_API_COST_MALLOC,
-    [RT_COST_SYNC] = TOPO_API_COST_SYNC,
-    [RT_COST_HOSTFN] = TOPO_API_COST_HOST_FUNCTION,
+    [RT_COST_EVENT_RECORD] = API_COST_EVENT_RECORD,
+    [RT_COST_MALLOC] = API_COST_MALLOC,
+    [RT_COST_SYNC] = API_COST_SYNC,
+    [RT_COST_HOSTFN] = API_COST_HOST_FUNCTION,
 };
-_Static_assert((int)RT_COST_N == (int)TOPO_API_COST_N + 1,
+_Static_assert((int)RT_COST_N == (int)API_COST_N + 1,
                "every runtime cost but RT_COST_MEMCPY_SYNC has a key");
 
-/* Take every cost the machine sets. rt.p is this process's own copy of the
- * machine, also when a server simulates it, so both modes see them. */
-static void rt_costs_from_machine(const struct p2psim *p)
+/* Take every cost the machine sets (api_costs.c reads them). rt.p is this
+ * process's own copy of the machine, also when a server simulates it, so
+ * both modes see them. 0, or -1 and err for a bad api-costs:. */
+static int rt_costs_from_machine(const struct p2psim *p,
+                                 struct sim_error *err)
 {
+    struct api_costs set;
+    if (api_costs_read(p, &set, err) < 0) {
+        return -1;
+    }
     for (unsigned c = 0; c < RT_COST_N; c++) {
-        sim_time_t ps;
-        if (rt_cost_key[c] >= 0 &&
-            p2psim_api_cost(p, (enum topo_api_cost)rt_cost_key[c], &ps)) {
-            rt_costs[c] = ps;
+        if (rt_cost_key[c] >= 0 && set.set[rt_cost_key[c]]) {
+            rt_costs[c] = set.ps[rt_cost_key[c]];
         }
     }
+    return 0;
 }
 
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
@@ -190,6 +196,10 @@ static void rt_init(void)
     opt.fidelity = getenv("P2PSIM_FIDELITY");
     opt.overrides = getenv("P2PSIM_SET");
     rt.p = p2psim_open(file, &opt, &err);
+    if (rt.p && rt_costs_from_machine(rt.p, &err) < 0) {
+        p2psim_close(rt.p);
+        rt.p = NULL;
+    }
     if (!rt.p) {
         char buf[512];
         fprintf(stderr, "p2psim: cannot load the machine: %s\n",
@@ -197,7 +207,6 @@ static void rt_init(void)
         rt.init_error = cudaErrorInitializationError;
         return;
     }
-    rt_costs_from_machine(rt.p);
     const char *server = getenv("P2PSIM_SERVER");
     if (server && *server) {
         cudaError_t e = rt_remote_connect(server);

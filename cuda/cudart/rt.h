@@ -8,6 +8,8 @@
  *                  sim_names.h), dispatch_rt.c (dispatch.h: backend, trace)
  *   rt.c           start-up (P2PSIM_TOPOLOGY), the lock, host threads and
  *                  their clocks, rt_wait, call costs, the report at exit
+ *   api_costs.c    a machine file's api-costs: (api_costs.h; the command
+ *                  line reads them too)
  *   machine.c      the machine underneath, in this process (rt_machine_ops)
  *   remote*.c      the machine through a p2psim server (remote.h)
  *   device*.c      devices: the calls (device.c), what a device is
@@ -303,8 +305,8 @@ void rt_thread_internal(void);
 /*
  * Host-side costs of calls, in ps, indexed by enum rt_cost. rt.c holds the
  * defaults (shared/calibration/h200-x1-api-costs.md); rt_init replaces
- * each one the machine file sets in its api-costs: (enum topo_api_cost,
- * through p2psim_api_cost).
+ * each one the machine file sets in its api-costs: (enum api_cost,
+ * read by api_costs.c).
  */
 enum rt_cost {
     RT_COST_CALL,               /* any cheap call (get/set, queries) */

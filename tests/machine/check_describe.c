@@ -2,7 +2,8 @@
  * tests/machine/check_describe.c - libp2psim's own types (machine/p2psim.h):
  * what p2psim_gpu_describe, p2psim_path and p2psim_p2p hand out says what
  * the models say (struct gpu_info, machine/path.h), field by field, on
- * every pair of the library's machines; the built-in machines list.
+ * every pair of the library's machines; the built-in machines list; the
+ * sections kept for the layers above, by name.
  */
 #include <config.h>
 
@@ -211,6 +212,28 @@ START_TEST(test_describe_builtin_machines)
 }
 END_TEST
 
+/* The sections kept for the layers above, by name (their content:
+ * tests/machine/check_topology.c). */
+START_TEST(test_describe_sections)
+{
+    struct p2psim *p = open_machine("h200-x1");
+    const struct p2psim_section *s = p2psim_section(p, "api-costs");
+    ck_assert_ptr_nonnull(s);
+    ck_assert_str_eq(s->name, "api-costs");
+    ck_assert_uint_eq(s->n, 1);
+    ck_assert_str_eq(s->entry[0].key, "memcpy-async-d2d");
+    ck_assert_str_eq(s->entry[0].value, "6.1us");
+    ck_assert_str_eq(s->entry[0].key_at.file, "<built-in>/h200-x1.yaml");
+    ck_assert_uint_eq(s->entry[0].key_at.line, 53);
+    ck_assert_ptr_null(p2psim_section(p, "gpus"));    /* read, not kept */
+    ck_assert_ptr_null(p2psim_section(p, "no-such-section"));
+    p2psim_close(p);
+    p = open_machine("dgx1-v100");
+    ck_assert_ptr_null(p2psim_section(p, "api-costs"));
+    p2psim_close(p);
+}
+END_TEST
+
 Suite *make_describe_suite(void)
 {
     Suite *s = suite_create("describe");
@@ -221,6 +244,7 @@ Suite *make_describe_suite(void)
     tcase_add_loop_test(tc, test_describe_paths_and_verdicts, 0, (int)n);
     tcase_add_test(tc, test_describe_rule_names);
     tcase_add_test(tc, test_describe_builtin_machines);
+    tcase_add_test(tc, test_describe_sections);
     suite_add_tcase(s, tc);
     return s;
 }

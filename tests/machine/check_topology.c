@@ -3,7 +3,8 @@
  * builds a routable machine; every file of the broken corpus
  * (tests/topologies/broken/) fails with the message and the line:column
  * written in its first line ("# expect: LINE:COL: text"); every machine
- * of the library (topologies/) loads.
+ * of the library (topologies/) loads; the sections kept unread for the
+ * layers above (api-costs:).
  */
 #include <config.h>
 
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "machine/fabric.h"
+#include "machine/p2psim.h"
 #include "models/gpu/gpu.h"
 #include "machine/path.h"
 #include "models/pcie/pcie.h"
@@ -116,62 +118,93 @@ START_TEST(test_topology_port_names_at_limits)
 END_TEST
 
 /*
- * api-costs: the host-side costs of CUDA calls a machine sets. Those set
- * are read in ps; the others stay unset (the runtime keeps its defaults).
+ * api-costs: kept unread for the CUDA runtime (machine/topology_kept.c;
+ * tests/cudart/check_api_costs.c reads it): each key and value as
+ * written, in file order, with their marks; overrides replace a value or
+ * add a key (marked "--set:N:C"), and create the section where the file
+ * has none; keys the runtime does not know are kept like any other.
  */
-static const char api_costs_machine[] =
+static const char kept_machine[] =
     "p2psim-machine: 1\n"
     "name: t\n"
     "api-costs:\n"
     "  memcpy-async-d2d: 5.7us\n"
     "  event-record: 900ns\n"
-    "  sync: 0s\n"
+    "  no-such-cost: { at: 1 }\n"
     "sockets:\n"
     "  - { id: s, root-ports: 1 }\n"
     "gpus:\n"
     "  - { id: g0, model: TEST-GPU, parent: s }\n";
 
-static struct topo_machine *load_api_costs(const char *text,
-                                           const char *overrides,
-                                           struct sim_error *err)
+static struct topo_machine *load_kept(const char *text, const char *overrides,
+                                      struct sim_error *err)
 {
     struct topo_options o = test_opt;
     o.overrides = overrides;
     sim_error_clear(err);
-    return topo_load_string("costs.yaml", text, strlen(text), &o, err);
+    return topo_load_string("kept.yaml", text, strlen(text), &o, err);
 }
 
-START_TEST(test_topology_api_costs_read)
+static void assert_entry(const struct p2psim_entry *e, const char *key,
+                         const char *value, const char *file, unsigned line,
+                         unsigned key_col, unsigned value_col)
+{
+    ck_assert_str_eq(e->key, key);
+    if (value) {
+        ck_assert_str_eq(e->value, value);
+        ck_assert_str_eq(e->kind, "a value");
+    } else {
+        ck_assert_ptr_null(e->value);
+        ck_assert_str_eq(e->kind, "a mapping");
+    }
+    ck_assert_str_eq(e->key_at.file, file);
+    ck_assert_str_eq(e->value_at.file, file);
+    ck_assert_uint_eq(e->value_at.line, line);
+    ck_assert_uint_eq(e->value_at.column, value_col);
+    if (key_col) {
+        ck_assert_uint_eq(e->key_at.line, line);
+        ck_assert_uint_eq(e->key_at.column, key_col);
+    }
+}
+
+START_TEST(test_topology_kept_sections)
 {
     struct sim_error err;
-    struct topo_machine *m = load_api_costs(api_costs_machine, NULL, &err);
+    struct topo_machine *m = load_kept(kept_machine, NULL, &err);
     ck_assert_msg(m != NULL, "%u:%u: %s", err.line, err.column, err.msg);
-    ck_assert(m->api_cost_set[TOPO_API_COST_MEMCPY_ASYNC_D2D]);
-    ck_assert_uint_eq(m->api_cost_ps[TOPO_API_COST_MEMCPY_ASYNC_D2D],
-                      5700000);
-    ck_assert(m->api_cost_set[TOPO_API_COST_EVENT_RECORD]);
-    ck_assert_uint_eq(m->api_cost_ps[TOPO_API_COST_EVENT_RECORD], 900000);
-    /* zero is a value like any other: set, 0 ps */
-    ck_assert(m->api_cost_set[TOPO_API_COST_SYNC]);
-    ck_assert_uint_eq(m->api_cost_ps[TOPO_API_COST_SYNC], 0);
-    unsigned n_set = 0;
-    for (unsigned c = 0; c < TOPO_API_COST_N; c++) {
-        n_set += m->api_cost_set[c];
-    }
-    ck_assert_uint_eq(n_set, 3);
+    ck_assert_uint_eq(m->n_kept, 1);
+    const struct p2psim_section *s = &m->kept[0];
+    ck_assert_str_eq(s->name, "api-costs");
+    ck_assert_str_eq(s->at.file, "kept.yaml");
+    ck_assert_uint_eq(s->at.line, 4);
+    ck_assert_uint_eq(s->n, 3);
+    assert_entry(&s->entry[0], "memcpy-async-d2d", "5.7us", "kept.yaml", 4,
+                 3, 21);
+    assert_entry(&s->entry[1], "event-record", "900ns", "kept.yaml", 5, 3,
+                 17);
+    assert_entry(&s->entry[2], "no-such-cost", NULL, "kept.yaml", 6, 3, 17);
     topo_machine_destroy(m);
 
-    /* an override replaces a value, and creates api-costs: where the file
-     * has none (tests/topologies/base.yaml) */
-    m = load_api_costs(api_costs_machine,
-                       "api-costs.memcpy-async-d2d=3.9us\n"
-                       "api-costs.launch=4us", &err);
+    /* an override replaces a value where it stands, and adds a key */
+    m = load_kept(kept_machine, "api-costs.launch=4us\n"
+                                "api-costs.memcpy-async-d2d=3.9us", &err);
     ck_assert_msg(m != NULL, "%s:%u:%u: %s", err.file, err.line, err.column,
                   err.msg);
-    ck_assert_uint_eq(m->api_cost_ps[TOPO_API_COST_MEMCPY_ASYNC_D2D],
-                      3900000);
-    ck_assert(m->api_cost_set[TOPO_API_COST_LAUNCH]);
-    ck_assert_uint_eq(m->api_cost_ps[TOPO_API_COST_LAUNCH], 4000000);
+    s = &m->kept[0];
+    ck_assert_uint_eq(s->n, 4);
+    ck_assert_str_eq(s->entry[0].value, "3.9us");
+    ck_assert_str_eq(s->entry[0].key_at.file, "kept.yaml");
+    ck_assert_str_eq(s->entry[0].value_at.file, "--set");
+    ck_assert_uint_eq(s->entry[0].value_at.line, 2);
+    ck_assert_uint_eq(s->entry[0].value_at.column, 28);
+    assert_entry(&s->entry[3], "launch", "4us", "--set", 1, 11, 18);
+    topo_machine_destroy(m);
+
+    /* no section, none kept; an override creates it */
+    m = topo_load_file(P2PSIM_SRCDIR "/tests/topologies/base.yaml", &test_opt,
+                       &err);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_uint_eq(m->n_kept, 0);
     topo_machine_destroy(m);
     struct topo_options o = test_opt;
     o.overrides = "api-costs.host-function=2.5us";
@@ -179,47 +212,41 @@ START_TEST(test_topology_api_costs_read)
     m = topo_load_file(P2PSIM_SRCDIR "/tests/topologies/base.yaml", &o, &err);
     ck_assert_msg(m != NULL, "%s:%u:%u: %s", err.file, err.line, err.column,
                   err.msg);
-    ck_assert(m->api_cost_set[TOPO_API_COST_HOST_FUNCTION]);
-    ck_assert_uint_eq(m->api_cost_ps[TOPO_API_COST_HOST_FUNCTION], 2500000);
-    ck_assert(!m->api_cost_set[TOPO_API_COST_MEMCPY_ASYNC_D2D]);
+    ck_assert_uint_eq(m->n_kept, 1);
+    ck_assert_uint_eq(m->kept[0].n, 1);
+    assert_entry(&m->kept[0].entry[0], "host-function", "2.5us", "--set", 1,
+                 11, 25);
     topo_machine_destroy(m);
 }
 END_TEST
 
-/* Every key of the one names table is accepted, and none is left NULL. */
-START_TEST(test_topology_api_costs_every_key)
+/* At most P2PSIM_SECTION_MAX_ENTRIES (64) entries, the next one an error
+ * at its key (the broken corpus has the other errors of shape). */
+START_TEST(test_topology_kept_limits)
 {
-    char over[64];
-    const char *key = topo_api_cost_names[_i];
-    ck_assert_ptr_nonnull(key);
-    snprintf(over, sizeof(over), "api-costs.%s=%uns", key, 100 + _i);
+    char text[4096];
+    size_t at = (size_t)snprintf(text, sizeof(text),
+                                 "p2psim-machine: 1\nname: t\napi-costs:\n");
+    for (unsigned i = 0; i < P2PSIM_SECTION_MAX_ENTRIES; i++) {
+        at += (size_t)snprintf(text + at, sizeof(text) - at, "  k%u: 1us\n",
+                               i);
+    }
+    const char *tail = "sockets:\n  - { id: s, root-ports: 1 }\n"
+                       "gpus:\n  - { id: g0, model: TEST-GPU, parent: s }\n";
+    snprintf(text + at, sizeof(text) - at, "%s", tail);
     struct sim_error err;
-    struct topo_machine *m = load_api_costs(api_costs_machine, over, &err);
-    ck_assert_msg(m != NULL, "%s: %s", over, err.msg);
-    ck_assert(m->api_cost_set[_i]);
-    ck_assert_uint_eq(m->api_cost_ps[_i], (100 + _i) * 1000);
+    struct topo_machine *m = load_kept(text, NULL, &err);
+    ck_assert_msg(m != NULL, "%u:%u: %s", err.line, err.column, err.msg);
+    ck_assert_uint_eq(m->kept[0].n, P2PSIM_SECTION_MAX_ENTRIES);
+    ck_assert_str_eq(m->kept[0].entry[63].key, "k63");
     topo_machine_destroy(m);
-}
-END_TEST
-
-/* Errors in overrides point at the override ("--set:N:C"). */
-START_TEST(test_topology_api_costs_override_errors)
-{
-    struct sim_error err;
-    struct topo_machine *m = load_api_costs(
-        api_costs_machine, "api-costs.memcpy-async-d2d=5 us", &err);
+    m = load_kept(text, "api-costs.one-more=1us", &err);
     ck_assert_ptr_null(m);
     ck_assert_str_eq(err.file, "--set");
     ck_assert_uint_eq(err.line, 1);
-    ck_assert_uint_eq(err.column, 28);
-    ck_assert_msg(strstr(err.msg, "memcpy-async-d2d") != NULL, "%s", err.msg);
-    m = load_api_costs(api_costs_machine, "\napi-costs.memcpy-d2d=5us", &err);
-    ck_assert_ptr_null(m);
-    ck_assert_str_eq(err.file, "--set");
-    ck_assert_uint_eq(err.line, 2);
     ck_assert_uint_eq(err.column, 11);
-    ck_assert_msg(strstr(err.msg, "unknown key 'memcpy-d2d' in api-costs") !=
-                      NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "api-costs holds more than 64 entries"),
+                  "%s", err.msg);
 }
 END_TEST
 
@@ -426,10 +453,8 @@ Suite *make_topology_suite(void)
     tcase_add_test(tc, test_topology_broken_corpus);
     tcase_add_test(tc, test_topology_library_loads);
     tcase_add_test(tc, test_topology_published_matrices);
-    tcase_add_test(tc, test_topology_api_costs_read);
-    tcase_add_loop_test(tc, test_topology_api_costs_every_key, 0,
-                        TOPO_API_COST_N);
-    tcase_add_test(tc, test_topology_api_costs_override_errors);
+    tcase_add_test(tc, test_topology_kept_sections);
+    tcase_add_test(tc, test_topology_kept_limits);
     tcase_add_test(tc, test_topology_vm_cliques);
     suite_add_tcase(s, tc);
     return s;
