@@ -67,5 +67,6 @@ machine_libp2psim_la_SOURCES += \
 	%reldir%/kernel/kernel.h \
 	%reldir%/kernel/kernel_int.h \
 	%reldir%/kernel/exec.c \
+	%reldir%/kernel/memory.c \
 	%reldir%/kernel/cthread.c
 machine_libp2psim_la_LIBADD += ptx/libptx.la

@@ -1,6 +1,7 @@
 /*
  * machine/kernel/kernel_int.h - the executor's state, shared by exec.c (grids,
- * blocks, warps, memory) and cthread.c (C kernels as coroutines).
+ * blocks, warps), memory.c (a warp's memory requests) and cthread.c (C
+ * kernels as coroutines).
  */
 #ifndef P2PSIM_MACHINE_KERNEL_KERNEL_INT_H
 #define P2PSIM_MACHINE_KERNEL_KERNEL_INT_H
@@ -10,6 +11,7 @@
 #include <ucontext.h>
 
 #include "machine/kernel/kernel.h"
+#include "models/gpu/sm.h"
 #include "ptx/ptx.h"
 #include "sim/event.h"
 
@@ -98,10 +100,34 @@ struct kx_grid {
     struct kx_grid *live_prev, *live_next; /* the machine's grids */
 };
 
+/* A request to the SM model made for a warp (or for a grid's end). */
+struct kx_sub {
+    struct gpu_sm_req r;        /* first: the SM model's request */
+    struct kx_grid *gr;
+    struct kx_sub *live_prev, *live_next; /* the grid's (gr->subs) */
+    struct kx_warp *w;          /* NULL: the flush at the grid's end */
+    uint32_t lanes;             /* LOAD: lanes served; ATOMIC: one lane */
+    uint64_t va;                /* LOAD: address of r.data[0] */
+    bool store;                 /* counted in stores_out */
+};
+
 /* exec.c */
 void kx__fail(struct kx_grid *gr, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 uint64_t kx__time_sreg(struct kx_grid *gr, enum ptx_time_sreg which);
+/* Out of memory inside the run: the grid fails, and so does the simulation. */
+void kx__nomem(struct kx_grid *gr, const char *what);
+/* A warp's loads, atomics or fence are done: resume it and run it on. */
+void kx__warp_mem_complete(struct kx_warp *w);
+/* Start blocks where SMs have room; at the end, flush and finish. */
+void kx__grid_dispatch(struct kx_grid *gr);
+
+/* memory.c */
+/* A request of grid gr, on its list until kx__sub_free; NULL out of memory. */
+struct kx_sub *kx__sub_alloc(struct kx_grid *gr);
+void kx__sub_free(struct kx_sub *s);
+/* Serve the memory request w stopped at (w->req); true if it is over. */
+bool kx__warp_mem_issue(struct kx_warp *w);
 
 /* cthread.c: a C block's lanes, running a C warp until it stops. */
 int kx__c_block_init(struct kx_block *b);
