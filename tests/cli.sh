@@ -38,6 +38,8 @@ check "topo bad api-costs has file:line:col" 2 \
     $p2psim topo $top/tests/cudart/api-costs/typo.yaml
 check "explain bad api-costs override at --set" 2 "^--set:1:16: error: api-costs: call: " \
     $p2psim explain --set api-costs.call=fast $T/h200-x1.yaml 0 0
+check "server bad api-costs, before its socket" 2 "typo.yaml:16:25: error: unknown key 'lanch'" \
+    $p2psim server --socket /nonexistent/p2psim.sock --topology $top/tests/cudart/api-costs/typo.yaml
 check "topo dgx1 NV2" 0 "GPU0	 X 	NV1	NV1	NV2	NV2	SYS" $p2psim topo $T/dgx1-v100.yaml
 check "topo dgx-a100 NV12" 0 "NV12" $p2psim topo $T/dgx-a100.yaml
 check "topo hgx-h100 NV18" 0 "NV18" $p2psim topo $T/hgx-h100.yaml

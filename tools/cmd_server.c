@@ -82,17 +82,17 @@ static struct p2psim *server_open(const char *file)
     opt.engine = getenv("P2PSIM_ENGINE");
     opt.fidelity = getenv("P2PSIM_FIDELITY");
     opt.overrides = getenv("P2PSIM_SET");
+    /* As every command loads it: a bad api-costs: is an error of the
+     * file here too, though the processes' runtimes read them. */
+    struct p2psim *p = cli_open_opt(file, &opt);
     struct sim_error err;
     sim_error_clear(&err);
-    struct p2psim *p = p2psim_open(file, &opt, &err);
     /* The trace of the program (P2PSIM_TRACE...): the server simulates. */
     if (p && p2psim_trace_from_env(p, &err) < 0) {
-        p2psim_close(p);
-        p = NULL;
-    }
-    if (!p) {
         char buf[700];
         fprintf(stderr, "%s\n", sim_error_format(&err, buf, sizeof(buf)));
+        p2psim_close(p);
+        p = NULL;
     }
     return p;
 }
