@@ -66,6 +66,8 @@ tools_p2psim_SOURCES += \
 	%reldir%/cmd_compare.c \
 	%reldir%/cmd_replay.c \
 	%reldir%/replay.c \
+	%reldir%/replay_calls.c \
+	%reldir%/replay_int.h \
 	%reldir%/replay.h
 tools_p2psim_LDADD += traces/libtraces.la
 if HAVE_SYSTEMC

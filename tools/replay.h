@@ -1,38 +1,19 @@
 /*
  * tools/replay.h - replaying an API trace (traces/api-trace.md) through
  * the CUDA shim on a simulated machine: what `p2psim replay` runs in a
- * child process (replay.c), and what the command reads back
- * (cmd_replay.c).
+ * child process (replay.c, replay_calls.c), and what the command reads
+ * back (cmd_replay.c).
  *
- * How: the command reads the trace and picks the calls of one process
- * (depth 0: calls the program made, not calls made from inside other
- * calls), in the order they were entered (seq). A child process sets
- * P2PSIM_TOPOLOGY to the machine and P2PSIM_RECORD to a file of its own,
- * loads the shim by path (as `p2psim bench` does, tools/bwlat.h) and
- * makes the same calls, a host thread per recorded thread, with
- *   - device and pinned pointers mapped to the replay's allocations: an
- *     interval map from the recorded allocation bases (cudaMalloc*,
- *     cudaMallocHost, cudaHostAlloc, cudaMallocManaged) and sizes; a
- *     pointer inside an allocation keeps its offset;
- *   - pageable host memory (pointers outside every allocation, with the
- *     bytes the calls touched) replaced by stand-in buffers: the ranges
- *     are merged into regions and each region is mapped (anonymous,
- *     MAP_NORESERVE, never written by the replay), keeping the offset
- *     within the page; so a stand-in costs the pages the calls touch,
- *     as the program's buffer did, not its size;
- *   - streams, events and pools by their recorded ids;
- *   - host functions and stream callbacks replaced by functions that do
- *     nothing.
- * The shim records the replay's own calls with their simulated times; the
- * child writes, for each call it makes, its thread and the index of the
- * recorded call it stands for, so the command can pair them.
- *
- * Threads: each replay thread makes its calls when their turn comes: every
- * call recorded before has started, and the one just before has returned
- * or has been running for 1 ms of wall time (it is blocked in a
- * synchronization, and the calls other threads made meanwhile may go on).
- * So calls reach the runtime in the recorded order, and each thread has
- * its own simulated clock, as the program's threads had.
+ * The command picks the calls of one process (depth 0: calls the program
+ * made, not calls made from inside other calls), in the order they were
+ * entered (seq). A child process sets P2PSIM_TOPOLOGY to the machine and
+ * P2PSIM_RECORD to a file of its own, loads the shim by path (as `p2psim
+ * bench` does, tools/bwlat.h) and makes the same calls, a host thread per
+ * recorded thread, in the recorded order (turn_wait, replay.c), with
+ * pointers, streams, events and pools mapped to its own (replay.c, "the
+ * maps"). It writes, for each call it makes, its thread and the index of
+ * the recorded call it stands for, so the command can pair them with the
+ * shim's record of the replay's calls and their simulated times.
  *
  * Untrusted traces (replay_check, before the child starts; exit status 2
  * in the command): every pointer argument with its length must not wrap
@@ -50,15 +31,8 @@
  * arguments are structures the trace does not hold), error strings.
  *
  * Model: the host work a program did between its calls is not replayed.
- * Several threads make their calls in recorded order; a call waits for
- * its predecessor's return unless, when recorded, it started while that
- * one was still running (blocked). A thread whose turn waits for a return
- * sleeps, so the runtime takes it as blocked and lets the simulation run;
- * otherwise it waits runnable, so the simulation waits for its call
- * (docs/cuda-shim-design.md, "Time"). No wall time is read: the replay of
- * a trace gives the same times however loaded the machine is. A call
- * that returns a different result than it did when
- * recorded is reported; the replay goes on.
+ * A call that returns a different result than it did when recorded is
+ * reported; the replay goes on.
  */
 #ifndef P2PSIM_TOOLS_REPLAY_H
 #define P2PSIM_TOOLS_REPLAY_H
