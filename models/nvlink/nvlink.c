@@ -15,19 +15,6 @@
  * optional byte-enable flit, and 0 to 16 data flits (at most 256 B).
  * nvl_packet_bytes charges exactly that, whatever the generation.
  *
- * Life of a packet sent from side s:
- *  1. transmit: refused (-SIM_EAGAIN) if the receive buffer at !s lacks
- *     room for the packet's bytes; otherwise the room is taken and the
- *     packet's flits are appended to s's serialiser, back to back after
- *     what it holds and not before the packet's not_before.
- *  2. arrival (the TLP's own event) at the end of its serialisation plus
- *     the latency: sim_link_deliver; the packet holds its buffer room.
- *  3. release (the receiver forwards or frees it): the room is free at
- *     once; a sender refused meanwhile is told (ready) after the latency,
- *     the flight time of the credit back.
- * Timing is exact over a busy period: end times are computed from the
- * bytes of the period, rounded to a picosecond once.
- *
  * Model: a bonded group is one serialiser of links x rate; real hardware
  * stripes packets over the links, so a single packet's serialisation is
  * `links` times shorter here (a few ns at most; the throughput is equal).
@@ -170,6 +157,20 @@ static sim_time_t nvl_charge(struct nvl *n, struct nvl_dir *d,
     return d->busy_until;
 }
 
+/*
+ * Life of a packet sent from side s:
+ *  1. transmit: refused (-SIM_EAGAIN) if the receive buffer at !s lacks
+ *     room for the packet's bytes; otherwise the room is taken and the
+ *     packet's flits are appended to s's serialiser, back to back after
+ *     what it holds and not before the packet's not_before.
+ *  2. arrival (the TLP's own event) at the end of its serialisation plus
+ *     the latency: sim_link_deliver; the packet holds its buffer room.
+ *  3. release (the receiver forwards or frees it): the room is free at
+ *     once; a sender refused meanwhile is told (ready) after the latency,
+ *     the flight time of the credit back.
+ * Timing is exact over a busy period: end times are computed from the
+ * bytes of the period, rounded to a picosecond once.
+ */
 static int nvl_transmit(struct sim_link *l, unsigned from, struct tlp *t)
 {
     struct nvl *n = nvl_from(l);

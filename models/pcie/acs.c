@@ -17,6 +17,52 @@
  *               |     |
  *              dp0   dp1
  *
+ * The cases and the spec behind each are at acs_check.
+ */
+#include <config.h>
+
+#include "models/pcie/acs.h"
+
+#include <stdbool.h>
+
+#include "models/pcie/pcie_regs.h"
+#include "sim/tlp.h"
+
+static bool is_completion(const struct tlp *t)
+{
+    return t->kind == TLP_CPL || t->kind == TLP_CPLD ||
+           t->kind == TLP_ATS_TCPL;
+}
+
+static enum acs_verdict decide(enum acs_verdict v, enum acs_rule r,
+                               enum acs_rule *rule)
+{
+    if (rule) {
+        *rule = r;
+    }
+    return v;
+}
+
+/* Rows 1 and 2: the checks every upstream request gets, wherever it goes. */
+static bool request_violates(const struct acs_port *in, const struct tlp *t,
+                             enum acs_rule *rule)
+{
+    unsigned bus = t->requester_id >> 8;
+    if ((in->ctrl & PCI_ACS_SV) &&
+        (bus < in->bus_sec || bus > in->bus_sub)) {
+        *rule = ACS_RULE_SV;
+        return true;
+    }
+    if ((in->ctrl & PCI_ACS_TB) &&
+        tlp_kind_routing(t->kind) == TLP_ROUTE_ADDR &&
+        t->at != TLP_AT_UNTRANSLATED) {
+        *rule = ACS_RULE_TB;
+        return true;
+    }
+    return false;
+}
+
+/*
  * The cases, in the order they are tested (first match decides). "req" is
  * any TLP other than a completion (memory, atomic and ATS requests, and
  * messages, which PCIe counts as requests); "cpl" is Cpl, CplD and the ATS
@@ -68,49 +114,6 @@
  *    stay behind the posted writes that RR sent up before them); RO
  *    completions may go directly. EC and DT apply to Requests only.
  */
-#include <config.h>
-
-#include "models/pcie/acs.h"
-
-#include <stdbool.h>
-
-#include "models/pcie/pcie_regs.h"
-#include "sim/tlp.h"
-
-static bool is_completion(const struct tlp *t)
-{
-    return t->kind == TLP_CPL || t->kind == TLP_CPLD ||
-           t->kind == TLP_ATS_TCPL;
-}
-
-static enum acs_verdict decide(enum acs_verdict v, enum acs_rule r,
-                               enum acs_rule *rule)
-{
-    if (rule) {
-        *rule = r;
-    }
-    return v;
-}
-
-/* Rows 1 and 2: the checks every upstream request gets, wherever it goes. */
-static bool request_violates(const struct acs_port *in, const struct tlp *t,
-                             enum acs_rule *rule)
-{
-    unsigned bus = t->requester_id >> 8;
-    if ((in->ctrl & PCI_ACS_SV) &&
-        (bus < in->bus_sec || bus > in->bus_sub)) {
-        *rule = ACS_RULE_SV;
-        return true;
-    }
-    if ((in->ctrl & PCI_ACS_TB) &&
-        tlp_kind_routing(t->kind) == TLP_ROUTE_ADDR &&
-        t->at != TLP_AT_UNTRANSLATED) {
-        *rule = ACS_RULE_TB;
-        return true;
-    }
-    return false;
-}
-
 enum acs_verdict acs_check(const struct acs_port *in, const struct tlp *t,
                            enum acs_target target, unsigned peer,
                            enum acs_rule *rule)

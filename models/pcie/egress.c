@@ -18,20 +18,6 @@
  * [from spec knowledge; unverified wording]. TLPs a port makes itself (a
  * UR completion) are a stream of their own.
  *
- * What the spec requires is kept: a posted request may always pass a
- * non-posted request or a completion (deadlock avoidance; here the P FIFO
- * never waits on the others), and nothing passes a posted request of its
- * own stream unless it is a completion with RO.
- * Model: where the spec permits passing but does not require it, order is
- * kept: P behind P, NP behind NP and CPL behind CPL stay FIFO across all
- * streams (so RO does not let a posted request pass another), and
- * ID-Based Ordering (IDO) is not exploited: an IDO request still waits for
- * the posted requests of its stream. That is legal, only stricter; it
- * costs throughput only when a refused TLP of one stream holds back a
- * TLP of the same class from another.
- * Model: NP TLPs may pass completions (Table 2-40 permits it), which the
- * separate FIFOs give for free.
- *
  * Costs: push, next and pop are O(1) (amortised: the rings double when
  * full); the queue costs 8 bytes per stream and TC plus 24 per TLP.
  */
@@ -123,6 +109,21 @@ int pcie_egress_push(struct pcie_egress *q, struct tlp *t, unsigned stream)
     return 0;
 }
 
+/*
+ * What the spec requires is kept: a posted request may always pass a
+ * non-posted request or a completion (deadlock avoidance; here the P FIFO
+ * never waits on the others), and nothing passes a posted request of its
+ * own stream unless it is a completion with RO.
+ * Model: where the spec permits passing but does not require it, order is
+ * kept: P behind P, NP behind NP and CPL behind CPL stay FIFO across all
+ * streams (so RO does not let a posted request pass another), and
+ * ID-Based Ordering (IDO) is not exploited: an IDO request still waits for
+ * the posted requests of its stream. That is legal, only stricter; it
+ * costs throughput only when a refused TLP of one stream holds back a
+ * TLP of the same class from another.
+ * Model: NP TLPs may pass completions (Table 2-40 permits it), which the
+ * separate FIFOs give for free.
+ */
 struct tlp *pcie_egress_next(const struct pcie_egress *q,
                              enum tlp_fc_class *cls)
 {

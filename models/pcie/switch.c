@@ -14,51 +14,6 @@
  *               |         |         |
  *             "dp0"     "dp1" ... "dp<N-1>"   (ports 1..N, DOWNSTREAM)
  *
- * Life of a TLP. A link delivers it to psw_receive() on an ingress port.
- * The switch routes it at once (address routing for memory, atomic and ATS
- * requests, ID routing for completions; PCIe r6.0 §2.2.4), applies the
- * ingress port's ACS (acs.c), counts it and traces what ACS did. A TLP
- * nobody claims, or that ACS blocks, is answered with an Unsupported
- * Request completion if it is a non-posted request and otherwise dropped
- * and recorded (§2.3.1, §6.2.7). Otherwise it joins the egress port's
- * queue at once and is offered to the egress link with sim_port_send(),
- * with not_before = delivery + `latency` (sim/tlp.h): the link starts it
- * no earlier, so the hop costs no event of the switch's own. A refused
- * TLP stays queued; later TLPs may overtake it only where the ordering
- * rules allow (§2.4.1; egress.c); the link's ready() call restarts the
- * queue.
- *
- * Model: cut-through is approximated as a fixed latency counted from the
- * time the link delivers the whole TLP: delivery time + latency is the
- * earliest time the TLP may start on the egress link. A real cut-through
- * switch starts forwarding once the header is in, so for a large TLP on a
- * slow ingress link this model is later by the ingress serialisation time
- * of the payload; the latency figure itself (PEX 8747/8748 "100 ns max",
- * pcie-nvlink.md §2.8) is per hop and independent of size, as there.
- *
- * Model: the egress decision is taken at delivery, not `latency` later:
- * the ordering rules, the egress link's credits and its transmit backlog
- * (as it will be at delivery + latency) are judged when the TLP arrives,
- * and the TLP takes its place on the egress link then. So credits that
- * come back during the latency do not count for it (it is refused and
- * offered again at the link's ready(), still starting no earlier than
- * delivery + latency), and a TLP's transmit trace (SIM_TP_TLP_TX) carries
- * the delivery time.
- *
- * Model: back-pressure. A TLP a link delivers holds that link's receive
- * buffer (its flow-control credits) until the TLP is sent on or freed
- * (sim/port.h). The switch gives it an egress buffer slot: each egress
- * queue's first `queue` TLPs have released their ingress credits (the
- * switch's own packet memory holds them); TLPs beyond that keep their
- * ingress credits, so a congested egress port stops the ingress links
- * that feed it as soon as their credits run out. queue: 0 models a switch
- * without egress buffering. Since a TLP joins the queue at delivery, TLPs
- * still within their forwarding latency count towards `queue`, and a TLP
- * that gets a slot returns its ingress credits at delivery. The switch
- * never refuses a delivered TLP (it cannot: the link only sends what
- * credits allow), so over an ideal wire, which has no credits, the queues
- * are unbounded.
- *
  * Not modelled: configuration space (the builder programs routes, bus and
  * ACS through switch.h, standing in for the OS's enumeration), hot-plug,
  * DPC, AER logging, the ACS enhanced capability (I/O request blocking,
@@ -271,6 +226,22 @@ static void psw_egress_pump(struct psw *sw, struct psw_port *p)
 }
 
 /*
+ * Model: back-pressure. A TLP a link delivers holds that link's receive
+ * buffer (its flow-control credits) until the TLP is sent on or freed
+ * (sim/port.h). The switch gives it an egress buffer slot: each egress
+ * queue's first `queue` TLPs have released their ingress credits (the
+ * switch's own packet memory holds them); TLPs beyond that keep their
+ * ingress credits, so a congested egress port stops the ingress links
+ * that feed it as soon as their credits run out. queue: 0 models a switch
+ * without egress buffering. Since a TLP joins the queue at delivery, TLPs
+ * still within their forwarding latency count towards `queue`, and a TLP
+ * that gets a slot returns its ingress credits at delivery. The switch
+ * never refuses a delivered TLP (it cannot: the link only sends what
+ * credits allow), so over an ideal wire, which has no credits, the queues
+ * are unbounded.
+ */
+
+/*
  * Queue t for egress port e. stream is the ingress port it came in on, or
  * n_ports for a TLP the switch made: the ordering rules hold per stream.
  * Inline: on every TLP's path through the switch (gcc -O2 kept the call).
@@ -343,6 +314,38 @@ static void psw_refuse(struct psw *sw, struct psw_port *ip, struct tlp *t,
     tlp_free(t);
 }
 
+/*
+ * Life of a TLP. A link delivers it to psw_receive() on an ingress port.
+ * The switch routes it at once (address routing for memory, atomic and ATS
+ * requests, ID routing for completions; PCIe r6.0 §2.2.4), applies the
+ * ingress port's ACS (acs.c), counts it and traces what ACS did. A TLP
+ * nobody claims, or that ACS blocks, is answered with an Unsupported
+ * Request completion if it is a non-posted request and otherwise dropped
+ * and recorded (§2.3.1, §6.2.7). Otherwise it joins the egress port's
+ * queue at once and is offered to the egress link with sim_port_send(),
+ * with not_before = delivery + `latency` (sim/tlp.h): the link starts it
+ * no earlier, so the hop costs no event of the switch's own. A refused
+ * TLP stays queued; later TLPs may overtake it only where the ordering
+ * rules allow (§2.4.1; egress.c); the link's ready() call restarts the
+ * queue.
+ *
+ * Model: cut-through is approximated as a fixed latency counted from the
+ * time the link delivers the whole TLP: delivery time + latency is the
+ * earliest time the TLP may start on the egress link. A real cut-through
+ * switch starts forwarding once the header is in, so for a large TLP on a
+ * slow ingress link this model is later by the ingress serialisation time
+ * of the payload; the latency figure itself (PEX 8747/8748 "100 ns max",
+ * pcie-nvlink.md §2.8) is per hop and independent of size, as there.
+ *
+ * Model: the egress decision is taken at delivery, not `latency` later:
+ * the ordering rules, the egress link's credits and its transmit backlog
+ * (as it will be at delivery + latency) are judged when the TLP arrives,
+ * and the TLP takes its place on the egress link then. So credits that
+ * come back during the latency do not count for it (it is refused and
+ * offered again at the link's ready(), still starting no earlier than
+ * delivery + latency), and a TLP's transmit trace (SIM_TP_TLP_TX) carries
+ * the delivery time.
+ */
 static void psw_receive(struct sim_component *c, struct sim_port *in,
                         struct tlp *t)
 {

@@ -21,47 +21,6 @@
  * and costs SystemC one timed notification per distinct timestamp, not
  * one per event.
  *
- * Run control matches the native engines exactly, including the number of
- * calls to the run condition: sim_engine_may_fire() is asked once before
- * each event. When the next event lies at a later time, it is asked before
- * SystemC advances time (the event is "prechecked"), so that a stop or a
- * failed condition leaves SystemC time at the last fired event. When
- * sim_stop() was called and nothing more is due before t_end, the native
- * loop returns without asking the condition and the core keeps now at the
- * last event; to do the same without calling the condition, the engine
- * reads the stop flag in struct sim (sim/sim_int.h: this engine is part of
- * the sim/ layer, like engine_native.c).
- *
- * Time. Resolution 1 ps, set in create() (before any sc_time exists);
- * delays are built with sc_time::from_value() (exact for all 64 bits; the
- * double constructors are not). A run that ends by time notifies wake at
- * t_end and pauses there, so after every run sc_time_stamp() == sim_now().
- * run() checks this against the rule the core applies after the engine
- * returns (sim.c) and reports a violation through sim_bug().
- * sc_start() never evaluates processes at exactly its end time; its
- * horizon is sc_max_time() == SIM_TIME_MAX, so an event at SIM_TIME_MAX
- * needs a second sc_start(), which run() issues.
- *
- * Limits.
- *  - One SystemC-engine simulation per process, ever: SystemC has one
- *    kernel per process, elaborates once and cannot be restarted. create()
- *    fails with SIM_EBUSY for a second one, even after the first was
- *    destroyed (tests and benchmarks fork). The module is never deleted
- *    (SystemC does not support removing a module after elaboration); on
- *    destroy it is detached.
- *  - sc_stop() is final in SystemC, so the engine never calls it; if
- *    anything else does, the next run reports it through sim_bug().
- *  - run() must not be called from inside a SystemC process (sc_start is
- *    not re-entrant): sim_bug(). Like SystemC, the engine is not
- *    thread-safe; create() is (an atomic flag), so a second simulation in
- *    another thread fails cleanly.
- *  - Other SystemC processes may share the kernel. If one of them
- *    schedules or cancels core events between our wakes, insert/remove
- *    re-notify wake; an event it schedules before sc_time_stamp() (it
- *    should use sim_event_schedule_at(sc_time_stamp())) still fires in
- *    order, but SystemC time is then ahead of sim_now() and the check
- *    above is skipped.
- *
  * Errors. No C++ exception crosses into C: creation errors become
  * struct sim_error codes; SystemC errors during a run (sc_report) are
  * broken invariants and end in sim_bug() with SystemC's message.
@@ -259,6 +218,27 @@ void engine_module::on_wake()
 
 /* ---- struct sim_engine_ops ---------------------------------------------- */
 
+/*
+ * Limits.
+ *  - One SystemC-engine simulation per process, ever: SystemC has one
+ *    kernel per process, elaborates once and cannot be restarted. create()
+ *    fails with SIM_EBUSY for a second one, even after the first was
+ *    destroyed (tests and benchmarks fork). The module is never deleted
+ *    (SystemC does not support removing a module after elaboration); on
+ *    destroy it is detached.
+ *  - sc_stop() is final in SystemC, so the engine never calls it; if
+ *    anything else does, the next run reports it through sim_bug().
+ *  - run() must not be called from inside a SystemC process (sc_start is
+ *    not re-entrant): sim_bug(). Like SystemC, the engine is not
+ *    thread-safe; create() is (an atomic flag), so a second simulation in
+ *    another thread fails cleanly.
+ *  - Other SystemC processes may share the kernel. If one of them
+ *    schedules or cancels core events between our wakes, insert/remove
+ *    re-notify wake; an event it schedules before sc_time_stamp() (it
+ *    should use sim_event_schedule_at(sc_time_stamp())) still fires in
+ *    order, but SystemC time is then ahead of sim_now() and the check of
+ *    sc_engine_run (Time) is skipped.
+ */
 int sc_engine_create(struct sim *sim, struct sim_error *err)
 {
     if (engine_used.exchange(true)) {
@@ -374,6 +354,28 @@ struct sim_event *sc_engine_peek(struct sim *sim)
     return sim__cq_peek(&state_of(sim)->q);
 }
 
+/*
+ * Run control matches the native engines exactly, including the number of
+ * calls to the run condition: sim_engine_may_fire() is asked once before
+ * each event. When the next event lies at a later time, it is asked before
+ * SystemC advances time (the event is "prechecked"), so that a stop or a
+ * failed condition leaves SystemC time at the last fired event. When
+ * sim_stop() was called and nothing more is due before t_end, the native
+ * loop returns without asking the condition and the core keeps now at the
+ * last event; to do the same without calling the condition, the engine
+ * reads the stop flag in struct sim (sim/sim_int.h: this engine is part of
+ * the sim/ layer, like engine_native.c).
+ *
+ * Time. Resolution 1 ps, set in create() (before any sc_time exists);
+ * delays are built with sc_time::from_value() (exact for all 64 bits; the
+ * double constructors are not). A run that ends by time notifies wake at
+ * t_end and pauses there, so after every run sc_time_stamp() == sim_now().
+ * run() checks this against the rule the core applies after the engine
+ * returns (sim.c) and reports a violation through sim_bug().
+ * sc_start() never evaluates processes at exactly its end time; its
+ * horizon is sc_max_time() == SIM_TIME_MAX, so an event at SIM_TIME_MAX
+ * needs a second sc_start(), which run() issues.
+ */
 void sc_engine_run(struct sim *sim, sim_time_t t_end)
 {
     engine_state *st = state_of(sim);
