@@ -8,6 +8,11 @@
  * server must print "p2psim server: error: <the failure>" once, end the
  * waiting client's batch with wire_end.failed, refuse what would start
  * something in the simulation with -SIM_ENOMEM and still serve the rest.
+ *
+ * Suite server-table: wire.h's table of messages is the protocol (its
+ * numbers, sizes and flags as the shim and the fuzz corpus have them), and
+ * the server checks every request's size against it: one byte more or
+ * less than its struct (more where nothing may follow) drops the client.
  */
 #include <config.h>
 
@@ -207,13 +212,94 @@ START_TEST(test_failure_answers_waits_and_requests)
 }
 END_TEST
 
+START_TEST(test_table_is_the_protocol)
+{
+    /* the numbers of WIRE_VERSION 3 */
+    ck_assert_uint_eq(WIRE_HELLO, 1);
+    ck_assert_uint_eq(WIRE_HOST_REGISTER, 7);
+    ck_assert_uint_eq(WIRE_IPC_EVENT_EXPORT, 18);
+    ck_assert_uint_eq(WIRE_KERNEL_LAUNCH, 26);
+    ck_assert_uint_eq(WIRE_CLIENT_LAST, 27);
+    ck_assert_uint_eq(WIRE_REPLY, 100);
+    ck_assert_uint_eq(WIRE_CALLBACK, 101);
+    ck_assert_uint_eq(WIRE_END, 102);
+    ck_assert_ptr_null(wire_request(WIRE_NONE));
+    ck_assert_ptr_null(wire_request(WIRE_CLIENT_LAST));
+    ck_assert_ptr_null(wire_request(WIRE_REPLY));
+    ck_assert_uint_eq(wire_request(WIRE_HELLO)->size, sizeof(struct wire_hello));
+    ck_assert_uint_eq(wire_request(WIRE_BUSY)->size, 0);
+    ck_assert_uint_eq(wire_request(WIRE_IPC_EVENT_EXPORT)->size,
+                      sizeof(struct wire_ipc_event));
+    ck_assert_uint_eq(wire_request(WIRE_HOST_REGISTER)->flags, WIRE_F_FD);
+    ck_assert_uint_eq(wire_request(WIRE_KERNEL_LAUNCH)->flags,
+                      WIRE_F_TAIL | WIRE_F_STARTS);
+    ck_assert_uint_eq(wire_request(WIRE_IDLE)->flags, WIRE_F_NO_REPLY);
+    ck_assert_uint_eq(wire_request(WIRE_LINK_STAT)->reply_data,
+                      sizeof(struct wire_link_stat));
+    ck_assert_str_eq(wire_type_name(WIRE_IPC_EVENT_WAIT), "IPC_EVENT_WAIT");
+    ck_assert_str_eq(wire_type_name(WIRE_END), "END");
+    ck_assert_str_eq(wire_type_name(50), "unknown");
+    size_t more;
+    ck_assert_uint_eq(wire_server_size(WIRE_CALLBACK, &more),
+                      sizeof(struct wire_callback));
+    ck_assert_uint_eq(more, WIRE_MSG_MAX);
+    ck_assert_uint_eq(wire_server_size(WIRE_HELLO, &more), SIZE_MAX);
+}
+END_TEST
+
+/* Request _i + 1 with one byte too few (or, with nothing allowed after
+ * its struct, too many): the client is dropped. */
+START_TEST(test_wrong_size_drops)
+{
+    uint32_t type = (uint32_t)_i + 1;
+    const struct wire_request_info *ri = wire_request(type);
+    ck_assert_ptr_nonnull(ri);
+    size_t len = ri->size ? ri->size - 1 : 1;
+    if (ri->size && !(ri->flags & WIRE_F_TAIL) && _i % 2) {
+        len = ri->size + 1;
+    }
+    struct tc t;
+    tc_open(&t);
+    FILE *err = tmpfile();
+    ck_assert_ptr_nonnull(err);
+    int saved = stderr_to(err);
+    unsigned char buf[sizeof(struct wire_hdr) + 512] = { 0 };
+    struct wire_hdr h = { .type = type, .len = (uint32_t)len, .seq = 9 };
+    memcpy(buf, &h, sizeof(h));
+    int rc = srv_message(&t.s, t.c, buf, sizeof(h) + len, -1);
+    stderr_back(saved);
+    char text[2048];
+    rewind(err);
+    size_t n = fread(text, 1, sizeof(text) - 1, err);
+    text[n] = '\0';
+    fclose(err);
+    ck_assert_int_eq(rc, -1);
+    char want[96];
+    snprintf(want, sizeof(want), "(%s, %zu bytes); dropping it", ri->name,
+             len);
+    ck_assert_msg(strstr(text, want) != NULL, "stderr: %s", text);
+    /* a right one on a live client is answered */
+    tc_close(&t);
+    tc_open(&t);
+    ck_assert_int_eq(tc_call(&t, WIRE_STATS, NULL, 0).rc, 0);
+    tc_close(&t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server-oom");
     TCase *tc = tcase_create("server-oom");
     tcase_add_test(tc, test_failure_answers_waits_and_requests);
     suite_add_tcase(s, tc);
+    Suite *s2 = suite_create("server-table");
+    TCase *tc2 = tcase_create("server-table");
+    tcase_set_timeout(tc2, 30);
+    tcase_add_test(tc2, test_table_is_the_protocol);
+    tcase_add_loop_test(tc2, test_wrong_size_drops, 0, WIRE_CLIENT_LAST - 1);
+    suite_add_tcase(s2, tc2);
     SRunner *sr = srunner_create(s);
+    srunner_add_suite(sr, s2);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
