@@ -8,6 +8,8 @@
 
 #include "sim/stats.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,6 +201,16 @@ int sim_stats_add(struct sim_stats *s, const char *name, uint64_t v)
     }
     e->value += v;
     return 0;
+}
+
+int sim_stats_addf(struct sim_stats *s, uint64_t v, const char *fmt, ...)
+{
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof(name), fmt, ap);
+    va_end(ap);
+    return sim_stats_add(s, name, v);
 }
 
 int sim_stats_set(struct sim_stats *s, const char *name, uint64_t v)

@@ -44,6 +44,10 @@ void sim_stats_destroy(struct sim_stats *s);
 /* counter name += v (created at 0). Returns 0 or -SIM_ENOMEM. */
 int sim_stats_add(struct sim_stats *s, const char *name, uint64_t v);
 int sim_stats_set(struct sim_stats *s, const char *name, uint64_t v);
+/* sim_stats_add with the name printf-formatted (at most 255 bytes kept),
+ * as models report "<component>.<port>.<counter>". */
+int sim_stats_addf(struct sim_stats *s, uint64_t v, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 bool sim_stats_get(const struct sim_stats *s, const char *name, uint64_t *v);
 /* The histogram called name, created empty if needed; NULL on ENOMEM. */
 struct sim_hist *sim_stats_hist(struct sim_stats *s, const char *name);

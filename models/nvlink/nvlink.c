@@ -277,9 +277,7 @@ static void nvl_report(const struct sim_link *l, struct sim_stats *out)
                                n->cnt.wire_bytes[s], n->cnt.buffer_stalls[s],
                                n->cnt.busy_ps[s] };
         for (unsigned i = 0; i < 5; i++) {
-            char key[320];
-            snprintf(key, sizeof(key), "%s.from%u.%s", l->name, s, what[i]);
-            sim_stats_add(out, key, v[i]);
+            sim_stats_addf(out, v[i], "%s.from%u.%s", l->name, s, what[i]);
         }
     }
 }

@@ -347,17 +347,13 @@ static void nvsw_destroy(struct sim_component *c)
 static void nvsw_report(const struct sim_component *c, struct sim_stats *out)
 {
     const struct nvsw *sw = nvsw_from(c);
-    char key[256];
     uint64_t fwd = 0;
     for (unsigned i = 0; i < sw->n_ports; i++) {
         fwd += sw->port[i].forwarded;
     }
-    snprintf(key, sizeof(key), "%s.forwarded", c->name);
-    sim_stats_add(out, key, fwd);
-    snprintf(key, sizeof(key), "%s.unroutable", c->name);
-    sim_stats_add(out, key, sw->unroutable);
-    snprintf(key, sizeof(key), "%s.queued_max", c->name);
-    sim_stats_add(out, key, sw->queued_max);
+    sim_stats_addf(out, fwd, "%s.forwarded", c->name);
+    sim_stats_addf(out, sw->unroutable, "%s.unroutable", c->name);
+    sim_stats_addf(out, sw->queued_max, "%s.queued_max", c->name);
 }
 
 /* ---- builder interface (nvlink.h) ---------------------------------------- */

@@ -466,9 +466,7 @@ sim_time_t pcie_link_bytes_time(const struct sim_link *l, uint64_t bytes)
 static void plink_stat(struct sim_stats *out, const struct sim_link *l,
                        unsigned side, const char *what, uint64_t v)
 {
-    char name[256];
-    snprintf(name, sizeof(name), "%s.%u.%s", l->name, side, what);
-    sim_stats_add(out, name, v);
+    sim_stats_addf(out, v, "%s.%u.%s", l->name, side, what);
 }
 
 static void plink_report(const struct sim_link *l, struct sim_stats *out)

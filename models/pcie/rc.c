@@ -415,23 +415,20 @@ static void rc_report(const struct sim_component *c, struct sim_stats *out)
         { "iommu.hits", ic.hits },
         { "iommu.misses", ic.misses },
     };
-    char name[256];
     for (unsigned i = 0; i < sizeof(row) / sizeof(row[0]); i++) {
-        snprintf(name, sizeof(name), "%s.%s", c->name, row[i].name);
-        sim_stats_add(out, name, row[i].v);
+        sim_stats_addf(out, row[i].v, "%s.%s", c->name, row[i].name);
     }
     for (unsigned i = 0; i < rc->n_ports; i++) {
         const struct rc_port *p = &rc->port[i];
 #define RC_COUNTER_REPORT(f, doc)                                             \
-        snprintf(name, sizeof(name), "%s.%s." #f, c->name, p->port->name);    \
-        sim_stats_add(out, name, p->n.f);
+        sim_stats_addf(out, p->n.f, "%s.%s." #f, c->name, p->port->name);
         RC_PORT_COUNTERS(RC_COUNTER_REPORT)
 #undef RC_COUNTER_REPORT
         /* what left the port: counted by its egress queue */
-        snprintf(name, sizeof(name), "%s.%s.tlps_out", c->name, p->port->name);
-        sim_stats_add(out, name, p->q.tlps_out);
-        snprintf(name, sizeof(name), "%s.%s.bytes_out", c->name, p->port->name);
-        sim_stats_add(out, name, p->q.bytes_out);
+        sim_stats_addf(out, p->q.tlps_out, "%s.%s.tlps_out", c->name,
+                       p->port->name);
+        sim_stats_addf(out, p->q.bytes_out, "%s.%s.bytes_out", c->name,
+                       p->port->name);
     }
 }
 

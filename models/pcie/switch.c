@@ -472,15 +472,14 @@ static void psw_report(const struct sim_component *c, struct sim_stats *out)
             continue;           /* configure failed before adding it */
         }
 #define PSW_COUNTER_REPORT(f, doc)                                            \
-        snprintf(name, sizeof(name), "%s.%s." #f, c->name, p->port->name);    \
-        sim_stats_add(out, name, p->n.f);
+        sim_stats_addf(out, p->n.f, "%s.%s." #f, c->name, p->port->name);
         PSW_COUNTERS(PSW_COUNTER_REPORT)
 #undef PSW_COUNTER_REPORT
         /* what left the port: counted by its egress queue */
-        snprintf(name, sizeof(name), "%s.%s.tlps_out", c->name, p->port->name);
-        sim_stats_add(out, name, p->q.tlps_out);
-        snprintf(name, sizeof(name), "%s.%s.bytes_out", c->name, p->port->name);
-        sim_stats_add(out, name, p->q.bytes_out);
+        sim_stats_addf(out, p->q.tlps_out, "%s.%s.tlps_out", c->name,
+                       p->port->name);
+        sim_stats_addf(out, p->q.bytes_out, "%s.%s.bytes_out", c->name,
+                       p->port->name);
     }
     snprintf(name, sizeof(name), "%s.in_flight", c->name);
     sim_stats_set(out, name, sw->in_flight);

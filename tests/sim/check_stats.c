@@ -23,6 +23,27 @@ START_TEST(test_stats_counters)
 }
 END_TEST
 
+/* sim_stats_addf: the name formatted as printf does, added to like any
+ * counter, and cut at 255 bytes rather than overflowing. */
+START_TEST(test_stats_addf_formats_the_name)
+{
+    struct sim_stats *s = sim_stats_create();
+    uint64_t v = 0;
+    ck_assert_int_eq(sim_stats_addf(s, 5, "%s.%u.%s", "l0", 1u, "tlps"), 0);
+    sim_stats_addf(s, 2, "%s.%u.%s", "l0", 1u, "tlps");
+    ck_assert(sim_stats_get(s, "l0.1.tlps", &v));
+    ck_assert_uint_eq(v, 7);
+    char longname[300];
+    memset(longname, 'x', sizeof(longname) - 1);
+    longname[sizeof(longname) - 1] = '\0';
+    sim_stats_addf(s, 1, "%s.n", longname);
+    longname[255] = '\0';
+    ck_assert(sim_stats_get(s, longname, &v));
+    ck_assert_uint_eq(v, 1);
+    sim_stats_destroy(s);
+}
+END_TEST
+
 static void collect(void *arg, const char *name, enum sim_stat_kind kind,
                     uint64_t value, const struct sim_hist *h)
 {
@@ -98,6 +119,7 @@ Suite *make_stats_suite(void)
     Suite *s = suite_create("stats");
     TCase *tc = tcase_create("Stats");
     tcase_add_test(tc, test_stats_counters);
+    tcase_add_test(tc, test_stats_addf_formats_the_name);
     tcase_add_test(tc, test_stats_foreach_in_name_order);
     tcase_add_test(tc, test_stats_percentiles_exact_small);
     tcase_add_test(tc, test_stats_percentiles_large_within_2pct);
