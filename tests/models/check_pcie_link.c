@@ -2,7 +2,8 @@
  * tests/models/check_pcie_link.c - the PCIe facts table (models/pcie/pcie.c)
  * and the PCIe link model (models/pcie/link.c): streaming rates against the
  * analytic bound, negotiation, credit throttling, full duplex with the DLLP
- * share, property errors, and exact arrival times and order.
+ * share, property errors, exact arrival times and order, and replay
+ * after bit errors (link_replay.c).
  *
  * Every expected figure is computed here from the generation table and the
  * link's documented rules (Ack per ack-every TLPs, DLLPs on the reverse
@@ -806,6 +807,64 @@ START_TEST(test_pcie_link_report_counters)
 }
 END_TEST
 
+/* ---- (g) bit errors and replay ------------------------------------------ */
+
+struct ber_run {
+    struct pcie_link_counters cnt;
+    uint64_t received;
+    bool out_of_order;
+    sim_time_t last_at;
+};
+
+/* n posted writes from a to b over a Gen4 x16 link with the given ber. */
+static struct ber_run ber_stream(uint64_t n, const char *ber)
+{
+    struct sim_component *a = gen_create("a", n, ADDR_HI);
+    struct sim_component *b = gen_create("b", 0, ADDR_HI);
+    const char *const kv[] = { "gen", "4", "width", "x16", "latency", "20ns",
+                               "ber", ber, NULL };
+    struct sim_link *l = plk_join(a, b, kv, NULL, NULL);
+    gen_pump(a);
+    sim_run(sim);
+    struct ber_run r = { .received = gen_of(b)->received,
+                         .out_of_order = gen_of(b)->out_of_order,
+                         .last_at = gen_of(b)->last_at };
+    pcie_link_get_counters(l, &r.cnt);
+    return r;
+}
+
+/*
+ * With a bit error rate, every TLP still arrives, once and in order; a
+ * TLP is hit with probability about bits x ber, and each hit costs one
+ * replay that resends at least the bad TLP. The same seed gives the same
+ * run, to the picosecond (the errors come from the simulation's RNG,
+ * sim_rng_geometric).
+ */
+START_TEST(test_pcie_link_ber_replays_and_delivers_in_order)
+{
+    enum { N = 20000 };
+    struct ber_run r1 = ber_stream(N, "1e-6");
+    ck_assert_uint_eq(r1.received, N);
+    ck_assert(!r1.out_of_order);
+    double bits = 8.0 * mwr_wire_bytes(4);
+    double want = N * bits * 1e-6;  /* about 44 bad TLPs */
+    ck_assert_msg(r1.cnt.replays[0] > want / 2 && r1.cnt.replays[0] < 2 * want,
+                  "%llu replays, about %.0f expected",
+                  (unsigned long long)r1.cnt.replays[0], want);
+    ck_assert_uint_ge(r1.cnt.replay_bytes[0],
+                      r1.cnt.replays[0] * mwr_wire_bytes(4));
+    ck_assert_uint_eq(r1.cnt.replays[1], 0);    /* nothing sent from b */
+    sim_destroy(sim);
+    sim = sim_create(NULL, NULL);
+    ck_assert_ptr_nonnull(sim);
+    struct ber_run r2 = ber_stream(N, "1e-6");
+    ck_assert_uint_eq(r2.last_at, r1.last_at);
+    ck_assert_uint_eq(r2.cnt.replays[0], r1.cnt.replays[0]);
+    ck_assert_uint_eq(r2.cnt.replay_bytes[0], r1.cnt.replay_bytes[0]);
+    ck_assert_uint_eq(r2.cnt.retrains[0], r1.cnt.retrains[0]);
+}
+END_TEST
+
 Suite *make_pcie_link_suite(void)
 {
     Suite *s = suite_create("pcie_link");
@@ -853,6 +912,11 @@ Suite *make_pcie_link_suite(void)
                         (int)(sizeof(one_tlps) / sizeof(one_tlps[0])));
     tcase_add_test(tc, test_pcie_link_fifo_order_and_times);
     tcase_add_test(tc, test_pcie_link_report_counters);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("Replay");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_pcie_link_ber_replays_and_delivers_in_order);
     suite_add_tcase(s, tc);
     return s;
 }
