@@ -21,18 +21,17 @@
  * it; the pageable stand-ins together may map at most host_memory bytes
  * (--host-memory, default REPLAY_HOST_MEMORY_DEFAULT); at most
  * REPLAY_MAX_THREADS recorded threads and REPLAY_MAX_ALLOCS allocations
- * live at once; a handle id a call hands back is
- * at most 4 per call plus 64 (ids count handles in order of appearance),
- * which bounds the id tables. Stream ids below -2 are not mapped (NULL,
- * counted as unmapped).
+ * live at once; a handle id a call hands back is at most 4 per call plus
+ * 64 (ids count handles in order of appearance), which bounds the id
+ * tables. Stream ids below -2 are not mapped (NULL, counted as unmapped).
  *
  * Not replayed (counted in the report): kernel launches and registration
  * (kernels are not simulated), IPC, pool creation and attributes (their
  * arguments are structures the trace does not hold), error strings.
  *
- * Model: the host work a program did between its calls is not replayed.
- * A call that returns a different result than it did when recorded is
- * reported; the replay goes on.
+ * Model: the host work a program did between its calls is not replayed;
+ * a call whose result differs from the recorded one is reported, and the
+ * replay goes on.
  */
 #ifndef P2PSIM_TOOLS_REPLAY_H
 #define P2PSIM_TOOLS_REPLAY_H
