@@ -22,7 +22,7 @@ fuzz_traces = $(call fuzz_o,$(traces_libtraces_la_SOURCES))
 fuzz_ptx = $(call fuzz_o,$(ptx_libptx_la_SOURCES)) $(fuzz_common)
 fuzz_machine = $(call fuzz_o,$(machine_libp2psim_la_SOURCES) \
 	$(nodist_machine_libp2psim_la_SOURCES)) $(fuzz_models) $(fuzz_ptx) \
-	$(fuzz_traces) $(fuzz_common)
+	$(fuzz_traces) $(fuzz_common) fuzz/obj/fuzz/no_systemc.o
 fuzz_validate = $(call fuzz_o,$(tools_libvalidate_la_SOURCES))
 fuzz_server = $(call fuzz_o,$(cuda_server_libserver_la_SOURCES)) \
 	$(fuzz_machine)

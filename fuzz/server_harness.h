@@ -32,23 +32,6 @@
 #include "sim/sim.h"
 #include "cuda/server/server.h"
 
-#ifdef HAVE_SYSTEMC
-/* machine/p2psim.c names the SystemC engine, which is C++ and not built for
- * fuzzing (fuzz/local.mk compiles C only); the harnesses use the native
- * engine, and this stand-in refuses to start. */
-#include "sim/engine.h"
-#include "sim/systemc/engine_systemc.h"
-
-static int fh_no_systemc(struct sim *sim, struct sim_error *err)
-{
-    (void)sim;
-    return sim_error_set(err, SIM_EINVAL, "no SystemC in fuzzing builds");
-}
-
-const struct sim_engine_ops sim_engine_systemc = {
-    .name = "systemc", .create = fh_no_systemc,
-};
-#endif
 
 #define FH_CLIENTS 4
 #define FH_RUN_EVENTS 5000u
