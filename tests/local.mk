@@ -174,7 +174,8 @@ TESTS += tests/layout/includes.sh tests/layout/files.sh \
 EXTRA_DIST += tests/layout/includes.sh tests/layout/files.sh \
 	tests/layout/files-selftest.sh tests/sim/.may_include \
 	tests/models/.may_include tests/ptx/.may_include \
-	tests/machine/.may_include tests/cudart/.may_include
+	tests/machine/.may_include tests/cudart/.may_include \
+	tests/common/.may_include
 TESTS_ENVIRONMENT = top_srcdir=$(top_srcdir); export top_srcdir; \
 	P2PSIM=$(abs_top_builddir)/tools/p2psim; export P2PSIM;
 # Check's per-case timeouts (4 s, or what a case sets) are there to catch
