@@ -13,13 +13,13 @@ endif
 noinst_PROGRAMS += bench/fabric
 bench_programs += bench/fabric
 bench_runs += bench/fabric
-bench_fabric_SOURCES = %reldir%/fabric.c
+bench_fabric_SOURCES = %reldir%/fabric_bench.c
 bench_fabric_LDADD = machine/libp2psim.la -lm
 
 noinst_PROGRAMS += bench/flow
 bench_programs += bench/flow
 bench_runs += bench/flow
-bench_flow_SOURCES = %reldir%/flow.c
+bench_flow_SOURCES = %reldir%/flow_bench.c
 bench_flow_LDADD = machine/libp2psim.la -lm
 if HAVE_SYSTEMC
 nodist_EXTRA_bench_flow_SOURCES = dummy.cxx
@@ -40,9 +40,9 @@ bench_matrices_LDADD = -lm
 noinst_PROGRAMS += bench/trace bench/trace-off
 bench_programs += bench/trace bench/trace-off
 bench_runs += bench/trace
-bench_trace_SOURCES = %reldir%/trace.c
+bench_trace_SOURCES = %reldir%/trace_bench.c
 bench_trace_LDADD = machine/libp2psim.la -lm
-bench_trace_off_SOURCES = %reldir%/trace.c $(sim_libsim_la_SOURCES)
+bench_trace_off_SOURCES = %reldir%/trace_bench.c $(sim_libsim_la_SOURCES)
 bench_trace_off_CPPFLAGS = $(AM_CPPFLAGS) -DSIM_TRACE_COMPILED_OUT
 bench_trace_off_LDADD = machine/libp2psim.la -lm
 if HAVE_SYSTEMC
@@ -54,7 +54,7 @@ endif
 noinst_PROGRAMS += bench/ptx
 bench_programs += bench/ptx
 bench_runs += bench/ptx
-bench_ptx_SOURCES = %reldir%/ptx.c
+bench_ptx_SOURCES = %reldir%/ptx_bench.c
 bench_ptx_LDADD = ptx/libptx.la common/libcommon.la -lm
 
 # An all-to-all copy on the GB200 NVL72 (72 GPUs, 18 NVSwitches): wall

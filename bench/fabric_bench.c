@@ -1,5 +1,5 @@
 /*
- * bench/fabric.c - an 8-GPU all-to-all copy simulated at TLP level.
+ * bench/fabric_bench.c - an 8-GPU all-to-all copy simulated at TLP level.
  *
  *   socket 0                         socket 1
  *   rc0 --- socket link (xGMI) --- rc1

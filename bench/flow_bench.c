@@ -1,5 +1,5 @@
 /*
- * bench/flow.c - the same 8-GPU all-to-all copy set simulated in both
+ * bench/flow_bench.c - the same 8-GPU all-to-all copy set simulated in both
  * fidelities of libp2psim: TLP (every packet through the models) and flow
  * (each copy a flow sharing the machine max-min fairly; machine/flow.c).
  *

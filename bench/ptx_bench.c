@@ -1,5 +1,5 @@
 /*
- * bench/ptx.c - speed of the PTX interpreter (ptx/): interpreted
+ * bench/ptx_bench.c - speed of the PTX interpreter (ptx/): interpreted
  * warp-instructions per wall second on a compute-heavy kernel (an
  * integer/float loop in registers) and a memory-heavy one (a
  * grid-stride int4 copy: every load and store leaves the interpreter as

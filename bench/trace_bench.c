@@ -1,5 +1,5 @@
 /*
- * bench/trace.c - what tracing costs when it is compiled in but off.
+ * bench/trace_bench.c - what tracing costs when it is compiled in but off.
  *
  * The same program is built twice: bench/trace (the library as shipped:
  * every TLP hop tests the trace mask) and bench/trace-off (sim/ compiled
