@@ -28,12 +28,6 @@
  * the program ended and return its status, and forward SIGINT, SIGTERM and
  * SIGHUP that were sent to p2psim alone (a terminal's ^C already reaches
  * the whole foreground process group, the program included).
- *
- * Where the shim is found, first hit wins:
- *   1. $P2PSIM_CUDART_DIR;
- *   2. the build tree: ../cuda/cudart/.libs next to this binary (tools/p2psim,
- *      or tools/.libs/p2psim behind a libtool wrapper);
- *   3. the installed shim, $(pkglibdir) (P2PSIM_PKGLIBDIR).
  */
 #include <config.h>
 
@@ -201,6 +195,10 @@ static bool find_in_build_tree(char *out, size_t size)
     return false;
 }
 
+/* Where the shim is found, first hit wins: 1. $P2PSIM_CUDART_DIR; 2. the
+ * build tree, ../cuda/cudart/.libs next to this binary (tools/p2psim, or
+ * tools/.libs/p2psim behind a libtool wrapper); 3. the installed shim,
+ * $(pkglibdir) (P2PSIM_PKGLIBDIR). */
 static int find_shim(char *out, size_t size)
 {
     const char *env = getenv("P2PSIM_CUDART_DIR");

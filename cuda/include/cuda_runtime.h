@@ -8,15 +8,11 @@
  * and matches the toolkit (tests/abi/abi.sh compares the symbols a C++
  * program imports):
  *
- *   cudaMalloc(T **, n)                      -> cudaMalloc
- *   cudaMallocHost(T **, n [, flags])        -> cudaHostAlloc
- *   cudaMallocHost(void **, n, flags)        -> cudaHostAlloc
- *   cudaMallocHost(void **, n)               -> cudaMallocHost (the C call)
- *   cudaHostAlloc(T **, n, flags)            -> cudaHostAlloc
- *   cudaHostGetDevicePointer(T **, p, flags) -> cudaHostGetDevicePointer
- *   cudaMallocManaged(T **, n [, flags])     -> cudaMallocManaged
- *   cudaStreamAttachMemAsync(s, T *, ...)    -> cudaStreamAttachMemAsync
- *   cudaMallocAsync(T **, n, stream)         -> cudaMallocAsync
+ *   cudaMalloc(T **, n) -> cudaMalloc; cudaHostAlloc(T **, n, flags) and
+ *   cudaMallocHost(T **, n [, flags]), cudaMallocHost(void **, n, flags)
+ *       -> cudaHostAlloc; cudaMallocHost(void **, n) -> the C call;
+ *   cudaHostGetDevicePointer, cudaMallocManaged, cudaStreamAttachMemAsync,
+ *   cudaMallocAsync(T **, n, stream): the C call of the same name;
  *   cudaMallocAsync(p, n, pool, stream)      -> cudaMallocFromPoolAsync
  *   cudaMallocFromPoolAsync(T **, ...)       -> cudaMallocFromPoolAsync
  *   cudaEventCreate(&e, flags)               -> cudaEventCreateWithFlags
