@@ -15,6 +15,8 @@
 #include <config.h>
 
 #include "tools/bwlat.h"
+
+#include "common/fdio.h"
 #include "tools/trace_opts.h"
 
 #include <dlfcn.h>
@@ -118,23 +120,6 @@ struct wire_hdr {
     char error[512];
 };
 
-static int write_all(int fd, const void *p, size_t len)
-{
-    const char *c = p;
-    while (len) {
-        ssize_t w = write(fd, c, len);
-        if (w < 0 && errno == EINTR) {
-            continue;
-        }
-        if (w <= 0) {
-            return -1;
-        }
-        c += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 static int send_result(int fd, const struct bwlat_result *r)
 {
     struct wire_hdr h = { .magic = WIRE_MAGIC, .status = r->status,
@@ -153,17 +138,19 @@ static int send_result(int fd, const struct bwlat_result *r)
         }
     }
     size_t nn = (size_t)h.n * h.n;
-    int rc = write_all(fd, &h, sizeof(h));
+    int rc = fdio_write_all(fd, &h, sizeof(h), NULL);
     if (complete && rc == 0) {
-        rc = write_all(fd, r->gpu, h.n * sizeof(*r->gpu));
-        rc |= write_all(fd, r->can_access, nn * sizeof(int));
+        rc = fdio_write_all(fd, r->gpu, h.n * sizeof(*r->gpu), NULL);
+        rc |= fdio_write_all(fd, r->can_access, nn * sizeof(int), NULL);
         for (int m = 0; m < BWLAT_N_MATRICES && rc == 0; m++) {
             if (r->m[m]) {
-                rc = write_all(fd, r->m[m], nn * sizeof(double));
+                rc = fdio_write_all(fd, r->m[m], nn * sizeof(double),
+                                    NULL);
             }
         }
         if (rc == 0 && h.n_probes) {
-            rc = write_all(fd, r->probe, h.n_probes * sizeof(double));
+            rc = fdio_write_all(fd, r->probe, h.n_probes * sizeof(double),
+                                NULL);
         }
     }
     return rc;
