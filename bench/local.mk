@@ -15,6 +15,9 @@ bench_programs += bench/fabric
 bench_runs += bench/fabric
 bench_fabric_SOURCES = %reldir%/fabric_bench.c
 bench_fabric_LDADD = machine/libp2psim.la -lm
+if HAVE_SYSTEMC
+nodist_EXTRA_bench_fabric_SOURCES = dummy.cxx
+endif
 
 noinst_PROGRAMS += bench/flow
 bench_programs += bench/flow
