@@ -15,6 +15,10 @@ bench_programs += bench/fabric
 bench_runs += bench/fabric
 bench_fabric_SOURCES = %reldir%/fabric_bench.c
 bench_fabric_LDADD = machine/libp2psim.la -lm
+# It builds a fabric without p2psim_open, so nothing pulls the SystemC
+# engine (and its weak sc_main, sim/systemc/sc_main_stub.cpp) out of the
+# archive; libsystemc.so, which wants an sc_main, is then not linked.
+bench_fabric_LDFLAGS = $(AM_LDFLAGS) -Wl,--as-needed
 if HAVE_SYSTEMC
 nodist_EXTRA_bench_fabric_SOURCES = dummy.cxx
 endif
