@@ -4,9 +4,9 @@
 #
 # usage: gen-dispatch.sh SRCDIR OUTDIR
 #
-# Reads SRCDIR/cuda/include/cuda_runtime_api.h and
-# SRCDIR/cuda/include/p2psim_cudart_internal.h (every function the shim
-# exports, with its exact signature) and writes, under OUTDIR:
+# Reads SRCDIR/cuda/include/cuda_runtime_api.h, cuda_profiler_api.h and
+# p2psim_cudart_internal.h there (every function the shim exports, with
+# its exact signature) and writes, under OUTDIR:
 #
 #   cuda/cudart/sim_names.h   "#define cudaX p2psim_sim_cudaX" for every
 #                            function: forced into the simulated runtime's
@@ -38,7 +38,8 @@ srcdir=${1:?usage: gen-dispatch.sh SRCDIR OUTDIR}
 outdir=${2:?usage: gen-dispatch.sh SRCDIR OUTDIR}
 api=$srcdir/cuda/include/cuda_runtime_api.h
 internal=$srcdir/cuda/include/p2psim_cudart_internal.h
-for f in "$api" "$internal"; do
+profiler=$srcdir/cuda/include/cuda_profiler_api.h
+for f in "$api" "$internal" "$profiler"; do
     [ -r "$f" ] || { echo "gen-dispatch.sh: cannot read $f" >&2; exit 1; }
 done
 mkdir -p "$outdir/cuda/cudart" "$outdir/tests/shim"
@@ -156,7 +157,7 @@ function flush_stmt(s,    t, lp, rp, head, ret, name, params, n, i,
         stmt = substr(stmt, semi + 1)
     }
 }
-' "$api" "$internal" > "$tmp"
+' "$api" "$internal" "$profiler" > "$tmp"
 
 n=$(wc -l < "$tmp")
 [ "$n" -gt 100 ] || {

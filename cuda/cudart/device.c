@@ -398,6 +398,21 @@ cudaError_t cudaDeviceSynchronize(void)
     SERVE(rt_device_sync(rt_current_device()));
 }
 
+/* ---- the profiler (cuda_profiler_api.h) ----------------------------------- */
+
+/* No profiler is attached to a simulated machine: both calls succeed and
+ * change nothing, as on a real GPU run without one; a sticky error is
+ * returned as by every call. */
+cudaError_t cudaProfilerStart(void)
+{
+    SERVE(cudaSuccess);
+}
+
+cudaError_t cudaProfilerStop(void)
+{
+    SERVE(cudaSuccess);
+}
+
 /*
  * Destroy the current device's context: wait for its work, then free its
  * allocations and streams (memory.c, stream.c), drop the peer access it

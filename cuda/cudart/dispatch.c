@@ -305,9 +305,13 @@ extern __typeof__(cudaGetDriverEntryPoint_ptsz) p2psim_sim_cudaGetDriverEntryPoi
     __attribute__((weak, visibility("hidden")));
 extern __typeof__(cudaGetDriverEntryPointByVersion_ptsz) p2psim_sim_cudaGetDriverEntryPointByVersion_ptsz
     __attribute__((weak, visibility("hidden")));
+extern __typeof__(cudaProfilerStart) p2psim_sim_cudaProfilerStart
+    __attribute__((weak, visibility("hidden")));
+extern __typeof__(cudaProfilerStop) p2psim_sim_cudaProfilerStop
+    __attribute__((weak, visibility("hidden")));
 
 /* The real runtime's functions, looked up on first use. */
-static void *dispatch_real[139];
+static void *dispatch_real[141];
 
 cudaError_t CUDARTAPI cudaGetDeviceCount(int *count)
 {
@@ -3965,6 +3969,48 @@ cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, 
                 passthru_rec_int(r, "driverStatus", (long long)*driverStatus);
             }
         }
+        passthru_rec_ret_int(r, (long long)ret);
+        passthru_rec_write(r);
+    }
+    return ret;
+}
+
+cudaError_t CUDARTAPI cudaProfilerStart(void)
+{
+    struct dispatch_call c;
+    cudaError_t ret;
+    dispatch_enter(&c, "cudaProfilerStart", &dispatch_real[139]);
+    if (c.real) {
+        ret = ((__typeof__(&cudaProfilerStart))c.real)();
+    } else if (!c.is_real && p2psim_sim_cudaProfilerStart) {
+        ret = p2psim_sim_cudaProfilerStart();
+    } else {
+        ret = dispatch_unserved_error(&c);
+    }
+    if (c.rec) {
+        struct passthru_rec *r = c.rec;
+        dispatch_leave(&c);
+        passthru_rec_ret_int(r, (long long)ret);
+        passthru_rec_write(r);
+    }
+    return ret;
+}
+
+cudaError_t CUDARTAPI cudaProfilerStop(void)
+{
+    struct dispatch_call c;
+    cudaError_t ret;
+    dispatch_enter(&c, "cudaProfilerStop", &dispatch_real[140]);
+    if (c.real) {
+        ret = ((__typeof__(&cudaProfilerStop))c.real)();
+    } else if (!c.is_real && p2psim_sim_cudaProfilerStop) {
+        ret = p2psim_sim_cudaProfilerStop();
+    } else {
+        ret = dispatch_unserved_error(&c);
+    }
+    if (c.rec) {
+        struct passthru_rec *r = c.rec;
+        dispatch_leave(&c);
         passthru_rec_ret_int(r, (long long)ret);
         passthru_rec_write(r);
     }

@@ -152,5 +152,7 @@
 #define cudaMallocFromPoolAsync_ptsz p2psim_sim_cudaMallocFromPoolAsync_ptsz
 #define cudaGetDriverEntryPoint_ptsz p2psim_sim_cudaGetDriverEntryPoint_ptsz
 #define cudaGetDriverEntryPointByVersion_ptsz p2psim_sim_cudaGetDriverEntryPointByVersion_ptsz
+#define cudaProfilerStart p2psim_sim_cudaProfilerStart
+#define cudaProfilerStop p2psim_sim_cudaProfilerStop
 
 #endif /* P2PSIM_CUDA_CUDART_SIM_NAMES_H */

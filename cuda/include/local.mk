@@ -14,6 +14,7 @@ cudainclude_HEADERS = \
 	cuda/include/driver_types.h \
 	cuda/include/cuda_runtime_api.h \
 	cuda/include/cuda_runtime.h \
+	cuda/include/cuda_profiler_api.h \
 	machine/include/p2psim_kernel.h
 EXTRA_DIST += \
 	cuda/include/.may_include \

@@ -35,6 +35,7 @@
 #include <stddef.h>
 
 #include "cuda_runtime_api.h"
+#include "cuda_profiler_api.h"
 
 /* ---------------------------------------------------------------------- */
 /* Fat binaries                                                            */

@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #if defined(ABI_INTERNAL)
@@ -513,6 +514,11 @@ static void check_macros(void)
 #else
     abi_defined("__HOST_DEFINES_H__", 0);
 #endif
+#if defined(__CUDA_PROFILER_API_H__)
+    abi_defined("__CUDA_PROFILER_API_H__", 1);
+#else
+    abi_defined("__CUDA_PROFILER_API_H__", 0);
+#endif
 #if defined(__CUDA_RUNTIME_API_H__)
     abi_defined("__CUDA_RUNTIME_API_H__", 1);
 #else
@@ -657,7 +663,7 @@ static void check_vectors(void)
     V3(dim3);
 }
 
-/* Every function of cuda_runtime_api.h. */
+/* Every function of cuda_runtime_api.h and cuda_profiler_api.h. */
 static void check_functions(void)
 {
 #define F(f) FUNC(f)
@@ -702,6 +708,8 @@ static void check_functions(void)
     F(cudaIpcOpenEventHandle); F(cudaIpcGetMemHandle); F(cudaIpcOpenMemHandle);
     F(cudaIpcCloseMemHandle); F(cudaGetDriverEntryPoint);
     F(cudaGetDriverEntryPointByVersion);
+    /* cuda_profiler_api.h */
+    F(cudaProfilerStart); F(cudaProfilerStop);
 #undef F
 }
 

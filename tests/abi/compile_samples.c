@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #define CHECK(call)                                                            \
@@ -167,9 +168,11 @@ static void peer_kernel(int b, float *dst, const float *src)
     args[1] = &src;
     args[2] = &n;
     CHECK(cudaSetDevice(b));
+    CHECK(cudaProfilerStart());
     CHECK(cudaLaunchKernel((const void *)scale, grid, block, args, 0, 0));
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
+    CHECK(cudaProfilerStop());
 }
 
 static void describe(const void *p)

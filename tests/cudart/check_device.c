@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "cuda/include/cuda_profiler_api.h"
 #include "tests/cudart/cudart_test.h"
 
 /* ---- counts -------------------------------------------------------------- */
@@ -565,6 +566,24 @@ START_TEST(test_device_reset)
 }
 END_TEST
 
+/* The profiler calls (asyncAPI, matrixMul call them): served, and with no
+ * profiler attached they succeed, in any order and any number of times,
+ * leaving no error behind and the device's work undisturbed. */
+START_TEST(test_device_profiler_start_stop)
+{
+    ck_cuda_ok(cudaProfilerStop());
+    ck_cuda_ok(cudaProfilerStart());
+    ck_cuda_ok(cudaProfilerStart());
+    void *p = NULL;
+    ck_cuda_ok(cudaMalloc(&p, 4096));
+    ck_cuda_ok(cudaMemset(p, 0x5a, 4096));
+    ck_cuda_ok(cudaProfilerStop());
+    ck_cuda_ok(cudaDeviceSynchronize());
+    ck_cuda_ok(cudaGetLastError());
+    ck_cuda_ok(cudaFree(p));
+}
+END_TEST
+
 Suite *make_cudart_device_suite(void)
 {
     Suite *s = suite_create("cudart-device");
@@ -596,6 +615,7 @@ Suite *make_cudart_device_suite(void)
     tcase_add_test(tc, test_device_mem_get_info);
     tcase_add_test(tc, test_device_synchronize_idle);
     tcase_add_test(tc, test_device_reset);
+    tcase_add_test(tc, test_device_profiler_start_stop);
     suite_add_tcase(s, tc);
     return s;
 }

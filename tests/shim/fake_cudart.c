@@ -2052,3 +2052,23 @@ cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, 
     fake_close(f, res);
     return ret;
 }
+
+cudaError_t CUDARTAPI cudaProfilerStart(void)
+{
+    char res[64];
+    FILE *f = fake_open("cudaProfilerStart");
+    cudaError_t ret = fake_ret(140);
+    snprintf(res, sizeof(res), "%d", (int)ret);
+    fake_close(f, res);
+    return ret;
+}
+
+cudaError_t CUDARTAPI cudaProfilerStop(void)
+{
+    char res[64];
+    FILE *f = fake_open("cudaProfilerStop");
+    cudaError_t ret = fake_ret(141);
+    snprintf(res, sizeof(res), "%d", (int)ret);
+    fake_close(f, res);
+    return ret;
+}

@@ -54,6 +54,7 @@ fi
 # What tests/shim/hello.c and a CUDA 13 nvcc program import (§3.1, §3.2).
 for s in cudaGetDeviceCount cudaGetDeviceProperties cudaMalloc cudaMemcpy \
     cudaFree cudaGetErrorString cudaGetLastError cudaDeviceSynchronize \
+    cudaProfilerStart cudaProfilerStop \
     __cudaRegisterFatBinary __cudaRegisterFatBinaryEnd \
     __cudaUnregisterFatBinary __cudaRegisterFunction __cudaRegisterVar \
     __cudaPushCallConfiguration __cudaPopCallConfiguration \
