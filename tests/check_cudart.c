@@ -10,10 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "tests/check_p2psim.h"
 #include "tests/cudart/cudart_test.h"
 
-/* Suites still being written are weak so the runner links without them;
- * each is named when absent, so a missing suite cannot hide. */
 #define SUITES(X)                                                             \
     X(make_cudart_device_suite)                                               \
     X(make_cudart_peer_suite)                                                 \
@@ -28,25 +27,4 @@
     X(make_cudart_ipc_suite)                                                  \
     X(make_cudart_server_kernels_suite)
 
-#define WEAK(fn) Suite *fn(void) __attribute__((weak));
-SUITES(WEAK)
-#undef WEAK
-
-int main(void)
-{
-    SRunner *sr = srunner_create(NULL);
-    int missing = 0;
-#define ADD(fn)                                                               \
-    if (fn) {                                                                 \
-        srunner_add_suite(sr, fn());                                          \
-    } else {                                                                  \
-        fprintf(stderr, "check_cudart: suite %s is missing\n", #fn);          \
-        missing++;                                                            \
-    }
-    SUITES(ADD)
-#undef ADD
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 && missing == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+CHECK_RUNNER_MAIN("check_cudart", SUITES)
