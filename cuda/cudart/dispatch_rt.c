@@ -99,3 +99,17 @@ cudaError_t dispatch_unserved_error(struct dispatch_call *c)
     }
     return cudaErrorNotSupported;
 }
+
+int dispatch_unserved_name(const char *name, void **slot)
+{
+    void *expect = NULL;
+    if (__atomic_compare_exchange_n(slot, &expect, DISPATCH_REPORTED, false,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        fprintf(stderr, "p2psim: %s is not served by p2psim's runtime%s: "
+                        "cudaErrorNotSupported\n", name,
+                passthru_backend_is_real() ? " (nor forwarded to the real one)"
+                                           : "");
+    }
+    cudart_error_record(cudaErrorNotSupported);
+    return cudaErrorNotSupported;
+}

@@ -55,20 +55,43 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/launch.c \
 	%reldir%/launch_int.h \
 	%reldir%/registry.c \
-	%reldir%/kernel_attr.c
+	%reldir%/kernel_attr.c \
+	%reldir%/channel.c
 cuda_cudart_libcudart_sim_la_CPPFLAGS = $(AM_CPPFLAGS) \
-	-include $(srcdir)/cuda/cudart/sim_names.h
+	-include cuda/cudart/sim_names.h
 
-# libcudart.la: what programs load. dispatch.c and sim_names.h are
-# generated from cuda/include by tools/gen-dispatch.sh and committed;
-# tests/shim/dispatch-fresh.sh fails when they are stale (after changing
-# a header: sh tools/gen-dispatch.sh . . in the source tree).
+# The generated sources: tools/gen-dispatch.sh writes sim_names.h,
+# dispatch.c, unserved.c (and the tests' fake_cudart.c) into the build
+# tree from the headers of cuda/include and cudart13.exports, again
+# whenever one of them changes. A header of cuda/include that declares
+# functions is read by the script (p2psim_rt_*.h are, by their name).
+cudart_gen_inputs = $(srcdir)/tools/gen-dispatch.sh \
+	$(srcdir)/cuda/cudart/cudart13.exports \
+	$(srcdir)/cuda/include/cuda_runtime_api.h \
+	$(srcdir)/cuda/include/cuda_profiler_api.h \
+	$(srcdir)/cuda/include/p2psim_cudart_internal.h \
+	$(wildcard $(srcdir)/cuda/include/p2psim_rt_*.h)
+cudart_gen = cuda/cudart/sim_names.h cuda/cudart/dispatch.c \
+	cuda/cudart/unserved.c tests/shim/fake_cudart.c
+cuda/cudart/gen.stamp: $(cudart_gen_inputs)
+	$(AM_V_GEN)$(SHELL) $(srcdir)/tools/gen-dispatch.sh $(srcdir) . && touch $@
+$(cudart_gen): cuda/cudart/gen.stamp
+	@test -f $@ || { rm -f cuda/cudart/gen.stamp; \
+		$(MAKE) $(AM_MAKEFLAGS) cuda/cudart/gen.stamp; }
+BUILT_SOURCES += cuda/cudart/sim_names.h
+CLEANFILES += $(cudart_gen) cuda/cudart/gen.stamp
+EXTRA_DIST += cuda/cudart/cudart13.exports
+
+# libcudart.la: what programs load: dispatch.c (the exported functions
+# our headers declare), unserved.c (the rest of NVIDIA's exports).
 pkglib_LTLIBRARIES = cuda/cudart/libcudart.la
 cuda_cudart_libcudart_la_SOURCES = \
-	%reldir%/dispatch.c \
 	%reldir%/dispatch.h \
-	%reldir%/dispatch_rt.c \
-	%reldir%/sim_names.h
+	%reldir%/dispatch_rt.c
+nodist_cuda_cudart_libcudart_la_SOURCES = \
+	cuda/cudart/dispatch.c \
+	cuda/cudart/unserved.c \
+	cuda/cudart/sim_names.h
 cuda_cudart_libcudart_la_LIBADD = cuda/cudart/libcudart_sim.la \
 	cuda/passthrough/libpassthru.la cuda/cudart/libcudart_error.la \
 	cuda/cudart/libcudart_costs.la machine/libp2psim.la -lpthread -lm

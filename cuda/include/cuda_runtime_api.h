@@ -555,6 +555,10 @@ extern __host__ cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(
     unsigned long long flags,
     enum cudaDriverEntryPointQueryResult *driverStatus P2PSIM_DEFAULT(NULL));
 
+/* The parts kept in headers of their own (each says what it covers). */
+#include "p2psim_rt_graph.h"
+#include "p2psim_rt_memcpy.h"
+
 /*
  * Per-thread builds: code that refers to the name cudaLaunchKernel after
  * #undef-ing the macro still reaches the per-thread entry point.

@@ -15,6 +15,8 @@ cudainclude_HEADERS = \
 	cuda/include/cuda_runtime_api.h \
 	cuda/include/cuda_runtime.h \
 	cuda/include/cuda_profiler_api.h \
+	cuda/include/p2psim_rt_graph.h \
+	cuda/include/p2psim_rt_memcpy.h \
 	machine/include/p2psim_kernel.h
 EXTRA_DIST += \
 	cuda/include/.may_include \
@@ -32,6 +34,8 @@ EXTRA_DIST += \
 EXTRA_DIST += \
 	tests/abi/abi.sh \
 	tests/abi/abi_check.c \
+	tests/abi/abi_rt_graph.inc \
+	tests/abi/abi_rt_memcpy.inc \
 	tests/abi/compile.sh \
 	tests/abi/compile_samples.c \
 	tests/abi/dwarf.awk \

@@ -752,8 +752,14 @@ static void check_internal(void)
 }
 #endif
 
+/* The parts of cuda_runtime_api.h kept in headers of their own. */
+#include "abi_rt_graph.inc"
+#include "abi_rt_memcpy.inc"
+
 int main(void)
 {
+    check_rt_graph();
+    check_rt_memcpy();
     check_enums();
     check_macros();
     check_structs();

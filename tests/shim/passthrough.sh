@@ -28,7 +28,7 @@ check "the fake runtime builds (soname libcudart.so.13)" 0 "" \
     ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror $SAN_FLAGS -fPIC -shared \
     -I"$top/cuda/include" -Wl,-soname,libcudart.so.13 \
     -Wl,--version-script="$top/cuda/cudart/libcudart.map" \
-    -o "$fake" "$top/tests/shim/fake_cudart.c"
+    -o "$fake" "$build/tests/shim/fake_cudart.c"
 # shellcheck disable=SC2086
 check "passthrough.c builds against the shim" 0 "" \
     ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror $SAN_FLAGS \
