@@ -558,6 +558,7 @@ extern __host__ cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(
 /* The parts kept in headers of their own (each says what it covers). */
 #include "p2psim_rt_graph.h"
 #include "p2psim_rt_memcpy.h"
+#include "p2psim_rt_texture.h"
 
 /*
  * Per-thread builds: code that refers to the name cudaLaunchKernel after

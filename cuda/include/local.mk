@@ -17,6 +17,7 @@ cudainclude_HEADERS = \
 	cuda/include/cuda_profiler_api.h \
 	cuda/include/p2psim_rt_graph.h \
 	cuda/include/p2psim_rt_memcpy.h \
+	cuda/include/p2psim_rt_texture.h \
 	machine/include/p2psim_kernel.h
 EXTRA_DIST += \
 	cuda/include/.may_include \
@@ -36,6 +37,7 @@ EXTRA_DIST += \
 	tests/abi/abi_check.c \
 	tests/abi/abi_rt_graph.inc \
 	tests/abi/abi_rt_memcpy.inc \
+	tests/abi/abi_rt_texture.inc \
 	tests/abi/compile.sh \
 	tests/abi/compile_samples.c \
 	tests/abi/dwarf.awk \

@@ -755,11 +755,13 @@ static void check_internal(void)
 /* The parts of cuda_runtime_api.h kept in headers of their own. */
 #include "abi_rt_graph.inc"
 #include "abi_rt_memcpy.inc"
+#include "abi_rt_texture.inc"
 
 int main(void)
 {
     check_rt_graph();
     check_rt_memcpy();
+    check_rt_texture();
     check_enums();
     check_macros();
     check_structs();
