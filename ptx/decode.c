@@ -317,13 +317,25 @@ static int parse_opd(struct ptx_parse *p, const char *s, enum ptx_type t,
         s++;
     }
     if (s[0] == '%') {
-        static const char *const times[] = {"%clock", "%clock64",
-                                            "%globaltimer"};
-        int ti = name_index(times, N_OF(times), s);
-        if (ti >= 0) {
-            o->kind = OPD_TIME;
-            o->imm = ti;
-            return 0;
+        /* the time registers: enum ptx_time_sreg, and which 32 bits */
+        static const struct {
+            const char *name;
+            enum ptx_time_sreg which;
+            unsigned part;
+        } times[] = {
+            {"%clock", PTX_SREG_CLOCK, OPD_TIME_LO},
+            {"%clock64", PTX_SREG_CLOCK64, OPD_TIME_ALL},
+            {"%clock_hi", PTX_SREG_CLOCK64, OPD_TIME_HI},
+            {"%globaltimer", PTX_SREG_GLOBALTIMER, OPD_TIME_ALL},
+            {"%globaltimer_lo", PTX_SREG_GLOBALTIMER, OPD_TIME_LO},
+            {"%globaltimer_hi", PTX_SREG_GLOBALTIMER, OPD_TIME_HI},
+        };
+        for (size_t i = 0; i < N_OF(times); i++) {
+            if (strcmp(s, times[i].name) == 0) {
+                o->kind = OPD_TIME;
+                o->imm = (int64_t)times[i].which | times[i].part;
+                return 0;
+            }
         }
         int r = ptx_parse_reg(p, s);
         if (r < 0) {
@@ -333,6 +345,12 @@ static int parse_opd(struct ptx_parse *p, const char *s, enum ptx_type t,
         o->kind = OPD_REG;
         o->reg = (uint16_t)r;
         return 0;
+    }
+    if (strcmp(s, "WARP_SZ") == 0) {
+        /* the one predefined constant: the warp size, an immediate of
+         * the instruction's type */
+        o->kind = OPD_IMM;
+        return parse_imm("32", t, &o->imm);
     }
     if (isdigit((unsigned char)s[0]) || s[0] == '-') {
         o->kind = OPD_IMM;

@@ -39,11 +39,14 @@ uint64_t ptx__val_slow(const struct ptx_warp *w, const struct ptx_opd *o)
 {
     switch (o->kind) {
     case OPD_TIME: {
-        uint64_t t = w->ctx.time_fn
-                         ? w->ctx.time_fn(w->ctx.time_user,
-                                          (enum ptx_time_sreg)o->imm)
-                         : 0;
-        return o->imm == PTX_SREG_CLOCK ? (uint32_t)t : t;
+        enum ptx_time_sreg which = (enum ptx_time_sreg)(o->imm & 0xff);
+        uint64_t t = w->ctx.time_fn ? w->ctx.time_fn(w->ctx.time_user, which)
+                                    : 0;
+        switch (o->imm & ~(int64_t)0xff) {
+        case OPD_TIME_LO: return (uint32_t)t;
+        case OPD_TIME_HI: return t >> 32;
+        default: return t;
+        }
     }
     case OPD_VAR:
         return (o->var >= 0 && (unsigned)o->var < w->ctx.n_var_addrs
@@ -407,6 +410,10 @@ static void init_sregs(struct ptx_warp *w)
 {
     const struct ptx_warp_ctx *c = &w->ctx;
     bool env = false;
+    /* dynamic shared memory is what lies past its aligned start */
+    uint32_t dyn_off = w->k->info.dyn_shared_offset;
+    uint32_t dyn_smem = c->shared_bytes > dyn_off ? c->shared_bytes - dyn_off
+                                                  : 0;
     for (unsigned i = 0; i < 32; i++) {
         env |= c->envreg[i] != 0;
     }
@@ -434,6 +441,10 @@ static void init_sregs(struct ptx_warp *w)
         R(w, SR_LANEMASK_LE, l) = (uint32_t)((2ull << l) - 1);
         R(w, SR_LANEMASK_GT, l) = (uint32_t)~((2ull << l) - 1);
         R(w, SR_LANEMASK_GE, l) = (uint32_t)~((1u << l) - 1);
+        R(w, SR_TOTAL_SMEM, l) = c->shared_bytes;
+        R(w, SR_DYN_SMEM, l) = dyn_smem;
+        R(w, SR_ZERO, l) = 0;
+        R(w, SR_ONE, l) = 1;
         for (unsigned i = 0; env && i < 32; i++) {
             R(w, SR_ENVREG0 + i, l) = c->envreg[i];
         }

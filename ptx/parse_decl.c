@@ -44,6 +44,30 @@ static const struct {
     {"%lanemask_eq", SR_LANEMASK_EQ}, {"%lanemask_lt", SR_LANEMASK_LT},
     {"%lanemask_le", SR_LANEMASK_LE}, {"%lanemask_gt", SR_LANEMASK_GT},
     {"%lanemask_ge", SR_LANEMASK_GE},
+    /* shared memory of the CTA: no part is reserved by the system */
+    {"%total_smem_size", SR_TOTAL_SMEM}, {"%aggr_smem_size", SR_TOTAL_SMEM},
+    {"%dynamic_smem_size", SR_DYN_SMEM},
+    {"%reserved_smem_offset_begin", SR_ZERO},
+    {"%reserved_smem_offset_end", SR_ZERO},
+    {"%reserved_smem_offset_cap", SR_ZERO},
+    {"%reserved_smem_offset_0", SR_ZERO},
+    {"%reserved_smem_offset_1", SR_ZERO},
+    /* every launch is a grid of 1x1x1 clusters (no cluster launch) */
+    {"%is_explicit_cluster", SR_ZERO},
+    {"%clusterid.x", SR_CTAID_X},     {"%clusterid.y", SR_CTAID_Y},
+    {"%clusterid.z", SR_CTAID_Z},     {"%nclusterid.x", SR_NCTAID_X},
+    {"%nclusterid.y", SR_NCTAID_Y},   {"%nclusterid.z", SR_NCTAID_Z},
+    {"%cluster_ctaid.x", SR_ZERO},    {"%cluster_ctaid.y", SR_ZERO},
+    {"%cluster_ctaid.z", SR_ZERO},    {"%cluster_nctaid.x", SR_ONE},
+    {"%cluster_nctaid.y", SR_ONE},    {"%cluster_nctaid.z", SR_ONE},
+    {"%cluster_ctarank", SR_ZERO},    {"%cluster_nctarank", SR_ONE},
+    /* Model: no performance monitor counts anything; not a graph */
+    {"%pm0", SR_ZERO}, {"%pm1", SR_ZERO}, {"%pm2", SR_ZERO},
+    {"%pm3", SR_ZERO}, {"%pm4", SR_ZERO}, {"%pm5", SR_ZERO},
+    {"%pm6", SR_ZERO}, {"%pm7", SR_ZERO}, {"%pm0_64", SR_ZERO},
+    {"%pm1_64", SR_ZERO}, {"%pm2_64", SR_ZERO}, {"%pm3_64", SR_ZERO},
+    {"%pm4_64", SR_ZERO}, {"%pm5_64", SR_ZERO}, {"%pm6_64", SR_ZERO},
+    {"%pm7_64", SR_ZERO}, {"%current_graph_exec", SR_ZERO},
 };
 
 int ptx_parse_reg(struct ptx_parse *p, const char *name)

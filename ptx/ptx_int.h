@@ -60,10 +60,16 @@ enum ptx_opd_kind {
     OPD_VEC,   /* n registers in vregs (0xffff: the sink "_") */
     OPD_MEM,   /* [reg + imm] or [var + imm]; reg 0xffff: none */
     OPD_LABEL, /* imm: instruction index */
-    OPD_TIME,  /* imm: enum ptx_time_sreg */
+    OPD_TIME,  /* imm: enum ptx_time_sreg | OPD_TIME_ALL/LO/HI */
     OPD_VAR,   /* the address of module variable var, plus imm */
     OPD_SINK   /* "_" */
 };
+
+/* Which bits of a time register an OPD_TIME reads (%clock_hi: the high
+ * half of the 64-bit cycle counter). */
+#define OPD_TIME_ALL 0x000
+#define OPD_TIME_LO 0x100
+#define OPD_TIME_HI 0x200
 
 #define PTX_NOREG 0xffffu
 #define PTX_NOVAR (-1)
@@ -124,6 +130,10 @@ enum ptx_sreg_slot {
     SR_LANEID, SR_WARPID, SR_NWARPID, SR_SMID, SR_NSMID, SR_GRIDID,
     SR_LANEMASK_EQ, SR_LANEMASK_LT, SR_LANEMASK_LE, SR_LANEMASK_GT,
     SR_LANEMASK_GE,
+    SR_TOTAL_SMEM,  /* %total_smem_size, %aggr_smem_size */
+    SR_DYN_SMEM,    /* %dynamic_smem_size */
+    SR_ZERO,        /* what reads 0 here: %pm0..7, %reserved_smem_*, ... */
+    SR_ONE,         /* %cluster_nctaid.*, %cluster_nctarank */
     SR_ENVREG0,
     SR_COUNT = SR_ENVREG0 + 32
 };

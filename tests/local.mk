@@ -209,6 +209,11 @@ EXTRA_DIST += tests/shim/.may_include tests/shim/lib.sh \
 # fence, atomicAdd_system, PTX against C); exits 77 (SKIP) without nvcc.
 TESTS += tests/kernels/run.sh
 EXTRA_DIST += tests/kernels/run.sh tests/kernels/p2p_kernels.cu tests/kernels/sm_bw.cu
+# tests/kernels/coop.sh: cooperative launches built by nvcc (grid.sync()
+# through the grid barrier's workspace, the too-large grid, grid.sync()
+# without a cooperative launch); exits 77 (SKIP) without nvcc.
+TESTS += tests/kernels/coop.sh
+EXTRA_DIST += tests/kernels/coop.sh tests/kernels/coop_kernels.cu
 TESTS_ENVIRONMENT += top_builddir=$(abs_top_builddir); export top_builddir; \
 	CC='$(CC)'; export CC; SAN_FLAGS='$(SAN_FLAGS)'; export SAN_FLAGS; \
 	PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG;
@@ -287,7 +292,8 @@ tests_check_ptx_SOURCES = \
 	%reldir%/check_ptx.c \
 	%reldir%/ptx/ptx_test.h \
 	%reldir%/ptx/helpers.c \
-	%reldir%/ptx/check_ptx_hand.c
+	%reldir%/ptx/check_ptx_hand.c \
+	%reldir%/ptx/check_ptx_real.c
 tests_check_ptx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_ptx_LDADD = ptx/libptx.la common/libcommon.la $(CHECK_LIBS) -lm
@@ -299,7 +305,8 @@ tests_check_ptx_nvcc_SOURCES = \
 tests_check_ptx_nvcc_CFLAGS = $(tests_check_ptx_CFLAGS)
 tests_check_ptx_nvcc_LDADD = $(tests_check_ptx_LDADD)
 endif
-EXTRA_DIST += tests/ptx/hand.ptx tests/ptx/bad.ptx tests/ptx/kernels.cu
+EXTRA_DIST += tests/ptx/hand.ptx tests/ptx/bad.ptx tests/ptx/kernels.cu \
+	tests/ptx/real.ptx
 
 # tests/traces/cli.sh: the trace options and tools end to end: p2psim run
 # --trace/--events/--counters on one_copy.c (built by the script against

@@ -76,11 +76,53 @@ struct kernel_op {
     sim_time_t doorbell;        /* host time the launch call ends, ps */
     uint8_t *params;            /* PTX: parameter buffer; C: argument copies */
     void **argv;                /* C: pointers into params */
+    struct rt_alloc *grid_ws;   /* cooperative: the grid barrier's memory */
 };
+
+/* The grid barrier's workspace as nvcc's cooperative groups read it (a
+ * 32-bit size, then the 32-bit barrier counter), zeroed. */
+#define GRID_WS_BYTES 8u
+
+/*
+ * A cooperative launch's grid barrier workspace: device memory of dev
+ * (an allocation like any other, so the grid's resolver reaches it) that
+ * lives as long as the launch's op; its address goes to every CTA in
+ * %envreg1/%envreg2 (machine/kernel/kernel.h, grid_ws).
+ */
+static cudaError_t grid_ws_alloc(struct kernel_op *ko, int dev)
+{
+    uint64_t off;
+    struct rt_alloc *a = calloc(1, sizeof(*a));
+    if (!a || rt_window_reserve(dev, GRID_WS_BYTES, &off)) {
+        free(a);
+        return cudaErrorMemoryAllocation;
+    }
+    a->kind = RT_MEM_DEVICE;
+    a->base = rt.dev[dev].va_base + off;
+    a->size = GRID_WS_BYTES;
+    a->device = dev;
+    if (rt_alloc_insert(a)) {
+        rt_window_release(dev, off, GRID_WS_BYTES);
+        free(a);
+        return cudaErrorMemoryAllocation;
+    }
+    const uint32_t ws[2] = { GRID_WS_BYTES, 0 };
+    rt_machine->hbm_write((unsigned)dev, off, ws, sizeof(ws));
+    ko->grid_ws = a;
+    ko->kl.l.grid_ws = a->base;
+    return cudaSuccess;
+}
 
 static void kernel_op_release(struct rt_op *op)
 {
     struct kernel_op *ko = (struct kernel_op *)op;
+    if (ko->grid_ws) {
+        struct rt_alloc *a = ko->grid_ws;
+        rt_alloc_remove(a);
+        rt_window_release(a->device, a->base - rt.dev[a->device].va_base,
+                          a->size);
+        free(a);
+    }
     free(ko->params);
     free(ko->argv);
     free(ko->kname);
@@ -462,6 +504,9 @@ static cudaError_t launch(struct CUkern_st *k, const struct p2psim_ckernel *ck,
              k ? (k->name ? k->name : "(unnamed)") : p2psim_ckernel_name(ck));
     ko->kl.l.gpu = (unsigned)dev;
     e = k ? prepare_ptx(ko, k, args) : prepare_c(ko, ck, args);
+    if (!e && cooperative && k) {
+        e = grid_ws_alloc(ko, dev);
+    }
     if (e) {
         rt_op_discard(&ko->op);
         return e;

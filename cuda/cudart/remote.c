@@ -808,6 +808,7 @@ static int remote_kernel(const struct rt_kernel_launch *kl)
         .dyn_smem = l->dyn_smem,
         .blocks_per_sm = l->blocks_per_sm,
         .cooperative = l->cooperative,
+        .grid_ws = l->grid_ws,
         .name_len = (uint32_t)name_len,
         .param_bytes = l->param_bytes,
         .n_vars = l->n_vars,

@@ -55,6 +55,8 @@
 #define KX_PTX_YIELD 4096u
 
 static uint64_t kx_ptx_instr;
+/* %gridid: launches numbered from 1 in the process */
+static uint64_t kx_grid_ids;
 
 uint64_t p2psim_kernel_ptx_instructions(void)
 {
@@ -306,7 +308,10 @@ static int block_start(struct kx_grid *gr, uint64_t linear, unsigned sm)
     b->sm = sm;
     b->n_warps = gr->warps_per_block;
     b->live_warps = b->n_warps;
-    b->smem_bytes = gr->l.static_smem + gr->l.dyn_smem;
+    /* PTX: dynamic shared memory starts at its aligned offset past the
+     * static variables (ptx.h, dyn_shared_offset) */
+    b->smem_bytes = (gr->l.pk ? ptx_kernel_get_info(gr->l.pk)->dyn_shared_offset
+                              : gr->l.static_smem) + gr->l.dyn_smem;
     b->warps = calloc(b->n_warps, sizeof(*b->warps));
     b->smem = calloc(1, b->smem_bytes ? b->smem_bytes : 1);
     b->next = gr->blocks;
@@ -347,6 +352,9 @@ static int block_start(struct kx_grid *gr, uint64_t linear, unsigned sm)
             c.ctaid = (struct ptx_dim3){ b->idx[0], b->idx[1], b->idx[2] };
             c.nctaid = (struct ptx_dim3){ gr->l.grid[0], gr->l.grid[1],
                                           gr->l.grid[2] };
+            c.gridid = gr->gridid;
+            c.envreg[1] = (uint32_t)(gr->l.grid_ws >> 32);
+            c.envreg[2] = (uint32_t)gr->l.grid_ws;
             c.warpid = i;
             c.nwarpid = KX_WARPS_PER_SM;
             c.smid = sm;
@@ -558,6 +566,7 @@ int p2psim_kernel_launch(struct p2psim *p, const struct p2psim_launch *l)
     }
     gr->p = p;
     gr->l = *l;
+    gr->gridid = ++kx_grid_ids;
     gr->gpu = fab_gpu(p->m->fab, l->gpu);
     gr->sim = p->m->sim;
     gr->n_sm = gpu_sm_count(gr->gpu);

@@ -62,6 +62,11 @@ struct p2psim_launch {
     uint32_t dyn_smem;          /* bytes of dynamic shared memory */
     unsigned blocks_per_sm;     /* residency; 0: from the block size */
     bool cooperative;
+    /* cooperative: the program address of the grid barrier's workspace
+     * (zeroed device memory the launcher owns for the grid's life), given
+     * to every CTA as nvcc's cooperative groups read it: high 32 bits in
+     * %envreg1, low in %envreg2; 0: none (grid.sync() then traps) */
+    uint64_t grid_ws;
     /* one of: */
     const struct p2psim_ckernel *ck;
     void **args;                /* ck: args[i] -> argument i (copied) */

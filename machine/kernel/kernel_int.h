@@ -83,6 +83,7 @@ struct kx_grid {
     bool *sm_used;
     uint64_t n_blocks, next_block, live_blocks;
     unsigned threads_per_block, warps_per_block;
+    uint64_t gridid;            /* %gridid */
     uint64_t gsync_arrived, gsync_total;  /* warps */
     unsigned stores_out;        /* grid-wide */
     unsigned end_flushes;

@@ -1,0 +1,153 @@
+/*
+ * tests/ptx/check_ptx_real.c - the PTX front end on what nvcc 13 emits
+ * for NVIDIA's cuda-samples (tests/ptx/real.ptx): predefined identifiers
+ * (WARP_SZ, shared-memory sizes, cluster and performance-monitor
+ * registers, halves of the time registers, %gridid, %envreg), each run
+ * by one warp driven here, its global stores done into host memory.
+ * No nvcc needed.
+ */
+#include <config.h>
+
+#include "tests/check_p2psim.h"
+#include "tests/ptx/ptx_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct ptx_module *real;
+
+static void real_setup(void)
+{
+    real = ptx_test_module("real.ptx");
+}
+
+static void real_teardown(void)
+{
+    ptx_module_free(real);
+    real = NULL;
+}
+
+static uint64_t fixed_time(void *user, enum ptx_time_sreg which)
+{
+    (void)user;
+    return which == PTX_SREG_GLOBALTIMER ? UINT64_C(0x0123456789abcdef)
+                                         : UINT64_C(0x00000007fedcba98);
+}
+
+/* A context of one warp of n threads, CTA 3 of a grid of 5. */
+static void ctx_init(struct ptx_warp_ctx *c, unsigned n, uint8_t *smem,
+                     uint32_t smem_bytes)
+{
+    memset(c, 0, sizeof(*c));
+    c->lane_mask = n >= 32 ? UINT32_MAX : (1u << n) - 1;
+    for (unsigned l = 0; l < 32; l++) {
+        c->tid[l].x = l;
+    }
+    c->ntid = (struct ptx_dim3){n, 1, 1};
+    c->ctaid = (struct ptx_dim3){3, 0, 0};
+    c->nctaid = (struct ptx_dim3){5, 1, 1};
+    c->shared = smem;
+    c->shared_bytes = smem_bytes;
+    c->shared_window_base = PTX_FLAT_SHARED_WINDOW;
+    c->shared_window_bytes = smem_bytes;
+    c->local_window_base = PTX_FLAT_LOCAL_WINDOW;
+    c->time_fn = fixed_time;
+}
+
+/* Run kernel name with one pointer argument over ctx until it exits,
+ * doing its global loads and stores on host memory; returns the stop. */
+static enum ptx_stop run_warp(const char *name, void *arg,
+                              const struct ptx_warp_ctx *ctx, char *msg,
+                              size_t msg_len)
+{
+    const struct ptx_kernel *k = ptx_module_find(real, name);
+    ck_assert_msg(k != NULL, "no kernel %s", name);
+    const struct ptx_kernel_info *info = ptx_kernel_get_info(k);
+    uint8_t *params = calloc(1, info->param_bytes + 8);
+    void *args[] = {&arg};
+    ptx_kernel_pack_params(k, args, params);
+    struct ptx_error err = {0};
+    struct ptx_warp *w = ptx_warp_new(k, params, ctx, &err);
+    ck_assert_msg(w != NULL, "%s", err.msg);
+    struct ptx_mem_req *q = calloc(1, sizeof(*q));
+    enum ptx_stop s;
+    while ((s = ptx_warp_run(w, q)) == PTX_STOP_MEM ||
+           s == PTX_STOP_YIELD) {
+        if (s == PTX_STOP_YIELD) {
+            continue;
+        }
+        for (unsigned l = 0; l < 32; l++) {
+            if (!(q->mask >> l & 1)) {
+                continue;
+            }
+            void *p = (void *)(uintptr_t)q->addr[l];
+            if (q->op == PTX_MEM_ST) {
+                memcpy(p, q->data[l], q->bytes_per_lane);
+            } else if (q->op == PTX_MEM_LD) {
+                memcpy(q->result[l], p, q->bytes_per_lane);
+            }
+        }
+        ck_assert_int_eq(ptx_warp_resume(w, q), 0);
+    }
+    if (msg) {
+        snprintf(msg, msg_len, "%s", s == PTX_STOP_ERROR && q->error
+                                         ? q->error : "");
+    }
+    free(q);
+    ptx_warp_free(w);
+    free(params);
+    return s;
+}
+
+START_TEST(test_ptx_real_predefined_identifiers)
+{
+    uint8_t smem[96];
+    uint32_t out[16];
+    struct ptx_warp_ctx c;
+    memset(out, 0xee, sizeof(out));
+    /* 20 bytes of .shared: dynamic memory starts at 32; 64 bytes of it */
+    ctx_init(&c, 1, smem, sizeof(smem));
+    c.gridid = UINT64_C(0x500000007);
+    ck_assert_int_eq(run_warp("preds", out, &c, NULL, 0), PTX_STOP_EXIT);
+    ck_assert_uint_eq(out[0], 32);          /* WARP_SZ */
+    ck_assert_uint_eq(out[1], 64);          /* add ..., WARP_SZ */
+    ck_assert_uint_eq(out[2], 64);          /* %dynamic_smem_size */
+    ck_assert_uint_eq(out[3], 96);          /* %total_smem_size */
+    ck_assert_uint_eq(out[4], 0);           /* %pm3 */
+    ck_assert_uint_eq(out[5], 1);           /* %cluster_nctarank */
+    ck_assert_uint_eq(out[6], 3);           /* %clusterid.x = %ctaid.x */
+    ck_assert_uint_eq(out[7], 5);           /* %nclusterid.x */
+    ck_assert_uint_eq(out[8], 0);           /* %reserved_smem_offset_begin */
+    ck_assert_uint_eq(out[9], 7);           /* %clock_hi */
+    ck_assert_uint_eq(out[10], 0x89abcdef); /* %globaltimer_lo */
+    ck_assert_uint_eq(out[11], 0x01234567); /* %globaltimer_hi */
+    ck_assert_uint_eq(out[12], 96);         /* %aggr_smem_size */
+    uint64_t gid;
+    memcpy(&gid, &out[14], 8);
+    ck_assert_uint_eq(gid, UINT64_C(0x500000007));
+}
+END_TEST
+
+START_TEST(test_ptx_real_envreg_grid_workspace)
+{
+    uint64_t out = 0;
+    struct ptx_warp_ctx c;
+    ctx_init(&c, 32, NULL, 0);
+    c.envreg[1] = 0x7f12;
+    c.envreg[2] = 0x34560008;
+    ck_assert_int_eq(run_warp("envregs", &out, &c, NULL, 0), PTX_STOP_EXIT);
+    ck_assert_uint_eq(out, UINT64_C(0x7f1234560008));
+}
+END_TEST
+
+Suite *make_ptx_real_suite(void)
+{
+    Suite *s = suite_create("ptx-real");
+    TCase *tc = tcase_create("real");
+    tcase_add_checked_fixture(tc, real_setup, real_teardown);
+    tcase_add_test(tc, test_ptx_real_predefined_identifiers);
+    tcase_add_test(tc, test_ptx_real_envreg_grid_workspace);
+    suite_add_tcase(s, tc);
+    return s;
+}
