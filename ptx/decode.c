@@ -78,7 +78,8 @@ static const struct {
     {"atom", OP_ATOM},     {"red", OP_RED},       {"membar", OP_MEMBAR},
     {"fence", OP_FENCE},   {"bar", OP_BAR},       {"barrier", OP_BAR},
     {"shfl", OP_SHFL},     {"vote", OP_VOTE},
-    {"activemask", OP_ACTIVEMASK},
+    {"activemask", OP_ACTIVEMASK}, {"bfind", OP_BFIND},
+    {"bmsk", OP_BMSK},     {"match", OP_MATCH},
 };
 
 static const char *const cmp_names[] = {
@@ -230,8 +231,9 @@ static int parse_mem(struct ptx_parse *p, const char *s, struct ptx_opd *o,
         *--e = '\0';
     }
     int rc = 0;
-    if (base[0] == '%') {
-        int r = ptx_parse_reg(p, base);
+    int breg = ptx_parse_reg(p, base);
+    if (base[0] == '%' || breg >= 0) {
+        int r = breg;
         if (r < 0) {
             snprintf(why, wl, "unknown register '%s'", base);
             rc = -1;
@@ -360,7 +362,14 @@ static int parse_opd(struct ptx_parse *p, const char *s, enum ptx_type t,
         }
         return 0;
     }
-    /* A symbol: its address (a module variable's is known at run time). */
+    /* A register of a name without '%' (inline asm), else a symbol: its
+     * address (a module variable's is known at run time). */
+    int r = ptx_parse_reg(p, s);
+    if (r >= 0) {
+        o->kind = OPD_REG;
+        o->reg = (uint16_t)r;
+        return 0;
+    }
     enum ptx_space sp;
     int var;
     if (ptx_parse_sym(p, s, &sp, &o->imm, &var) == 0) {
@@ -618,6 +627,7 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
     in->flags = 0;
     struct mods m;
     memset(&m, 0, sizeof(m));
+    bool warp_bar = false, bmsk_mode = false;
     for (unsigned i = 1; i < np; i++) {
         const char *s = parts[i];
         int k;
@@ -643,6 +653,18 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
             in->mode = (uint8_t)k;
         } else if (in->op == OP_BAR && strcmp(s, "sync") == 0) {
             in->flags |= PIF_WAIT;
+        } else if (in->op == OP_BAR && i == 1 && strcmp(s, "warp") == 0) {
+            warp_bar = true;
+        } else if (in->op == OP_MATCH &&
+                   (k = name_index((const char *const[]){"any", "all"}, 2,
+                                   s)) >= 0) {
+            in->mode = (uint8_t)k;
+        } else if (in->op == OP_BFIND && strcmp(s, "shiftamt") == 0) {
+            in->flags |= PIF_SHIFTAMT;
+        } else if (in->op == OP_BMSK && (strcmp(s, "clamp") == 0 ||
+                                         strcmp(s, "wrap") == 0)) {
+            in->flags |= s[0] == 'w' ? PIF_WRAP : 0;
+            bmsk_mode = true;
         } else if (in->op == OP_BAR && strcmp(s, "arrive") == 0) {
         } else if (in->op == OP_MEMBAR && strcmp(s, "gl") == 0) {
             in->scope = PTX_SCOPE_GPU;
@@ -691,6 +713,19 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         }
         return expect_n(n, 0, 0, why, wl);
     case OP_BAR:
+        if (warp_bar) {
+            /* bar.warp.sync membermask (__syncwarp): the lanes of a group
+             * run each instruction together already; Model: lanes of the
+             * mask that diverged are not waited for (docs/ptx.md) */
+            if (!(in->flags & PIF_WAIT) || expect_n(n, 1, 1, why, wl)) {
+                if (!why[0]) {
+                    snprintf(why, wl, "bar.warp without .sync");
+                }
+                return -1;
+            }
+            in->op = OP_NOP;
+            return opds_of(p, in, opds, n, PT_B32, why, wl);
+        }
         if (np > 1 && strcmp(parts[1], "red") == 0) {
             snprintf(why, wl, "bar.red");
             return -1;
@@ -748,6 +783,41 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         }
         in->n_opds = 6;
         return 0;
+    case OP_MATCH:
+        /* match.any.sync.b32 d, a, membermask; match.all: d|p */
+        if (np < 4 || strcmp(parts[2], "sync") != 0 ||
+            (in->type != PT_B32 && in->type != PT_B64)) {
+            snprintf(why, wl, "match form");
+            return -1;
+        }
+        if (expect_n(n, 3, 3, why, wl) || split_pair(p, in, opds[0], why,
+                                                     wl)) {
+            return -1;
+        }
+        if ((in->mode == 0 && in->o[1].kind != OPD_NONE) ||
+            in->o[0].kind != OPD_REG ||
+            parse_opd(p, opds[1], in->type, &in->o[2], why, wl) ||
+            parse_opd(p, opds[2], PT_B32, &in->o[3], why, wl)) {
+            if (!why[0]) {
+                snprintf(why, wl, "match operands");
+            }
+            return -1;
+        }
+        in->n_opds = 4;
+        return 0;
+    case OP_BMSK:
+        if (!bmsk_mode || in->type != PT_B32) {
+            snprintf(why, wl, "bmsk needs .clamp or .wrap and .b32");
+            return -1;
+        }
+        break;
+    case OP_BFIND:
+        if (in->type != PT_U32 && in->type != PT_S32 && in->type != PT_U64 &&
+            in->type != PT_S64) {
+            snprintf(why, wl, "bfind type");
+            return -1;
+        }
+        break;
     case OP_VOTE:
         if (np < 3 || strcmp(parts[1], "sync") != 0) {
             snprintf(why, wl, "vote without .sync");
@@ -809,6 +879,7 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         [OP_SIN] = 2, [OP_COS] = 2, [OP_COPYSIGN] = 3, [OP_POPC] = 2,
         [OP_CLZ] = 2, [OP_BREV] = 2, [OP_BFE] = 4, [OP_BFI] = 5,
         [OP_PRMT] = 4, [OP_SELP] = 4, [OP_ACTIVEMASK] = 1,
+        [OP_BFIND] = 2, [OP_BMSK] = 3,
     };
     if (expect_n(n, n_opds[in->op], n_opds[in->op], why, wl)) {
         return -1;

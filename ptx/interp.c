@@ -66,8 +66,8 @@ int ptx__warp_fail(struct ptx_warp *w, const struct ptx_insn *in,
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    snprintf(w->errbuf, sizeof(w->errbuf), "kernel %s: PTX line %u: %s",
-             w->k->info.name, in->line, what);
+    ptx__kernel_msg(w->errbuf, sizeof(w->errbuf), w->k->info.name, in->line,
+                    what);
     w->state = WS_ERROR;
     return -1;
 }
@@ -149,6 +149,35 @@ static void exec_vote(struct ptx_warp *w, const struct ptx_insn *in,
     }
     LANES(exec, l) {
         put(w, &in->o[0], l, r);
+    }
+}
+
+/* match.any: the lanes of the mask whose value equals this lane's;
+ * match.all: the mask if all are equal (and p), else 0. Lanes of the
+ * mask that do not run with this group take no part (docs/ptx.md). */
+static void exec_match(struct ptx_warp *w, const struct ptx_insn *in,
+                       uint32_t exec)
+{
+    uint64_t wm = in->type == PT_B32 ? UINT64_C(0xffffffff) : UINT64_MAX;
+    uint64_t v[PTX_WARP_SIZE];
+    uint32_t got[PTX_WARP_SIZE];
+    LANES(exec, l) {
+        v[l] = val(w, &in->o[2], l) & wm;
+    }
+    LANES(exec, l) {
+        uint32_t mask = (uint32_t)val(w, &in->o[3], l) & exec, same = 0;
+        for (unsigned j = 0; j < PTX_WARP_SIZE; j++) {
+            if ((mask >> j & 1u) && v[j] == v[l]) {
+                same |= 1u << j;
+            }
+        }
+        got[l] = in->mode == 0 ? same : same == mask ? mask : 0;
+    }
+    LANES(exec, l) {
+        put(w, &in->o[0], l, got[l]);
+        if (in->o[1].kind == OPD_REG) {
+            put(w, &in->o[1], l, got[l] != 0);
+        }
     }
 }
 
@@ -262,6 +291,9 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
             break;
         case OP_VOTE:
             exec_vote(w, in, exec);
+            break;
+        case OP_MATCH:
+            exec_match(w, in, exec);
             break;
         case OP_ACTIVEMASK:
             LANES(exec, l) {

@@ -385,6 +385,43 @@ void ptx__exec_alu(struct ptx_warp *w, const struct ptx_insn *in, uint32_t exec)
             put(w, d, l, (op == OP_POPC || op == OP_CLZ) ? x : ext(x, t));
         }
         break;
+    case OP_BFIND:
+        /* the most significant bit that is not a sign bit; with .shiftamt
+         * the left shift that brings it to the top; 0xffffffff: none */
+        LANES(exec, l) {
+            unsigned bits = width_bits(t);
+            uint64_t x = ext(val(w, a, l), t);
+            if (is_signed(t) && (int64_t)x < 0) {
+                x = ~x;
+            }
+            if (bits < 64) {
+                x &= (UINT64_C(1) << bits) - 1;
+            }
+            uint32_t r = UINT32_MAX;
+            if (x) {
+                unsigned pos = 63u - (unsigned)__builtin_clzll(x);
+                r = (in->flags & PIF_SHIFTAMT) ? bits - 1 - pos : pos;
+            }
+            put(w, d, l, r);
+        }
+        break;
+    case OP_BMSK:
+        /* bits [a, a + b) of 32; .clamp: a >= 32 gives 0, b past 32
+         * reaches bit 31; .wrap: a and b modulo 32 */
+        LANES(exec, l) {
+            uint64_t pa = val(w, a, l) & 0xffffffffu;
+            uint64_t wb = val(w, b, l) & 0xffffffffu;
+            if (in->flags & PIF_WRAP) {
+                pa &= 31;
+                wb &= 31;
+            }
+            uint64_t end = pa + wb > 32 ? 32 : pa + wb;
+            uint64_t r = pa >= 32 ? 0
+                                  : (((UINT64_C(1) << end) - 1) &
+                                     ~((UINT64_C(1) << pa) - 1));
+            put(w, d, l, (uint32_t)r);
+        }
+        break;
     case OP_BFE:
         LANES(exec, l) {
             unsigned bits = width_bits(t);

@@ -51,6 +51,8 @@ static void kernel_reset_scope(struct ptx_parse *p)
         free(p->labels[i].name);
     }
     p->n_regs = p->n_ksyms = p->n_labels = 0;
+    p->next_slot = SR_COUNT;
+    p->depth = 0;
 }
 
 static int parse_params(struct ptx_parse *p, struct ptx_kernel *k)

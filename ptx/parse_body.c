@@ -54,7 +54,7 @@ static int declare_regs(struct ptx_parse *p, struct ptx_kernel *k)
             }
             ranged = true;
         }
-        if (n > PTX_REG_MAX || k->n_regs - SR_COUNT > PTX_REG_MAX - n) {
+        if (n > PTX_REG_MAX || p->next_slot - SR_COUNT > PTX_REG_MAX - n) {
             return ptx__fail_at(p, l, PTX_EPARSE,
                                 "kernel %s: %s: more than %u registers",
                                 k->info.name, w, PTX_REG_MAX);
@@ -69,9 +69,13 @@ static int declare_regs(struct ptx_parse *p, struct ptx_kernel *k)
                 return ptx_parse_nomem(p);
             }
             p->n_regs++;
-            r->base = k->n_regs;
+            r->base = p->next_slot;
             r->count = ranged ? (unsigned)n : 0;
-            k->n_regs += (unsigned)n;
+            r->depth = p->depth;
+            p->next_slot += (unsigned)n;
+            if (p->next_slot > k->n_regs) {
+                k->n_regs = p->next_slot;
+            }
         }
         if (!ptx__accept(p, ',')) {
             break;
@@ -231,6 +235,21 @@ static int parse_insn(struct ptx_parse *p, struct ptx_kernel *k,
     return add_insn(p, k, &in, l);
 }
 
+/* A { } block closes: its registers leave scope and their slots are free
+ * for the next block's (inline asm blocks declare the same names each). */
+static void close_block(struct ptx_parse *p)
+{
+    while (p->n_regs && p->regs[p->n_regs - 1].depth >= p->depth) {
+        free(p->regs[--p->n_regs].name);
+    }
+    p->next_slot = SR_COUNT;
+    if (p->n_regs) {
+        const struct reg_decl *r = &p->regs[p->n_regs - 1];
+        p->next_slot = r->base + (r->count ? r->count : 1);
+    }
+    p->depth--;
+}
+
 int ptx__parse_body(struct ptx_parse *p, struct ptx_kernel *k)
 {
     long depth = 0;
@@ -240,6 +259,7 @@ int ptx__parse_body(struct ptx_parse *p, struct ptx_kernel *k)
                             "'{' expected for kernel %s", k->info.name);
     }
     depth = 1;
+    p->depth = 1;
     for (;;) {
         ptx__skip_ws(p);
         if (p->rc) {
@@ -252,12 +272,14 @@ int ptx__parse_body(struct ptx_parse *p, struct ptx_kernel *k)
         }
         if (ptx__accept(p, '{')) {
             depth++;
+            p->depth = depth;
             continue;
         }
         if (ptx__accept(p, '}')) {
             if (--depth == 0) {
                 return 0;
             }
+            close_block(p);
             continue;
         }
         int guard = -1;

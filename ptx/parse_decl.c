@@ -72,6 +72,14 @@ static const struct {
 
 int ptx_parse_reg(struct ptx_parse *p, const char *name)
 {
+    /* the innermost declaration of a name first (a block's registers
+     * shadow the body's); a name without '%' is a register too where one
+     * is declared (inline asm: ".reg .u32 lo;") */
+    for (unsigned i = p->n_regs; i-- > 0;) {
+        if (p->regs[i].count == 0 && strcmp(p->regs[i].name, name) == 0) {
+            return (int)p->regs[i].base;
+        }
+    }
     if (name[0] != '%') {
         return -1;
     }
@@ -85,11 +93,6 @@ int ptx_parse_reg(struct ptx_parse *p, const char *name)
         unsigned long n = strtoul(name + 7, &e, 10);
         return *e == '\0' && n < 32 ? SR_ENVREG0 + (int)n : -1;
     }
-    for (unsigned i = 0; i < p->n_regs; i++) {
-        if (p->regs[i].count == 0 && strcmp(p->regs[i].name, name) == 0) {
-            return (int)p->regs[i].base;
-        }
-    }
     size_t len = strlen(name), d = len;
     while (d > 0 && isdigit((unsigned char)name[d - 1])) {
         d--;
@@ -98,7 +101,7 @@ int ptx_parse_reg(struct ptx_parse *p, const char *name)
         return -1;
     }
     unsigned long num = strtoul(name + d, NULL, 10);
-    for (unsigned i = 0; i < p->n_regs; i++) {
+    for (unsigned i = p->n_regs; i-- > 0;) {
         struct reg_decl *r = &p->regs[i];
         if (r->count && strlen(r->name) == d &&
             strncmp(r->name, name, d) == 0 && num < r->count) {

@@ -25,6 +25,7 @@ struct reg_decl {
     char *name;
     unsigned base;
     unsigned count;
+    long depth;     /* of the { } block that declared it (1: the body) */
 };
 
 /* A named address in a kernel or module. */
@@ -63,8 +64,10 @@ struct ptx_parse {
 
     /* the kernel being parsed */
     struct ptx_kernel *k;
-    struct reg_decl *regs;
+    struct reg_decl *regs;      /* in scope, in declaration order */
     unsigned n_regs, cap_regs;
+    unsigned next_slot;         /* the first slot no register in scope has */
+    long depth;                 /* of the block being parsed */
     struct sym *ksyms;
     unsigned n_ksyms, cap_ksyms;
     struct label *labels;

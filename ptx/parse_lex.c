@@ -112,6 +112,25 @@ char *ptx__mod_strdup(struct ptx_parse *p, const char *s, size_t n)
     return c;
 }
 
+void ptx__kernel_msg(char *msg, size_t cap, const char *kname, unsigned line,
+                     const char *what)
+{
+    /* a mangled template name may be longer than the whole message: it
+     * is cut (its head kept, "..." after it) so that what is said and
+     * where always fit */
+    char where[32];
+    snprintf(where, sizeof(where), ": PTX line %u: ", line);
+    size_t fixed = strlen("kernel ") + strlen(where) + strlen(what);
+    size_t room = cap > fixed + 1 ? cap - fixed - 1 : 0;
+    size_t n = strlen(kname);
+    if (n <= room) {
+        snprintf(msg, cap, "kernel %s%s%s", kname, where, what);
+    } else {
+        int keep = room > 3 ? (int)(room - 3) : 0;
+        snprintf(msg, cap, "kernel %.*s...%s%s", keep, kname, where, what);
+    }
+}
+
 void ptx__unsupported(struct ptx_parse *p, unsigned line, const char *fmt, ...)
 {
     if (!p->k || p->k->err_line) {
@@ -122,8 +141,7 @@ void ptx__unsupported(struct ptx_parse *p, unsigned line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    snprintf(msg, sizeof(msg), "kernel %s: PTX line %u: %s",
-             p->k->info.name, line, what);
+    ptx__kernel_msg(msg, sizeof(msg), p->k->info.name, line, what);
     char *c = ptx__mod_strdup(p, msg, strlen(msg));
     if (c) {
         p->k->err_line = line;

@@ -40,7 +40,8 @@ enum ptx_opcode {
     OP_PRMT, OP_SETP, OP_SELP,
     OP_BRA, OP_RET, OP_EXIT, OP_TRAP, OP_NOP,
     OP_ATOM, OP_RED, OP_MEMBAR, OP_FENCE, OP_BAR,
-    OP_SHFL, OP_VOTE, OP_ACTIVEMASK
+    OP_SHFL, OP_VOTE, OP_ACTIVEMASK,
+    OP_BFIND, OP_BMSK, OP_MATCH
 };
 
 /* State spaces. */
@@ -96,6 +97,8 @@ struct ptx_opd {
 #define PIF_UNI 0x0040u    /* bra.uni */
 #define PIF_WAIT 0x0080u   /* bar.sync (vs bar.arrive) */
 #define PIF_FTZ 0x0100u    /* .ftz: flush f32 subnormals */
+#define PIF_SHIFTAMT 0x0200u /* bfind.shiftamt */
+#define PIF_WRAP 0x0400u   /* bmsk.wrap (vs .clamp) */
 
 /* Rounding modes (for cvt and float arithmetic). */
 enum ptx_rnd { PR_NONE, PR_RN, PR_RZ, PR_RM, PR_RP };
@@ -111,7 +114,8 @@ struct ptx_insn {
     uint8_t cmp;      /* setp: enum ptx_cmp */
     uint8_t boolop;   /* setp: 0 none, 1 and, 2 or, 3 xor */
     uint8_t mode;     /* atom: enum ptx_atom_op; shfl: 0 up 1 down
-                       * 2 bfly 3 idx; vote: 0 any 1 all 2 uni 3 ballot */
+                       * 2 bfly 3 idx; vote: 0 any 1 all 2 uni 3 ballot;
+                       * match: 0 any 1 all */
     uint8_t rnd;      /* enum ptx_rnd */
     uint8_t n_opds;
     uint16_t flags;   /* PIF_* */
@@ -165,6 +169,11 @@ struct ptx_module {
 /* Fill err (when not NULL): code, line, no column, the message. */
 void ptx__set_err(struct ptx_error *err, int code, unsigned line,
                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* "kernel K: PTX line L: what" into msg (cap bytes), K cut short with
+ * "..." when the whole would not fit (parse_lex.c). */
+void ptx__kernel_msg(char *msg, size_t cap, const char *kname, unsigned line,
+                     const char *what);
 
 /* ---- parse_decl.c, parse_lex.c: symbol lookups for decode.c ---- */
 

@@ -2,8 +2,10 @@
  * tests/ptx/check_ptx_real.c - the PTX front end on what nvcc 13 emits
  * for NVIDIA's cuda-samples (tests/ptx/real.ptx): predefined identifiers
  * (WARP_SZ, shared-memory sizes, cluster and performance-monitor
- * registers, halves of the time registers, %gridid, %envreg), each run
- * by one warp driven here, its global stores done into host memory.
+ * registers, halves of the time registers, %gridid, %envreg), bfind,
+ * bmsk, match, bar.warp.sync, inline asm blocks with registers of their
+ * own, the message of a kernel with a very long name; each run by one
+ * warp driven here, its global stores done into host memory.
  * No nvcc needed.
  */
 #include <config.h>
@@ -141,6 +143,72 @@ START_TEST(test_ptx_real_envreg_grid_workspace)
 }
 END_TEST
 
+START_TEST(test_ptx_real_bits_match_syncwarp_asm_blocks)
+{
+    uint32_t out[32][16];
+    struct ptx_warp_ctx c;
+    memset(out, 0xee, sizeof(out));
+    ctx_init(&c, 32, NULL, 0);
+    char msg[PTX_ERROR_MSG_BYTES];
+    ck_assert_int_eq(run_warp("bits", out, &c, msg, sizeof(msg)),
+                     PTX_STOP_EXIT);
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t *o = out[l];
+        ck_assert_uint_eq(o[0], l);                   /* bfind.u32 1 << l */
+        ck_assert_uint_eq(o[1], 31 - l);              /* .shiftamt */
+        /* bfind.s32 -l: the highest bit of ~(-l) = l - 1; none for 0, -1 */
+        ck_assert_uint_eq(o[2], l < 2 ? UINT32_MAX
+                                      : 31u - (uint32_t)__builtin_clz(l - 1));
+        ck_assert_uint_eq(o[3], l + 32);              /* bfind.u64 */
+        uint32_t e = l + 4 > 32 ? 32 : l + 4;         /* bmsk.clamp l, 4 */
+        ck_assert_uint_eq(o[4], (uint32_t)(((UINT64_C(1) << e) - 1) &
+                                           ~((UINT64_C(1) << l) - 1)));
+        e = 30 + l > 32 ? 32 : 30 + l;                /* bmsk.wrap 30, l */
+        ck_assert_uint_eq(o[5], (uint32_t)(((UINT64_C(1) << e) - 1) &
+                                           ~((UINT64_C(1) << 30) - 1)));
+        ck_assert_uint_eq(o[6], 0x11111111u << (l & 3)); /* match.any */
+        ck_assert_uint_eq(o[7], UINT32_MAX);          /* match.all, equal */
+        ck_assert_uint_eq(o[8], 1);
+        ck_assert_uint_eq(o[9], 0);                   /* not all equal */
+        ck_assert_uint_eq(o[10], 0);
+        ck_assert_uint_eq(o[11], l + (1u << l));      /* {lo, hi} block */
+        /* a second block's lo is a .u64 of the same name */
+        ck_assert_uint_eq(o[12], l == 3 ? 5 + 3 : 5);
+        ck_assert_uint_eq(o[13], 1);                  /* t outside */
+        ck_assert_uint_eq(o[14], 2);                  /* t inside */
+    }
+}
+END_TEST
+
+START_TEST(test_ptx_real_long_kernel_name_keeps_the_instruction)
+{
+    /* a mangled name longer than the whole message: cut, the instruction
+     * and its line kept */
+    size_t n = 600;
+    char *name = malloc(n + 1);
+    memset(name, 'K', n);
+    name[n] = '\0';
+    size_t cap = n * 2 + 300;
+    char *text = malloc(cap);
+    snprintf(text, cap,
+             ".version 9.0\n.target sm_75\n.address_size 64\n"
+             ".visible .entry %s(\n)\n{\nret;\nfrob.u32 %%r1;\n}\n",
+             name);
+    struct ptx_error err = {0};
+    struct ptx_module *m = ptx_module_parse(text, strlen(text), &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    ck_assert_int_eq(ptx_kernel_check(ptx_module_kernel(m, 0), &err),
+                     PTX_EUNSUPPORTED);
+    ck_assert_msg(strstr(err.msg, "KKK...: PTX line 8: unsupported "
+                                  "instruction 'frob.u32'") != NULL,
+                  "%s", err.msg);
+    ck_assert_uint_lt(strlen(err.msg), PTX_ERROR_MSG_BYTES);
+    ptx_module_free(m);
+    free(text);
+    free(name);
+}
+END_TEST
+
 Suite *make_ptx_real_suite(void)
 {
     Suite *s = suite_create("ptx-real");
@@ -148,6 +216,8 @@ Suite *make_ptx_real_suite(void)
     tcase_add_checked_fixture(tc, real_setup, real_teardown);
     tcase_add_test(tc, test_ptx_real_predefined_identifiers);
     tcase_add_test(tc, test_ptx_real_envreg_grid_workspace);
+    tcase_add_test(tc, test_ptx_real_bits_match_syncwarp_asm_blocks);
+    tcase_add_test(tc, test_ptx_real_long_kernel_name_keeps_the_instruction);
     suite_add_tcase(s, tc);
     return s;
 }
