@@ -67,8 +67,9 @@ function flush_stmt(s,    t, lp, rp, head, ret, name, params, n, i,
     }
     gsub(/P2PSIM_DEFAULT\([^)]*\)/, "", t)
     gsub(/CUDARTAPI/, " ", t)
-    gsub(/(^| )(extern|__host__|__device__|__cudart_builtin__|P2PSIM_CUDART_DEPRECATED)( |$)/, " ", t)
-    gsub(/(^| )(extern|__host__|__device__|__cudart_builtin__|P2PSIM_CUDART_DEPRECATED)( |$)/, " ", t)
+    # each pass skips a word right after one it removed: repeat
+    while (gsub(/(^| )(extern|__host__|__device__|__cudart_builtin__|P2PSIM_CUDART_DEPRECATED)( |$)/, " ", t) > 0) {
+    }
     gsub(/ +/, " ", t)
     sub(/^ /, "", t)
     lp = index(t, "(")
@@ -186,6 +187,8 @@ function classify(type, pname) {
     if (type == "const char *" && pname != "hostFun") return "str"
     if (type == "cudaStreamCallback_t" || type == "cudaHostFn_t") return "fnptr"
     if (type ~ /\*$/ || type == "cudaKernel_t") return "ptr"
+    # graph handles are pointers too
+    if (type ~ /^cuda(Graph|GraphNode|GraphExec|UserObject)_t$/) return "ptr"
     # any other structure passed by value: its bytes
     if (type ~ /^(const )?struct [A-Za-z_0-9]+$/) return "bytes"
     if (type == "size_t" || type ~ /^unsigned long long$/) return "uint"

@@ -216,6 +216,47 @@ cudaError_t cudaFuncSetAttribute(const void *func,
     SERVE_KERNEL(func, func_set_attribute(k, attr, value));
 }
 
+/* Per-kernel cache and bank preferences: checked, then dropped (config.c
+ * says why nothing reads them). */
+static cudaError_t func_check_pref(const struct CUkern_st *k, int v, int max)
+{
+    return !k ? cudaErrorInvalidDeviceFunction
+           : v < 0 || v > max ? cudaErrorInvalidValue
+                              : cudaSuccess;
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void *func,
+                                   enum cudaFuncCache cacheConfig)
+{
+    SERVE_KERNEL(func, func_check_pref(k, (int)cacheConfig,
+                                       cudaFuncCachePreferEqual));
+}
+
+cudaError_t cudaFuncSetSharedMemConfig(const void *func,
+                                       enum cudaSharedMemConfig config)
+{
+    SERVE_KERNEL(func, func_check_pref(k, (int)config,
+                                       cudaSharedMemBankSizeEightByte));
+}
+
+/* The kernel's device name as registered (mangled for C++). */
+static cudaError_t func_name(const char **name, const struct CUkern_st *k)
+{
+    if (!name) {
+        return cudaErrorInvalidValue;
+    }
+    if (!k) {
+        return cudaErrorInvalidDeviceFunction;
+    }
+    *name = k->name;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncGetName(const char **name, const void *func)
+{
+    SERVE_KERNEL(func, func_name(name, k));
+}
+
 /* ---- occupancy ----------------------------------------------------------- */
 
 static cudaError_t max_active_blocks(int *n, const struct CUkern_st *k,

@@ -608,3 +608,132 @@ cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
 {
     RT_SERVE(RT_NO_COST, advise(devPtr, count, advice, location));
 }
+
+/* ---- cudaMemRangeGetAttribute -------------------------------------------- */
+
+/* A location of a page (MANAGED_NONE, MANAGED_HOST or a device) as the
+ * cudaMemRangeGetAttribute device-id answer, and as a location type and
+ * id (the host is one host mapping here, so it is reported as Host). */
+static int range_device_id(int where)
+{
+    return where == MANAGED_HOST ? cudaCpuDeviceId
+           : where == MANAGED_NONE ? cudaInvalidDeviceId
+                                   : where;
+}
+
+static int range_loc_type(int where)
+{
+    return where == MANAGED_HOST ? cudaMemLocationTypeHost
+           : where == MANAGED_NONE ? cudaMemLocationTypeInvalid
+                                   : cudaMemLocationTypeDevice;
+}
+
+/*
+ * One attribute of the pages of [off, off+count) of a managed range: a
+ * value that holds for all of them, or "not the same" (cudaInvalidDeviceId
+ * for ids, cudaMemLocationTypeInvalid for types, 0 for ReadMostly).
+ * AccessedBy lists the devices (and the host, cudaCpuDeviceId) advised
+ * on every page, then cudaInvalidDeviceId to the end of the array.
+ */
+static cudaError_t range_attribute(void *data, size_t size,
+                                   enum cudaMemRangeAttribute attr,
+                                   const void *ptr, size_t count)
+{
+    struct rt_ptr w;
+    rt_ptr_find(ptr, &w);
+    if (!data || w.where != RT_WHERE_MANAGED || count == 0 ||
+        count > w.avail) {
+        return cudaErrorInvalidValue;
+    }
+    bool is_list = attr == cudaMemRangeAttributeAccessedBy;
+    if (attr < cudaMemRangeAttributeReadMostly ||
+        attr > cudaMemRangeAttributeLastPrefetchLocationId ||
+        (is_list ? size == 0 || size % 4 : size != 4)) {
+        return cudaErrorInvalidValue;
+    }
+    struct managed *m = mg(w.alloc);
+    uint64_t first = page_of(w.off), last = page_of(w.off + count - 1);
+    bool read_mostly = true;
+    int pref = m->page[first].preferred, pre = m->page[first].last_prefetch;
+    uint64_t acc = ~UINT64_C(0);
+    for (uint64_t i = first; i <= last; i++) {
+        const struct mpage *pg = &m->page[i];
+        read_mostly = read_mostly && pg->read_mostly;
+        pref = pg->preferred == pref ? pref : MANAGED_NONE;
+        pre = pg->last_prefetch == pre ? pre : MANAGED_NONE;
+        acc &= pg->accessed_by;
+    }
+    int32_t *out = data;
+    switch (attr) {
+    case cudaMemRangeAttributeReadMostly:
+        *out = read_mostly;
+        break;
+    case cudaMemRangeAttributePreferredLocation:
+        *out = range_device_id(pref);
+        break;
+    case cudaMemRangeAttributeLastPrefetchLocation:
+        *out = range_device_id(pre);
+        break;
+    case cudaMemRangeAttributePreferredLocationType:
+        *out = range_loc_type(pref);
+        break;
+    case cudaMemRangeAttributeLastPrefetchLocationType:
+        *out = range_loc_type(pre);
+        break;
+    case cudaMemRangeAttributePreferredLocationId:
+        *out = pref >= 0 ? pref : 0;
+        break;
+    case cudaMemRangeAttributeLastPrefetchLocationId:
+        *out = pre >= 0 ? pre : 0;
+        break;
+    case cudaMemRangeAttributeAccessedBy: {
+        size_t n = size / 4, k = 0;
+        for (unsigned d = 0; d < rt.n_dev && d < MANAGED_HOST_BIT; d++) {
+            if ((acc >> d & 1) && k < n) {
+                out[k++] = (int32_t)d;
+            }
+        }
+        if ((acc >> MANAGED_HOST_BIT & 1) && k < n) {
+            out[k++] = cudaCpuDeviceId;
+        }
+        while (k < n) {
+            out[k++] = cudaInvalidDeviceId;
+        }
+        break;
+    }
+    }
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaMemRangeGetAttribute(void *data, size_t dataSize,
+                                               enum cudaMemRangeAttribute attribute,
+                                               const void *devPtr, size_t count)
+{
+    RT_SERVE(RT_COST_CALL,
+             range_attribute(data, dataSize, attribute, devPtr, count));
+}
+
+static cudaError_t range_attributes(void **data, size_t *sizes,
+                                    enum cudaMemRangeAttribute *attrs,
+                                    size_t n, const void *ptr, size_t count)
+{
+    if (!data || !sizes || !attrs || n == 0) {
+        return cudaErrorInvalidValue;
+    }
+    for (size_t i = 0; i < n; i++) {
+        cudaError_t e = range_attribute(data[i], sizes[i], attrs[i], ptr,
+                                        count);
+        if (e) {
+            return e;
+        }
+    }
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaMemRangeGetAttributes(
+    void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes,
+    size_t numAttributes, const void *devPtr, size_t count)
+{
+    RT_SERVE(RT_COST_CALL, range_attributes(data, dataSizes, attributes,
+                                            numAttributes, devPtr, count));
+}

@@ -114,7 +114,13 @@ bool rt_alloc_peer_ok(const struct rt_alloc *a, int accessor)
     if (a->kind != RT_MEM_DEVICE || accessor == a->device) {
         return true;
     }
-    if (accessor < 0 || (unsigned)accessor >= rt.n_dev || !a->pool) {
+    if (accessor < 0 || (unsigned)accessor >= rt.n_dev) {
+        return false;
+    }
+    if (a->flags & RT_ALLOC_VMM) {
+        return accessor < 64 && (a->vmm_access >> accessor & 1);
+    }
+    if (!a->pool) {
         return false;
     }
     return a->pool->access[accessor] != cudaMemAccessFlagsProtNone;
@@ -162,6 +168,68 @@ static cudaError_t set_current_pool(int device, cudaMemPool_t memPool)
 cudaError_t CUDARTAPI cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
 {
     SERVE(set_current_pool(device, memPool));
+}
+
+/*
+ * The pools of a location (CUDA 13's cudaMemGetDefaultMemPool and
+ * friends): a device's, for pinned allocations. Pools of host locations
+ * and of managed memory are not served (cudaErrorNotSupported), as no
+ * pool here lives outside a GPU.
+ */
+static cudaError_t location_device(const struct cudaMemLocation *loc,
+                                   enum cudaMemAllocationType type, int *dev)
+{
+    if (!loc || (type != cudaMemAllocationTypePinned &&
+                 type != cudaMemAllocationTypeManaged)) {
+        return cudaErrorInvalidValue;
+    }
+    if (loc->type != cudaMemLocationTypeDevice ||
+        type != cudaMemAllocationTypePinned) {
+        return loc->type == cudaMemLocationTypeInvalid ? cudaErrorInvalidValue
+                                                       : cudaErrorNotSupported;
+    }
+    *dev = loc->id;
+    return cudaSuccess;
+}
+
+static cudaError_t get_location_pool(cudaMemPool_t *pool,
+                                     const struct cudaMemLocation *loc,
+                                     enum cudaMemAllocationType type,
+                                     bool current)
+{
+    int dev = 0;
+    cudaError_t e = location_device(loc, type, &dev);
+    return e ? e : get_pool(pool, dev, current);
+}
+
+cudaError_t CUDARTAPI cudaMemGetDefaultMemPool(cudaMemPool_t *memPool,
+                                               struct cudaMemLocation *location,
+                                               enum cudaMemAllocationType type)
+{
+    SERVE(get_location_pool(memPool, location, type, false));
+}
+
+cudaError_t CUDARTAPI cudaMemGetMemPool(cudaMemPool_t *memPool,
+                                        struct cudaMemLocation *location,
+                                        enum cudaMemAllocationType type)
+{
+    SERVE(get_location_pool(memPool, location, type, true));
+}
+
+static cudaError_t set_location_pool(const struct cudaMemLocation *loc,
+                                     enum cudaMemAllocationType type,
+                                     cudaMemPool_t pool)
+{
+    int dev = 0;
+    cudaError_t e = location_device(loc, type, &dev);
+    return e ? e : set_current_pool(dev, pool);
+}
+
+cudaError_t CUDARTAPI cudaMemSetMemPool(struct cudaMemLocation *location,
+                                        enum cudaMemAllocationType type,
+                                        cudaMemPool_t memPool)
+{
+    SERVE(set_location_pool(location, type, memPool));
 }
 
 static cudaError_t pool_create(cudaMemPool_t *memPool,

@@ -198,3 +198,131 @@ cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr,
 {
     SERVE(p2p_attribute(value, attr, srcDevice, dstDevice));
 }
+
+/*
+ * What each atomic operation can do over a path (CUDA 13's capability
+ * bits), from what carries it. Over NVLink the destination's memory
+ * controller does every operation natively, 32 and 64 bits, with 128-bit
+ * exchange and CAS and 4 x 32-bit float adds from compute capability 9.0
+ * (Hopper's atom/red .b128 and .v4.f32). Over PCIe only what PCIe
+ * AtomicOps carry is native: FetchAdd (integer add), Swap (exchange) and
+ * CAS, 32 and 64 bits, and CAS also 128 (PCIe Base Specification,
+ * AtomicOp operand sizes); min, max, the bitwise operations and floats are
+ * not. No native path: 0 for every operation.
+ */
+static unsigned atomic_caps(enum cudaAtomicOperation op, bool native,
+                            bool nvlink, unsigned cc_major)
+{
+    const unsigned s = cudaAtomicCapabilitySigned,
+                   u = cudaAtomicCapabilityUnsigned,
+                   red = cudaAtomicCapabilityReduction,
+                   s32 = cudaAtomicCapabilityScalar32,
+                   s64 = cudaAtomicCapabilityScalar64,
+                   s128 = cudaAtomicCapabilityScalar128,
+                   v4 = cudaAtomicCapabilityVector32x4;
+    bool hopper = cc_major >= 9;
+    if (!native) {
+        return 0;
+    }
+    switch (op) {
+    case cudaAtomicOperationIntegerAdd:
+        return s | u | red | s32 | s64;
+    case cudaAtomicOperationExchange:
+        return s32 | s64 | (nvlink && hopper ? s128 : 0);
+    case cudaAtomicOperationCAS:
+        return s32 | s64 | (!nvlink || hopper ? s128 : 0);
+    case cudaAtomicOperationIntegerMin:
+    case cudaAtomicOperationIntegerMax:
+        return nvlink ? s | u | red | s32 | s64 : 0;
+    case cudaAtomicOperationIntegerIncrement:
+    case cudaAtomicOperationIntegerDecrement:
+        return nvlink ? u | red | s32 : 0;
+    case cudaAtomicOperationAnd:
+    case cudaAtomicOperationOr:
+    case cudaAtomicOperationXOR:
+        return nvlink ? red | s32 | s64 : 0;
+    case cudaAtomicOperationFloatAdd:
+        return nvlink ? red | s32 | s64 | (hopper ? v4 : 0) : 0;
+    case cudaAtomicOperationFloatMin:
+    case cudaAtomicOperationFloatMax:
+        return nvlink && hopper ? red | s32 : 0;
+    }
+    return 0;
+}
+
+static bool atomic_ops_valid(const unsigned *caps,
+                             const enum cudaAtomicOperation *ops, unsigned n)
+{
+    if (!caps || !ops || n == 0) {
+        return false;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if ((int)ops[i] < cudaAtomicOperationIntegerAdd ||
+            ops[i] > cudaAtomicOperationFloatMax) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static cudaError_t p2p_atomic_caps(unsigned *caps,
+                                   const enum cudaAtomicOperation *ops,
+                                   unsigned n, int src, int dst)
+{
+    struct p2psim_verdict v;
+    struct p2psim_gpu_desc gs, gd;
+
+    if (!atomic_ops_valid(caps, ops, n)) {
+        return cudaErrorInvalidValue;
+    }
+    if (!rt_device_valid(src) || !rt_device_valid(dst) || src == dst) {
+        return cudaErrorInvalidDevice;
+    }
+    bool ok = p2p_allowed(src, dst, &v);
+    p2psim_gpu_describe(rt.p, (unsigned)src, &gs);
+    p2psim_gpu_describe(rt.p, (unsigned)dst, &gd);
+    bool nvlink = v.transport == P2PSIM_TRANSPORT_NVLINK;
+    bool native = ok && (nvlink ? gs.atomics_nvlink && gd.atomics_nvlink
+                                : gs.atomics_pcie && gd.atomics_pcie);
+    unsigned cc = gs.cc_major < gd.cc_major ? gs.cc_major : gd.cc_major;
+    for (unsigned i = 0; i < n; i++) {
+        caps[i] = atomic_caps(ops[i], native, nvlink, cc);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetP2PAtomicCapabilities(
+    unsigned int *capabilities, const enum cudaAtomicOperation *operations,
+    unsigned int count, int srcDevice, int dstDevice)
+{
+    SERVE(p2p_atomic_caps(capabilities, operations, count, srcDevice,
+                          dstDevice));
+}
+
+/* Device to host memory: over PCIe, as the GPU's catalog entry says it
+ * issues AtomicOps (the root complex completes them, models/pcie/rc). */
+static cudaError_t host_atomic_caps(unsigned *caps,
+                                    const enum cudaAtomicOperation *ops,
+                                    unsigned n, int dev)
+{
+    struct p2psim_gpu_desc g;
+
+    if (!atomic_ops_valid(caps, ops, n)) {
+        return cudaErrorInvalidValue;
+    }
+    if (!rt_device_valid(dev)) {
+        return cudaErrorInvalidDevice;
+    }
+    p2psim_gpu_describe(rt.p, (unsigned)dev, &g);
+    for (unsigned i = 0; i < n; i++) {
+        caps[i] = atomic_caps(ops[i], g.atomics_pcie, false, g.cc_major);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetHostAtomicCapabilities(
+    unsigned int *capabilities, const enum cudaAtomicOperation *operations,
+    unsigned int count, int device)
+{
+    SERVE(host_atomic_caps(capabilities, operations, count, device));
+}

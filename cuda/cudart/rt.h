@@ -28,6 +28,8 @@
  *   launch.c       launches, kernels running on the simulated GPU
  *   registry.c     what nvcc's constructors register, the <<<>>> protocol
  *   kernel_attr.c  a kernel's limits and attributes, occupancy
+ *   config.c       cache and shared-memory preferences (recorded only)
+ *   channel.c      channel descriptors of arrays and textures
  *   error*.c       error names, last and sticky error (error.c), the
  *                  last-error calls (errors.c)
  *   libcudart.map  version script; local.mk, *.pc.in, .may_include: build
@@ -93,6 +95,8 @@ struct rt_device {
     bool initialized;           /* primary context created */
     cudaMemPool_t default_pool, current_pool;
     size_t limits[16];          /* cudaDeviceSetLimit, by cudaLimit */
+    enum cudaFuncCache cache_config;        /* config.c: recorded only */
+    enum cudaSharedMemConfig smem_config;
 };
 
 /* ---- allocations (memory.c) ------------------------------------------------ */
@@ -115,6 +119,8 @@ struct rt_alloc {
     unsigned socket;            /* HOST, MANAGED: DRAM it is pinned in */
     bool registered;            /* HOST: cudaHostRegister (not owned) */
     cudaMemPool_t pool;         /* DEVICE from a pool, else NULL */
+    uint64_t vmm_access;        /* RT_ALLOC_VMM: devices granted access
+                                   (bit d: device d), cuMemSetAccess */
     void *priv;                 /* managed.c: residency; memory.c: etc. */
 };
 
@@ -122,6 +128,10 @@ struct rt_alloc {
  * cudaIpcOpenMemHandle (ipc.c); cudaIpcCloseMemHandle releases it,
  * cudaFree refuses it. */
 #define RT_ALLOC_IPC (1u << 30)
+/* rt_alloc.flags bit: a mapping of the driver's virtual memory management
+ * API (drv_bridge.c): device memory of a->device at HBM offset a->bus,
+ * at an address outside the device's window; cuMemUnmap removes it. */
+#define RT_ALLOC_VMM (1u << 29)
 
 /*
  * Where an address is. RT_WHERE_PAGEABLE: not the shim's (ordinary host

@@ -175,6 +175,24 @@ extern __host__ cudaError_t CUDARTAPI cudaDeviceSetLimit(enum cudaLimit limit,
 extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
 cudaDeviceGetLimit(size_t *value, enum cudaLimit limit);
 
+/* The L1/shared-memory split and shared-memory bank size a program
+ * prefers, for the device and per kernel (recorded; the simulated SMs do
+ * not model the split or banks). Bank-size calls are deprecated. */
+extern __host__ cudaError_t CUDARTAPI
+cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig);
+extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
+cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig);
+extern __host__ __cudart_builtin__ P2PSIM_CUDART_DEPRECATED cudaError_t CUDARTAPI
+cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig);
+extern __host__ P2PSIM_CUDART_DEPRECATED cudaError_t CUDARTAPI
+cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config);
+extern __host__ cudaError_t CUDARTAPI
+cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig);
+extern __host__ P2PSIM_CUDART_DEPRECATED cudaError_t CUDARTAPI
+cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config);
+/* Lines of L2 kept as persisting become normal (none are modelled). */
+extern __host__ cudaError_t CUDARTAPI cudaCtxResetPersistingL2Cache(void);
+
 /* Range of stream priorities; numerically lower is higher priority. */
 extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
 cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
@@ -213,6 +231,18 @@ cudaDeviceDisablePeerAccess(int peerDevice);
 extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
 cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr,
                           int srcDevice, int dstDevice);
+/* For each of count atomic operations, the cudaAtomicCapability* bits
+ * that hold from srcDevice to dstDevice's memory, or from device to host
+ * memory. */
+extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
+cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities,
+                                   const enum cudaAtomicOperation *operations,
+                                   unsigned int count, int srcDevice,
+                                   int dstDevice);
+extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
+cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities,
+                                    const enum cudaAtomicOperation *operations,
+                                    unsigned int count, int device);
 
 /* ---------------------------------------------------------------------- */
 /* Errors                                                                  */
@@ -355,6 +385,9 @@ extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
 cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
 extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
 cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
+/* The kernel's device name (mangled, for C++). */
+extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
+cudaFuncGetName(const char **name, const void *func);
 
 /* Blocks of func that fit on one multiprocessor at once; flags:
  * cudaOccupancy* bits. */
@@ -421,6 +454,18 @@ extern __host__ cudaError_t CUDARTAPI cudaMemPrefetchAsync(
 extern __host__ cudaError_t CUDARTAPI
 cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
               struct cudaMemLocation location);
+/* What holds for every page of a managed range: dataSize 4 (an int or a
+ * cudaMemLocationType), or for AccessedBy a multiple of 4 (a list of
+ * devices padded with cudaInvalidDeviceId). */
+extern __host__ cudaError_t CUDARTAPI
+cudaMemRangeGetAttribute(void *data, size_t dataSize,
+                         enum cudaMemRangeAttribute attribute,
+                         const void *devPtr, size_t count);
+extern __host__ cudaError_t CUDARTAPI
+cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
+                          enum cudaMemRangeAttribute *attributes,
+                          size_t numAttributes, const void *devPtr,
+                          size_t count);
 
 /* What memory ptr points into (any pointer; ordinary host memory reports
  * cudaMemoryTypeUnregistered). */
@@ -480,6 +525,18 @@ extern __host__ cudaError_t CUDARTAPI
 cudaDeviceSetMemPool(int device, cudaMemPool_t memPool);
 extern __host__ cudaError_t CUDARTAPI
 cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device);
+/* The same by location (CUDA 13): a device's pools for
+ * cudaMemAllocationTypePinned. */
+extern __host__ cudaError_t CUDARTAPI
+cudaMemGetDefaultMemPool(cudaMemPool_t *memPool,
+                         struct cudaMemLocation *location,
+                         enum cudaMemAllocationType type);
+extern __host__ cudaError_t CUDARTAPI
+cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location,
+                  enum cudaMemAllocationType type);
+extern __host__ cudaError_t CUDARTAPI
+cudaMemSetMemPool(struct cudaMemLocation *location,
+                  enum cudaMemAllocationType type, cudaMemPool_t memPool);
 
 extern __host__ cudaError_t CUDARTAPI cudaMemPoolCreate(
     cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps);

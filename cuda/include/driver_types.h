@@ -467,6 +467,40 @@ enum __device_builtin__ cudaFuncCache {
     cudaFuncCachePreferEqual = 3
 };
 
+/* Shared-memory bank size (deprecated settings). */
+enum __device_builtin__ cudaSharedMemConfig {
+    cudaSharedMemBankSizeDefault = 0,
+    cudaSharedMemBankSizeFourByte = 1,
+    cudaSharedMemBankSizeEightByte = 2
+};
+
+/* Atomic operations, and what a path can do for them
+ * (cudaDeviceGetP2PAtomicCapabilities): bits. */
+enum __device_builtin__ cudaAtomicOperation {
+    cudaAtomicOperationIntegerAdd = 0,
+    cudaAtomicOperationIntegerMin = 1,
+    cudaAtomicOperationIntegerMax = 2,
+    cudaAtomicOperationIntegerIncrement = 3,
+    cudaAtomicOperationIntegerDecrement = 4,
+    cudaAtomicOperationAnd = 5,
+    cudaAtomicOperationOr = 6,
+    cudaAtomicOperationXOR = 7,
+    cudaAtomicOperationExchange = 8,
+    cudaAtomicOperationCAS = 9,
+    cudaAtomicOperationFloatAdd = 10,
+    cudaAtomicOperationFloatMin = 11,
+    cudaAtomicOperationFloatMax = 12
+};
+enum __device_builtin__ cudaAtomicOperationCapability {
+    cudaAtomicCapabilitySigned = 1u << 0,
+    cudaAtomicCapabilityUnsigned = 1u << 1,
+    cudaAtomicCapabilityReduction = 1u << 2,
+    cudaAtomicCapabilityScalar32 = 1u << 3,
+    cudaAtomicCapabilityScalar64 = 1u << 4,
+    cudaAtomicCapabilityScalar128 = 1u << 5,
+    cudaAtomicCapabilityVector32x4 = 1u << 6
+};
+
 /* Per-device limits (cudaDeviceGetLimit / SetLimit). */
 enum __device_builtin__ cudaLimit {
     cudaLimitStackSize = 0x00,

@@ -169,6 +169,32 @@ static void check_enums(void)
     E(cudaMemoryTypeDevice); E(cudaMemoryTypeManaged);
 #undef E
 
+    /* enum cudaSharedMemConfig */
+    TYPE(enum cudaSharedMemConfig);
+#define E(e) ENUMV(cudaSharedMemConfig, e)
+    E(cudaSharedMemBankSizeDefault); E(cudaSharedMemBankSizeFourByte);
+    E(cudaSharedMemBankSizeEightByte);
+#undef E
+
+    /* enum cudaAtomicOperation, cudaAtomicOperationCapability */
+    TYPE(enum cudaAtomicOperation);
+#define E(e) ENUMV(cudaAtomicOperation, e)
+    E(cudaAtomicOperationIntegerAdd); E(cudaAtomicOperationIntegerMin);
+    E(cudaAtomicOperationIntegerMax); E(cudaAtomicOperationIntegerIncrement);
+    E(cudaAtomicOperationIntegerDecrement); E(cudaAtomicOperationAnd);
+    E(cudaAtomicOperationOr); E(cudaAtomicOperationXOR);
+    E(cudaAtomicOperationExchange); E(cudaAtomicOperationCAS);
+    E(cudaAtomicOperationFloatAdd); E(cudaAtomicOperationFloatMin);
+    E(cudaAtomicOperationFloatMax);
+#undef E
+    TYPE(enum cudaAtomicOperationCapability);
+#define E(e) ENUMV(cudaAtomicOperationCapability, e)
+    E(cudaAtomicCapabilitySigned); E(cudaAtomicCapabilityUnsigned);
+    E(cudaAtomicCapabilityReduction); E(cudaAtomicCapabilityScalar32);
+    E(cudaAtomicCapabilityScalar64); E(cudaAtomicCapabilityScalar128);
+    E(cudaAtomicCapabilityVector32x4);
+#undef E
+
     /* enum cudaMemcpyKind */
     TYPE(enum cudaMemcpyKind);
 #define E(e) ENUMV(cudaMemcpyKind, e)
@@ -708,6 +734,14 @@ static void check_functions(void)
     F(cudaIpcOpenEventHandle); F(cudaIpcGetMemHandle); F(cudaIpcOpenMemHandle);
     F(cudaIpcCloseMemHandle); F(cudaGetDriverEntryPoint);
     F(cudaGetDriverEntryPointByVersion);
+    F(cudaDeviceSetCacheConfig); F(cudaDeviceGetCacheConfig);
+    F(cudaDeviceGetSharedMemConfig); F(cudaDeviceSetSharedMemConfig);
+    F(cudaFuncSetCacheConfig); F(cudaFuncSetSharedMemConfig);
+    F(cudaCtxResetPersistingL2Cache); F(cudaFuncGetName);
+    F(cudaDeviceGetP2PAtomicCapabilities);
+    F(cudaDeviceGetHostAtomicCapabilities); F(cudaMemRangeGetAttribute);
+    F(cudaMemRangeGetAttributes); F(cudaMemGetDefaultMemPool);
+    F(cudaMemGetMemPool); F(cudaMemSetMemPool);
     /* cuda_profiler_api.h */
     F(cudaProfilerStart); F(cudaProfilerStop);
 #undef F

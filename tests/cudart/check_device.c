@@ -7,6 +7,9 @@
  */
 #include <config.h>
 
+/* The deprecated bank-size calls are tested too. */
+#define CUDA_ENABLE_DEPRECATED
+
 #include <pthread.h>
 #include <stddef.h>
 #include <string.h>
@@ -584,6 +587,79 @@ START_TEST(test_device_profiler_start_stop)
 }
 END_TEST
 
+/* Cache and bank preferences are per device, checked and kept; the
+ * default bank size reads as four bytes, as on every GPU since Maxwell. */
+START_TEST(test_device_cache_and_bank_config)
+{
+    cudart_test_machine(NULL);
+    enum cudaFuncCache c = (enum cudaFuncCache)9;
+    ck_cuda_ok(cudaDeviceGetCacheConfig(&c));
+    ck_assert_int_eq(c, cudaFuncCachePreferNone);
+    ck_cuda_ok(cudaDeviceSetCacheConfig(cudaFuncCachePreferL1));
+    ck_cuda_ok(cudaDeviceGetCacheConfig(&c));
+    ck_assert_int_eq(c, cudaFuncCachePreferL1);
+    ck_cuda_ok(cudaSetDevice(1));
+    ck_cuda_ok(cudaDeviceGetCacheConfig(&c));
+    ck_assert_int_eq(c, cudaFuncCachePreferNone);
+    ck_cuda(cudaDeviceSetCacheConfig((enum cudaFuncCache)4),
+            cudaErrorInvalidValue);
+    ck_cuda(cudaDeviceGetCacheConfig(NULL), cudaErrorInvalidValue);
+
+    enum cudaSharedMemConfig b = cudaSharedMemBankSizeDefault;
+    ck_cuda_ok(cudaDeviceGetSharedMemConfig(&b));
+    ck_assert_int_eq(b, cudaSharedMemBankSizeFourByte);
+    ck_cuda_ok(cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeEightByte));
+    ck_cuda_ok(cudaDeviceGetSharedMemConfig(&b));
+    ck_assert_int_eq(b, cudaSharedMemBankSizeEightByte);
+    ck_cuda(cudaDeviceSetSharedMemConfig((enum cudaSharedMemConfig)3),
+            cudaErrorInvalidValue);
+    ck_cuda_ok(cudaCtxResetPersistingL2Cache());
+
+    static int not_a_kernel;
+    const char *name = NULL;
+    ck_cuda(cudaFuncSetCacheConfig(&not_a_kernel, cudaFuncCachePreferShared),
+            cudaErrorInvalidDeviceFunction);
+    ck_cuda(cudaFuncGetName(&name, &not_a_kernel),
+            cudaErrorInvalidDeviceFunction);
+    ck_cuda(cudaGetLastError(), cudaErrorInvalidDeviceFunction);
+}
+END_TEST
+
+/* CUDA 13's pools by location are the device's pools. */
+START_TEST(test_device_pools_by_location)
+{
+    cudart_test_machine(NULL);
+    struct cudaMemLocation l = { cudaMemLocationTypeDevice, 3 };
+    cudaMemPool_t a = NULL, b = NULL, own = NULL;
+    ck_cuda_ok(cudaMemGetDefaultMemPool(&a, &l, cudaMemAllocationTypePinned));
+    ck_cuda_ok(cudaDeviceGetDefaultMemPool(&b, 3));
+    ck_assert_ptr_eq(a, b);
+    struct cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location = l;
+    ck_cuda_ok(cudaMemPoolCreate(&own, &props));
+    ck_cuda_ok(cudaMemSetMemPool(&l, cudaMemAllocationTypePinned, own));
+    ck_cuda_ok(cudaMemGetMemPool(&a, &l, cudaMemAllocationTypePinned));
+    ck_assert_ptr_eq(a, own);
+    ck_cuda_ok(cudaDeviceGetMemPool(&b, 3));
+    ck_assert_ptr_eq(b, own);
+    struct cudaMemLocation host = { cudaMemLocationTypeHost, 0 };
+    ck_cuda(cudaMemGetMemPool(&a, &host, cudaMemAllocationTypePinned),
+            cudaErrorNotSupported);
+    struct cudaMemLocation far = { cudaMemLocationTypeDevice, 8 };
+    ck_cuda(cudaMemGetMemPool(&a, &far, cudaMemAllocationTypePinned),
+            cudaErrorInvalidDevice);
+    ck_cuda(cudaMemGetMemPool(&a, &l, cudaMemAllocationTypeInvalid),
+            cudaErrorInvalidValue);
+    ck_cuda(cudaMemGetMemPool(&a, NULL, cudaMemAllocationTypePinned),
+            cudaErrorInvalidValue);
+    ck_cuda(cudaMemSetMemPool(&l, cudaMemAllocationTypePinned, NULL),
+            cudaErrorInvalidValue);
+    ck_cuda_ok(cudaDeviceSetMemPool(3, b == own ? a : b));
+}
+END_TEST
+
 Suite *make_cudart_device_suite(void)
 {
     Suite *s = suite_create("cudart-device");
@@ -616,6 +692,8 @@ Suite *make_cudart_device_suite(void)
     tcase_add_test(tc, test_device_synchronize_idle);
     tcase_add_test(tc, test_device_reset);
     tcase_add_test(tc, test_device_profiler_start_stop);
+    tcase_add_test(tc, test_device_cache_and_bank_config);
+    tcase_add_test(tc, test_device_pools_by_location);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,10 +2,10 @@
  * tests/cudart/check_managed.c - managed memory (cuda/cudart/managed.c):
  * allocation, prefetch timing and data, advice validation, memset.
  *
- * Residency is not visible through the calls served yet
- * (cudaMemRangeGetAttribute), so the tests see it through time: a
- * migration costs fabric time, a prefetch to where the pages already are
- * costs none.
+ * Residency is not visible through the calls served
+ * (cudaMemRangeGetAttribute reports advice and prefetches, not where pages
+ * are), so the tests see it through time: a migration costs fabric time,
+ * a prefetch to where the pages already are costs none.
  */
 #include <config.h>
 
@@ -227,6 +227,88 @@ START_TEST(test_managed_memset_faults_pages_in)
 }
 END_TEST
 
+static int range_int(const void *p, size_t n, enum cudaMemRangeAttribute a)
+{
+    int v = 12345;
+    ck_cuda_ok(cudaMemRangeGetAttribute(&v, sizeof v, a, p, n));
+    return v;
+}
+
+/* What holds for every page of a range: advice set on part of it does
+ * not hold for the whole; AccessedBy lists devices then the host, padded
+ * with cudaInvalidDeviceId. */
+START_TEST(test_managed_range_attributes)
+{
+    unsigned char *p;
+    ck_cuda_ok(cudaMallocManaged((void **)&p, 4 * MIB, cudaMemAttachGlobal));
+    ck_assert_int_eq(range_int(p, 4 * MIB, cudaMemRangeAttributeReadMostly),
+                     0);
+    ck_assert_int_eq(
+        range_int(p, 4 * MIB, cudaMemRangeAttributePreferredLocation),
+        cudaInvalidDeviceId);
+    ck_cuda_ok(cudaMemAdvise(p, 2 * MIB, cudaMemAdviseSetReadMostly,
+                             dev_loc(0)));
+    ck_assert_int_eq(range_int(p, 2 * MIB, cudaMemRangeAttributeReadMostly),
+                     1);
+    ck_assert_int_eq(range_int(p, 4 * MIB, cudaMemRangeAttributeReadMostly),
+                     0);
+    ck_cuda_ok(cudaMemAdvise(p, 4 * MIB, cudaMemAdviseSetPreferredLocation,
+                             dev_loc(2)));
+    ck_assert_int_eq(
+        range_int(p, 4 * MIB, cudaMemRangeAttributePreferredLocation), 2);
+    ck_assert_int_eq(
+        range_int(p, 4 * MIB, cudaMemRangeAttributePreferredLocationType),
+        cudaMemLocationTypeDevice);
+    ck_assert_int_eq(
+        range_int(p, 4 * MIB, cudaMemRangeAttributePreferredLocationId), 2);
+    ck_cuda_ok(cudaMemAdvise(p, 4 * MIB, cudaMemAdviseSetAccessedBy,
+                             dev_loc(3)));
+    ck_cuda_ok(cudaMemAdvise(p, 4 * MIB, cudaMemAdviseSetAccessedBy,
+                             host_loc));
+    ck_cuda_ok(cudaMemAdvise(p, MIB, cudaMemAdviseSetAccessedBy, dev_loc(1)));
+    int acc[4];
+    ck_cuda_ok(cudaMemRangeGetAttribute(acc, sizeof acc,
+                                        cudaMemRangeAttributeAccessedBy, p,
+                                        4 * MIB));
+    ck_assert_int_eq(acc[0], 3);
+    ck_assert_int_eq(acc[1], cudaCpuDeviceId);
+    ck_assert_int_eq(acc[2], cudaInvalidDeviceId);
+    ck_assert_int_eq(acc[3], cudaInvalidDeviceId);
+
+    ck_cuda_ok(cudaMemPrefetchAsync(p, 4 * MIB, dev_loc(1), 0, 0));
+    ck_cuda_ok(cudaDeviceSynchronize());
+    int vals[2] = { 0, 0 };
+    void *data[2] = { &vals[0], &vals[1] };
+    size_t sizes[2] = { 4, 4 };
+    enum cudaMemRangeAttribute attrs[2] = {
+        cudaMemRangeAttributeLastPrefetchLocation,
+        cudaMemRangeAttributeLastPrefetchLocationType,
+    };
+    ck_cuda_ok(cudaMemRangeGetAttributes(data, sizes, attrs, 2, p, 4 * MIB));
+    ck_assert_int_eq(vals[0], 1);
+    ck_assert_int_eq(vals[1], cudaMemLocationTypeDevice);
+
+    int v, on_stack = 0;
+    ck_cuda(cudaMemRangeGetAttribute(&v, 8, cudaMemRangeAttributeReadMostly,
+                                     p, MIB),
+            cudaErrorInvalidValue);
+    ck_cuda(cudaMemRangeGetAttribute(acc, 6, cudaMemRangeAttributeAccessedBy,
+                                     p, MIB),
+            cudaErrorInvalidValue);
+    ck_cuda(cudaMemRangeGetAttribute(&v, 4, (enum cudaMemRangeAttribute)9, p,
+                                     MIB),
+            cudaErrorInvalidValue);
+    ck_cuda(cudaMemRangeGetAttribute(&v, 4, cudaMemRangeAttributeReadMostly,
+                                     &on_stack, 4),
+            cudaErrorInvalidValue);
+    ck_cuda(cudaMemRangeGetAttribute(&v, 4, cudaMemRangeAttributeReadMostly,
+                                     p, 4 * MIB + 1),
+            cudaErrorInvalidValue);
+    ck_cuda(cudaGetLastError(), cudaErrorInvalidValue);
+    ck_cuda_ok(cudaFree(p));
+}
+END_TEST
+
 Suite *make_cudart_managed_suite(void)
 {
     Suite *s = suite_create("cudart-managed");
@@ -244,6 +326,7 @@ Suite *make_cudart_managed_suite(void)
 
     tc = tcase_create("Advice");
     tcase_add_test(tc, test_managed_advise_validation);
+    tcase_add_test(tc, test_managed_range_attributes);
     suite_add_tcase(s, tc);
     return s;
 }

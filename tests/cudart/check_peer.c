@@ -244,6 +244,72 @@ START_TEST(test_peer_attribute_errors)
 }
 END_TEST
 
+/* ---- atomic capabilities -------------------------------------------------- */
+
+static const enum cudaAtomicOperation all_ops[] = {
+    cudaAtomicOperationIntegerAdd, cudaAtomicOperationIntegerMin,
+    cudaAtomicOperationIntegerMax, cudaAtomicOperationIntegerIncrement,
+    cudaAtomicOperationIntegerDecrement, cudaAtomicOperationAnd,
+    cudaAtomicOperationOr, cudaAtomicOperationXOR,
+    cudaAtomicOperationExchange, cudaAtomicOperationCAS,
+    cudaAtomicOperationFloatAdd, cudaAtomicOperationFloatMin,
+    cudaAtomicOperationFloatMax,
+};
+#define N_OPS (sizeof(all_ops) / sizeof(all_ops[0]))
+
+/* PCIe (default machine): FetchAdd, Swap and CAS only, CAS up to 128
+ * bits; NVLink (dgx1-v100, Volta): every operation, no 128-bit or vector
+ * forms before Hopper; a blocked pair: nothing. */
+START_TEST(test_peer_atomic_capabilities)
+{
+    unsigned c[N_OPS];
+    const unsigned s32 = cudaAtomicCapabilityScalar32,
+                   s64 = cudaAtomicCapabilityScalar64,
+                   s128 = cudaAtomicCapabilityScalar128;
+    cudart_test_machine(NULL);
+    ck_cuda_ok(cudaDeviceGetP2PAtomicCapabilities(c, all_ops, N_OPS, 0, 1));
+    ck_assert_uint_ne(c[0] & s64, 0);                    /* add */
+    ck_assert_uint_eq(c[1], 0);                          /* min */
+    ck_assert_uint_eq(c[5], 0);                          /* and */
+    ck_assert_uint_eq(c[8] & (s32 | s64), s32 | s64);    /* exchange */
+    ck_assert_uint_ne(c[9] & s128, 0);                   /* CAS 128 */
+    ck_assert_uint_eq(c[10], 0);                         /* float add */
+    ck_cuda_ok(cudaDeviceGetHostAtomicCapabilities(c, all_ops, N_OPS, 0));
+    ck_assert_uint_ne(c[0], 0);
+    ck_assert_uint_eq(c[1], 0);
+
+    ck_cuda(cudaDeviceGetP2PAtomicCapabilities(c, all_ops, N_OPS, 0, 0),
+            cudaErrorInvalidDevice);
+    ck_cuda(cudaDeviceGetP2PAtomicCapabilities(c, all_ops, 0, 0, 1),
+            cudaErrorInvalidValue);
+    enum cudaAtomicOperation bad = (enum cudaAtomicOperation)13;
+    ck_cuda(cudaDeviceGetP2PAtomicCapabilities(c, &bad, 1, 0, 1),
+            cudaErrorInvalidValue);
+    ck_cuda(cudaDeviceGetHostAtomicCapabilities(c, all_ops, N_OPS, 8),
+            cudaErrorInvalidDevice);
+    ck_cuda(cudaGetLastError(), cudaErrorInvalidDevice);
+}
+END_TEST
+
+START_TEST(test_peer_atomic_capabilities_nvlink)
+{
+    unsigned c[N_OPS];
+    const unsigned s32 = cudaAtomicCapabilityScalar32,
+                   s128 = cudaAtomicCapabilityScalar128;
+    cudart_test_machine("dgx1-v100.yaml");
+    ck_cuda_ok(cudaDeviceGetP2PAtomicCapabilities(c, all_ops, N_OPS, 0, 1));
+    for (unsigned i = 0; i < 11; i++) {
+        ck_assert_msg(c[i] & s32, "op %u over NVLink", i);
+    }
+    ck_assert_uint_eq(c[9] & s128, 0);
+    ck_assert_uint_eq(c[10] & cudaAtomicCapabilityVector32x4, 0);
+    ck_cuda_ok(cudaDeviceGetP2PAtomicCapabilities(c, all_ops, N_OPS, 0, 5));
+    for (unsigned i = 0; i < N_OPS; i++) {
+        ck_assert_uint_eq(c[i], 0);                      /* no P2P */
+    }
+}
+END_TEST
+
 Suite *make_cudart_peer_suite(void)
 {
     Suite *s = suite_create("cudart-peer");
@@ -267,6 +333,8 @@ Suite *make_cudart_peer_suite(void)
     tcase_add_test(tc, test_peer_attributes_nvlink_and_blocked);
     tcase_add_test(tc, test_peer_attributes_geforce);
     tcase_add_test(tc, test_peer_attribute_errors);
+    tcase_add_test(tc, test_peer_atomic_capabilities);
+    tcase_add_test(tc, test_peer_atomic_capabilities_nvlink);
     suite_add_tcase(s, tc);
     return s;
 }
