@@ -56,8 +56,6 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/launch_int.h \
 	%reldir%/registry.c \
 	%reldir%/kernel_attr.c \
-	%reldir%/drv_bridge.c \
-	%reldir%/drv_bridge.h \
 	%reldir%/channel.c \
 	%reldir%/config.c
 cuda_cudart_libcudart_sim_la_CPPFLAGS = $(AM_CPPFLAGS) \
