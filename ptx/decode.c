@@ -80,6 +80,7 @@ static const struct {
     {"shfl", OP_SHFL},     {"vote", OP_VOTE},
     {"activemask", OP_ACTIVEMASK}, {"bfind", OP_BFIND},
     {"bmsk", OP_BMSK},     {"match", OP_MATCH},
+    {"nanosleep", OP_NANOSLEEP},
 };
 
 static const char *const cmp_names[] = {
@@ -627,7 +628,7 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
     in->flags = 0;
     struct mods m;
     memset(&m, 0, sizeof(m));
-    bool warp_bar = false, bmsk_mode = false;
+    bool warp_bar = false, bmsk_mode = false, bar_red = false;
     for (unsigned i = 1; i < np; i++) {
         const char *s = parts[i];
         int k;
@@ -665,6 +666,13 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
                                          strcmp(s, "wrap") == 0)) {
             in->flags |= s[0] == 'w' ? PIF_WRAP : 0;
             bmsk_mode = true;
+        } else if (in->op == OP_BAR && strcmp(s, "red") == 0) {
+            bar_red = true;
+        } else if (in->op == OP_BAR && bar_red &&
+                   (k = name_index((const char *const[]){"", "popc", "and",
+                                                         "or"},
+                                   4, s)) > 0) {
+            in->mode = (uint8_t)k;
         } else if (in->op == OP_BAR && strcmp(s, "arrive") == 0) {
         } else if (in->op == OP_MEMBAR && strcmp(s, "gl") == 0) {
             in->scope = PTX_SCOPE_GPU;
@@ -726,9 +734,29 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
             in->op = OP_NOP;
             return opds_of(p, in, opds, n, PT_B32, why, wl);
         }
-        if (np > 1 && strcmp(parts[1], "red") == 0) {
-            snprintf(why, wl, "bar.red");
-            return -1;
+        if (bar_red) {
+            /* bar.red.popc.u32 d, a{, b}, {!}c; bar.red.and/or.pred */
+            if ((in->mode == PTX_BAR_RED_POPC) != (in->type == PT_U32) ||
+                (in->mode != PTX_BAR_RED_POPC && in->type != PT_PRED) ||
+                !in->mode || expect_n(n, 3, 4, why, wl)) {
+                if (!why[0]) {
+                    snprintf(why, wl, "bar.red form");
+                }
+                return -1;
+            }
+            in->flags |= PIF_WAIT;
+            if (parse_opd(p, opds[0], in->type, &in->o[0], why, wl) ||
+                parse_opd(p, opds[1], PT_U32, &in->o[1], why, wl) ||
+                (n == 4 && parse_opd(p, opds[2], PT_U32, &in->o[2], why,
+                                     wl)) ||
+                parse_opd(p, opds[n - 1], PT_PRED, &in->o[3], why, wl)) {
+                return -1;
+            }
+            if (n == 3) {
+                in->o[2].kind = OPD_NONE;
+            }
+            in->n_opds = 4;
+            return in->o[0].kind == OPD_REG ? 0 : -1;
         }
         if (np == 1) {
             in->flags |= PIF_WAIT; /* "bar 0" is bar.sync */
@@ -805,6 +833,14 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         }
         in->n_opds = 4;
         return 0;
+    case OP_NANOSLEEP:
+        if (in->type != PT_U32 || expect_n(n, 1, 1, why, wl)) {
+            if (!why[0]) {
+                snprintf(why, wl, "nanosleep form");
+            }
+            return -1;
+        }
+        return opds_of(p, in, opds, n, PT_U32, why, wl);
     case OP_BMSK:
         if (!bmsk_mode || in->type != PT_B32) {
             snprintf(why, wl, "bmsk needs .clamp or .wrap and .b32");
@@ -819,7 +855,9 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         }
         break;
     case OP_VOTE:
-        if (np < 3 || strcmp(parts[1], "sync") != 0) {
+        /* vote.sync.ballot.b32 or vote.ballot.sync.b32 */
+        if (np < 3 || (strcmp(parts[1], "sync") != 0 &&
+                       strcmp(parts[2], "sync") != 0)) {
             snprintf(why, wl, "vote without .sync");
             return -1;
         }

@@ -68,6 +68,7 @@ static int flat_block(const struct ptx_flat_launch *l, const void *params,
     struct ptx_warp **w = calloc(n_warps, sizeof(*w));
     enum ptx_stop *stop = calloc(n_warps, sizeof(*stop));
     uint64_t clock = 0;
+    uint32_t bar_true = 0, bar_lanes = 0; /* bar.red, this barrier */
     int rc = 0;
     if (!smem || !w || !stop) {
         rc = PTX_ENOMEM;
@@ -132,6 +133,8 @@ static int flat_block(const struct ptx_flat_launch *l, const void *params,
                 stop[i] = PTX_STOP_YIELD;
             } else if (stop[i] == PTX_STOP_BAR) {
                 st->barriers++;
+                bar_true += (uint32_t)__builtin_popcount(q->bar_pred);
+                bar_lanes += (uint32_t)__builtin_popcount(q->bar_mask);
             } else if (stop[i] == PTX_STOP_ERROR) {
                 if (err) {
                     err->code = PTX_EINVAL;
@@ -162,9 +165,11 @@ static int flat_block(const struct ptx_flat_launch *l, const void *params,
             if (all) {
                 for (unsigned i = 0; i < n_warps; i++) {
                     if (stop[i] == PTX_STOP_BAR) {
+                        ptx_warp_bar_release(w[i], bar_true, bar_lanes);
                         stop[i] = PTX_STOP_YIELD;
                     }
                 }
+                bar_true = bar_lanes = 0;
             }
         }
     }

@@ -111,7 +111,13 @@ static void exec_shfl(struct ptx_warp *w, const struct ptx_insn *in,
         if (!pv || j < 0 || j >= PTX_WARP_SIZE) {
             j = lane;
         }
-        got[l] = val(w, &in->o[2], (unsigned)j) & 0xffffffffu;
+        /* Model: a source lane that does not take part (not running
+         * with this group: outside the membermask, diverged or exited)
+         * gives 0; CUDA leaves it undefined, and reduction's reduce7
+         * sums such reads of lanes outside its __ballot_sync mask */
+        got[l] = (exec >> j & 1u) ? val(w, &in->o[2], (unsigned)j) &
+                                        0xffffffffu
+                                  : 0;
         ok[l] = pv;
     }
     LANES(exec, l) {
@@ -363,6 +369,17 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
             }
             break;
         }
+        case OP_NANOSLEEP:
+            /* Model: the warp sleeps as long as one yield of the
+             * executor (kernel: ctx.yield_after SM cycles), whatever t */
+            if (exec == 0) {
+                break;
+            }
+            w->pc++;
+            if (w->group != w->live && w->pc >= w->others_min) {
+                reselect(w);
+            }
+            return PTX_STOP_YIELD;
         case OP_MEMBAR:
         case OP_FENCE:
             if (exec == 0) {
@@ -384,14 +401,30 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
                 break;
             }
             unsigned first = (unsigned)__builtin_ctz(exec);
-            req->bar_id = (unsigned)val(w, &in->o[0], first);
-            req->bar_count = in->n_opds > 1
-                                 ? (unsigned)val(w, &in->o[1], first)
+            const struct ptx_opd *id = &in->o[0], *count = &in->o[1];
+            req->bar_pred = 0;
+            if (in->mode) {
+                /* bar.red: d, id, count, predicate */
+                id = &in->o[1];
+                count = &in->o[2];
+                const struct ptx_opd *pr = &in->o[3];
+                LANES(exec, l) {
+                    if ((val(w, pr, l) & 1u) ^ pr->neg) {
+                        req->bar_pred |= 1u << l;
+                    }
+                }
+            }
+            req->bar_id = (unsigned)val(w, id, first);
+            req->bar_count = in->n_opds > 1 && count->kind != OPD_NONE
+                                 ? (unsigned)val(w, count, first)
                                  : 0;
             req->bar_mask = exec;
             req->bar_wait = in->flags & PIF_WAIT;
             req->line = in->line;
             req->mask = 0;
+            w->at_bar = true;
+            w->pend = w->pc;
+            w->pend_mask = exec;
             w->pc++;
             if (w->group != w->live && w->pc >= w->others_min) {
                 reselect(w);
@@ -411,6 +444,26 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
             return PTX_STOP_YIELD;
         }
     }
+}
+
+int ptx_warp_bar_release(struct ptx_warp *w, uint32_t n_true,
+                         uint32_t n_lanes)
+{
+    if (!w->at_bar) {
+        return PTX_EINVAL;
+    }
+    w->at_bar = false;
+    const struct ptx_insn *in = &w->insns[w->pend];
+    if (in->op != OP_BAR || !in->mode) {
+        return 0;
+    }
+    uint64_t r = in->mode == PTX_BAR_RED_POPC ? n_true
+               : in->mode == PTX_BAR_RED_AND  ? n_true == n_lanes
+                                              : n_true != 0;
+    LANES(w->pend_mask, l) {
+        put(w, &in->o[0], l, r);
+    }
+    return 0;
 }
 
 int ptx_warp_resume(struct ptx_warp *w, const struct ptx_mem_req *req)

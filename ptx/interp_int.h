@@ -36,8 +36,10 @@ struct ptx_warp {
     unsigned lpc[PTX_WARP_SIZE]; /* PC of lanes outside the group */
 
     enum warp_state state;
-    unsigned pend;             /* instruction of the pending MEM request */
-    uint32_t pend_mask;        /* its global lanes */
+    unsigned pend;             /* instruction of the pending MEM request
+                                * or barrier */
+    uint32_t pend_mask;        /* its global lanes; a barrier's lanes */
+    bool at_bar;               /* stopped at a barrier (pend) */
 
     uint64_t n_instr;
     uint8_t *local;            /* PTX_WARP_SIZE frames of local_bytes */

@@ -15,7 +15,8 @@
  *     loop: switch (ptx_warp_run(w, &req))
  *       PTX_STOP_MEM:   perform req (global memory), then
  *                       ptx_warp_resume(w, &req) and run again
- *       PTX_STOP_BAR:   wait for the CTA's barrier, then run again
+ *       PTX_STOP_BAR:   wait for the CTA's barrier, then
+ *                       ptx_warp_bar_release(w, ...) and run again
  *       PTX_STOP_YIELD: the instruction budget ran out; run again later
  *       PTX_STOP_EXIT:  every lane has exited; ptx_warp_free(w)
  *       PTX_STOP_ERROR: req.error says what and where; the launch fails
@@ -342,6 +343,10 @@ struct ptx_mem_req {
     unsigned bar_count;
     uint32_t bar_mask;
     bool bar_wait;
+    /* bar.red (__syncthreads_count/_and/_or): the arriving lanes whose
+     * predicate is true; the executor sums them over the CTA and gives
+     * the totals to ptx_warp_bar_release() (0 for a plain barrier) */
+    uint32_t bar_pred;
 
     unsigned line;                    /* PTX line of the instruction */
     const char *error;                /* PTX_STOP_ERROR: the message */
@@ -381,6 +386,17 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req);
  * Return: 0, or PTX_EINVAL when the warp was not stopped on MEM.
  */
 int ptx_warp_resume(struct ptx_warp *w, const struct ptx_mem_req *req);
+
+/**
+ * ptx_warp_bar_release() - the barrier the warp stopped at (PTX_STOP_BAR)
+ * opens: @n_true of the @n_lanes threads that arrived at it had their
+ * bar.red predicate true (req.bar_pred summed over the CTA). A bar.red
+ * writes its result to its lanes: .popc n_true, .and n_true == n_lanes,
+ * .or n_true != 0; a plain barrier takes nothing. Call it before running
+ * the warp again. Return: 0, or PTX_EINVAL when not stopped at a barrier.
+ */
+int ptx_warp_bar_release(struct ptx_warp *w, uint32_t n_true,
+                         uint32_t n_lanes);
 
 /**
  * ptx_atom_apply() - the value an atomic leaves in memory.

@@ -41,7 +41,7 @@ enum ptx_opcode {
     OP_BRA, OP_RET, OP_EXIT, OP_TRAP, OP_NOP,
     OP_ATOM, OP_RED, OP_MEMBAR, OP_FENCE, OP_BAR,
     OP_SHFL, OP_VOTE, OP_ACTIVEMASK,
-    OP_BFIND, OP_BMSK, OP_MATCH
+    OP_BFIND, OP_BMSK, OP_MATCH, OP_NANOSLEEP
 };
 
 /* State spaces. */
@@ -100,6 +100,9 @@ struct ptx_opd {
 #define PIF_SHIFTAMT 0x0200u /* bfind.shiftamt */
 #define PIF_WRAP 0x0400u   /* bmsk.wrap (vs .clamp) */
 
+/* bar.red's operations. */
+enum { PTX_BAR_RED_POPC = 1, PTX_BAR_RED_AND, PTX_BAR_RED_OR };
+
 /* Rounding modes (for cvt and float arithmetic). */
 enum ptx_rnd { PR_NONE, PR_RN, PR_RZ, PR_RM, PR_RP };
 
@@ -115,7 +118,8 @@ struct ptx_insn {
     uint8_t boolop;   /* setp: 0 none, 1 and, 2 or, 3 xor */
     uint8_t mode;     /* atom: enum ptx_atom_op; shfl: 0 up 1 down
                        * 2 bfly 3 idx; vote: 0 any 1 all 2 uni 3 ballot;
-                       * match: 0 any 1 all */
+                       * match: 0 any 1 all; bar: 0, or bar.red's
+                       * PTX_BAR_RED_* (o[1] id, o[2] count, o[3] p) */
     uint8_t rnd;      /* enum ptx_rnd */
     uint8_t n_opds;
     uint16_t flags;   /* PIF_* */

@@ -187,6 +187,10 @@ static void warp_step(struct kx_warp *w)
         case KX_BAR:
             w->at_bar = true;
             w->b->bar_arrived++;
+            if (w->pw) {
+                w->b->bar_true += (uint32_t)__builtin_popcount(w->req.bar_pred);
+                w->b->bar_lanes += (uint32_t)__builtin_popcount(w->req.bar_mask);
+            }
             block_barrier_check(w->b);
             return;
         case KX_GSYNC:
@@ -229,10 +233,14 @@ static void block_barrier_check(struct kx_block *b)
         struct kx_warp *w = &b->warps[i];
         if (w->at_bar) {
             w->at_bar = false;
+            if (w->pw) {
+                ptx_warp_bar_release(w->pw, b->bar_true, b->bar_lanes);
+            }
             sim_event_init(&w->ev, warp_continue_ev);
             sim_event_schedule(b->gr->sim, &w->ev, 0);
         }
     }
+    b->bar_true = b->bar_lanes = 0;
 }
 
 static void grid_sync_check(struct kx_grid *gr)

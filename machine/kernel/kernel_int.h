@@ -64,6 +64,7 @@ struct kx_block {
     unsigned idx[3];
     unsigned sm;
     unsigned n_warps, live_warps, bar_arrived;
+    uint32_t bar_true, bar_lanes;   /* bar.red: the barrier's sums */
     struct kx_warp *warps;
     uint8_t *smem;
     uint32_t smem_bytes;

@@ -3,9 +3,11 @@
  * for NVIDIA's cuda-samples (tests/ptx/real.ptx): predefined identifiers
  * (WARP_SZ, shared-memory sizes, cluster and performance-monitor
  * registers, halves of the time registers, %gridid, %envreg), bfind,
- * bmsk, match, bar.warp.sync, inline asm blocks with registers of their
- * own, the message of a kernel with a very long name; each run by one
- * warp driven here, its global stores done into host memory.
+ * bmsk, match, bar.warp.sync, bar.red over three warps, nanosleep,
+ * vote.ballot.sync, shfl from lanes outside the group, inline asm
+ * blocks with registers of their own, the message of a kernel with a
+ * very long name; run by warps driven here (global stores into host
+ * memory) or on the flat executor.
  * No nvcc needed.
  */
 #include <config.h>
@@ -209,6 +211,39 @@ START_TEST(test_ptx_real_long_kernel_name_keeps_the_instruction)
 }
 END_TEST
 
+START_TEST(test_ptx_real_bar_red_nanosleep_ballot_shfl)
+{
+    /* three warps: the barrier's sums are the CTA's */
+    uint32_t out[96][8];
+    uint32_t *po = &out[0][0];
+    void *args[] = {&po};
+    struct ptx_error err = {0};
+    memset(out, 0xee, sizeof(out));
+    ck_assert_int_eq(ptx_test_run(real, "barred", 1, 96, args, &err), 0);
+    for (unsigned t = 0; t < 96; t++) {
+        ck_assert_uint_eq(out[t][0], 32); /* popc: t % 3 == 0 */
+        ck_assert_uint_eq(out[t][1], 1);  /* and of all true */
+        ck_assert_uint_eq(out[t][2], 0);  /* and of t % 3 == 0 */
+        ck_assert_uint_eq(out[t][3], 1);  /* or: t == 95 */
+        ck_assert_uint_eq(out[t][4], 0);  /* or of !true */
+        uint32_t ballot = 0;
+        for (unsigned l = 0; l < 32; l++) {
+            ballot |= ((t / 32 * 32 + l) % 3 == 0 ? 1u : 0u) << l;
+        }
+        ck_assert_uint_eq(out[t][5], ballot);
+    }
+    /* a shuffle from lanes that do not take part reads 0 (lane 3's
+     * second source, lane 4, is outside the group too) */
+    uint32_t sh[4] = {1, 1, 1, 1};
+    po = sh;
+    ck_assert_int_eq(ptx_test_run(real, "shfl_out", 1, 32, args, &err), 0);
+    ck_assert_uint_eq(sh[0], 101);
+    ck_assert_uint_eq(sh[1], 102);
+    ck_assert_uint_eq(sh[2], 103);
+    ck_assert_uint_eq(sh[3], 0);
+}
+END_TEST
+
 Suite *make_ptx_real_suite(void)
 {
     Suite *s = suite_create("ptx-real");
@@ -218,6 +253,7 @@ Suite *make_ptx_real_suite(void)
     tcase_add_test(tc, test_ptx_real_envreg_grid_workspace);
     tcase_add_test(tc, test_ptx_real_bits_match_syncwarp_asm_blocks);
     tcase_add_test(tc, test_ptx_real_long_kernel_name_keeps_the_instruction);
+    tcase_add_test(tc, test_ptx_real_bar_red_nanosleep_ballot_shfl);
     suite_add_tcase(s, tc);
     return s;
 }
