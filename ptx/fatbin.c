@@ -197,7 +197,7 @@ int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
         fb_err(err, PTX_ENOPTX, "the fat binary holds no PTX, only %u SASS "
                "image(s) (sm_%u); p2psim interprets PTX: build with a PTX "
                "target, e.g. -gencode arch=compute_90,code=compute_90, "
-               "-arch=sm_90, or nvcc's default output (and without -rdc)",
+               "-arch=sm_90, or nvcc's default output",
                n_elf, elf_arch);
         return PTX_ENOPTX;
     }

@@ -6,6 +6,8 @@ ptx_libptx_la_SOURCES = \
 	%reldir%/ptx.h \
 	%reldir%/ptx_int.h \
 	%reldir%/fatbin.c \
+	%reldir%/ptx_link.c \
+	%reldir%/ptx_link.h \
 	%reldir%/parse_int.h \
 	%reldir%/parse.c \
 	%reldir%/parse_body.c \

@@ -13,6 +13,7 @@ int main(void)
 {
     SRunner *sr = srunner_create(make_ptx_hand_suite());
     srunner_add_suite(sr, make_ptx_real_suite());
+    srunner_add_suite(sr, make_ptx_link_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

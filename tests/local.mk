@@ -203,6 +203,7 @@ TESTS += tests/shim/symbols.sh tests/shim/hello.sh tests/shim/nvcc.sh \
 EXTRA_DIST += tests/shim/.may_include tests/shim/lib.sh \
 	tests/shim/symbols.sh tests/shim/hello.sh tests/shim/hello.c \
 	tests/shim/nvcc.sh tests/shim/nvcc_hello.cu tests/shim/run.sh \
+	tests/shim/rdc_main.cu tests/shim/rdc_kernel.cu \
 	tests/shim/quickstart-env.sh
 # tests/kernels/run.sh: P2P kernels built by nvcc and run through `p2psim
 # run` (peer read, delay + SM copy, producer/consumer with and without a
@@ -293,7 +294,8 @@ tests_check_ptx_SOURCES = \
 	%reldir%/ptx/ptx_test.h \
 	%reldir%/ptx/helpers.c \
 	%reldir%/ptx/check_ptx_hand.c \
-	%reldir%/ptx/check_ptx_real.c
+	%reldir%/ptx/check_ptx_real.c \
+	%reldir%/ptx/check_ptx_link.c
 tests_check_ptx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_ptx_LDADD = ptx/libptx.la common/libcommon.la $(CHECK_LIBS) -lm

@@ -26,6 +26,7 @@
 #include <config.h>
 
 #include "cuda/cudart/launch_int.h"
+#include "cuda/cudart/relfatbin.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,6 +215,11 @@ static void kernel_start(struct rt_op *op, sim_time_t at)
     }
 }
 
+static bool module_wants(const char *kernel, void *m)
+{
+    return reg_kernel_registered(m, kernel);
+}
+
 /* The module's PTX, parsed once (reg_lock held); NULL with m->ptx_err. */
 static struct ptx_module *module_ptx(struct cudart_module *m)
 {
@@ -222,7 +228,12 @@ static struct ptx_module *module_ptx(struct cudart_module *m)
     }
     char *text = NULL;
     size_t len = 0;
-    if (ptx_fatbin_extract(m->fatbin, &text, &len, &m->ptx_err) == 0) {
+    int rc = ptx_fatbin_extract(m->fatbin, &text, &len, &m->ptx_err);
+    if (rc == PTX_ENOPTX && m->fatbin->version == 2) {
+        rc = rt_relfatbin_ptx(m->fatbin, module_wants, m, &text, &len,
+                              &m->ptx_err);
+    }
+    if (rc == 0) {
         m->ptx = ptx_module_parse(text, len, &m->ptx_err);
         if (m->ptx && rt_machine->module_load) {
             m->text = text;     /* for the machine, at the first launch */

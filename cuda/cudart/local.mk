@@ -57,7 +57,9 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/registry.c \
 	%reldir%/kernel_attr.c \
 	%reldir%/channel.c \
-	%reldir%/config.c
+	%reldir%/config.c \
+	%reldir%/relfatbin.c \
+	%reldir%/relfatbin.h
 cuda_cudart_libcudart_sim_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-include cuda/cudart/sim_names.h
 

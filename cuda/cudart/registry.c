@@ -16,6 +16,7 @@
 #include <config.h>
 
 #include "cuda/cudart/launch_int.h"
+#include "cuda/cudart/relfatbin.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,4 +322,15 @@ cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
     }
     *kernel = k;
     return cudaSuccess;
+}
+
+bool reg_kernel_registered(const void *m, const char *name)
+{
+    for (struct CUkern_st *k = kernels; k; k = k->next) {
+        if ((const void *)k->module == m && k->name &&
+            strcmp(k->name, name) == 0) {
+            return true;
+        }
+    }
+    return false;
 }

@@ -38,5 +38,6 @@ void ptx_test_nvcc_cleanup(void);
 Suite *make_ptx_hand_suite(void);
 Suite *make_ptx_nvcc_suite(void);
 Suite *make_ptx_real_suite(void);
+Suite *make_ptx_link_suite(void);
 
 #endif /* P2PSIM_TESTS_PTX_PTX_TEST_H */

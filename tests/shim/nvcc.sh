@@ -34,4 +34,16 @@ else
 fi
 check "dgx1-v100: eight devices" 0 "^devices: 8$" \
     "$p2psim" run --quiet --topology dgx1-v100 -- "$work/nvcc_hello"
+
+# -rdc=true (what most cuda-samples' CMakeLists ask for): the registered
+# image is nvlink's, without PTX; the runtime links the units' PTX from
+# __nv_relfatbin (ptx/ptx_link.h). nvcc's default target, and PTX only.
+for gen in "" "-gencode arch=compute_75,code=compute_75"; do
+    # shellcheck disable=SC2086
+    check "nvcc -rdc=true $gen builds a kernel of another unit" 0 "" \
+        "$nvcc" -rdc=true -cudart shared $gen -o "$work/rdc" \
+        "$top/tests/shim/rdc_main.cu" "$top/tests/shim/rdc_kernel.cu"
+    check "-rdc=true $gen: the kernel runs" 0 "^rdc: ok" \
+        "$p2psim" run --quiet --topology hgx-h200-x2 -- "$work/rdc"
+done
 finish nvcc
