@@ -135,6 +135,7 @@ tests_check_cudart_SOURCES = \
 	%reldir%/cudart/check_errors.c \
 	%reldir%/cudart/check_ipc.c \
 	%reldir%/cudart/check_server_kernels.c \
+	%reldir%/cudart/check_memcpy2d.c \
 	%reldir%/cudart/server_test.c
 tests_check_cudart_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
@@ -326,3 +327,16 @@ EXTRA_DIST += tests/traces/.may_include tests/traces/cli.sh \
 # pkg-config or the shared shim). Environment as tests/shim/'s.
 TESTS += tests/stories.sh
 EXTRA_DIST += tests/stories.sh tests/stories-mp.c
+
+# tests/real/: NVIDIA's cuda-samples (../shared/clients, or $P2PSIM_CLIENTS)
+# unpacked into the build tree, built unpatched by their CMakeLists.txt with
+# PTX only and the shared runtime, and run through `p2psim run` on the
+# manifest's machines (run.sh; docs/real-programs.md). make check runs the
+# manifest's fast set (fast.sh), make check-real every sample; both exit 77
+# (SKIP), and say so, without nvcc, cmake or the tarball, as on CI.
+TESTS += tests/real/fast.sh
+EXTRA_DIST += tests/real/run.sh tests/real/fast.sh tests/real/manifest \
+	tests/real/CMakeLists.txt tests/real/ptx-only.cmake
+check-real: all
+	@$(TESTS_ENVIRONMENT) $(SHELL) $(top_srcdir)/tests/real/run.sh
+.PHONY: check-real
