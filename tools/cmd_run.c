@@ -324,17 +324,44 @@ static int setenv_path(const char *var, const char *file)
     return rc;
 }
 
+/*
+ * The folder of p2psim's driver API (libcuda.so.1) beside the shim:
+ * $(pkglibdir)/driver where installed, cuda/driver/.libs in the build
+ * tree; "" if there is none. Never with --real, where NVIDIA's runtime
+ * loads NVIDIA's driver.
+ */
+static void find_driver(const char *shim_dir, char *out, size_t size)
+{
+    static const char *const rel[] = { "/driver", "/../../driver/.libs" };
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+        char dir[PATH_MAX], lib[PATH_MAX + 16];
+        snprintf(dir, sizeof(dir), "%s%s", shim_dir, rel[i]);
+        snprintf(lib, sizeof(lib), "%s/libcuda.so.1", dir);
+        if (access(lib, R_OK) == 0 && realpath(dir, out) &&
+            strlen(out) < size) {
+            return;
+        }
+        out[0] = '\0';
+    }
+}
+
 static int set_environment(const struct run_opts *o, const char *shim_dir,
                            const char *machine)
 {
     const char *old = getenv("LD_LIBRARY_PATH");
-    size_t len = strlen(shim_dir) + (old ? strlen(old) : 0) + 2;
+    char drv[PATH_MAX] = "";
+    if (!o->real) {
+        find_driver(shim_dir, drv, sizeof(drv));
+    }
+    size_t len = strlen(drv) + strlen(shim_dir) +
+                 (old ? strlen(old) : 0) + 3;
     char *ld = malloc(len);
     if (!ld) {
         return -1;
     }
-    snprintf(ld, len, "%s%s%s", shim_dir, old && *old ? ":" : "",
-             old ? old : "");
+    snprintf(ld, len, "%s%s%s%s%s", drv, *drv ? ":" : "", shim_dir,
+             old && *old ? ":" : "", old ? old : "");
     int rc = setenv("LD_LIBRARY_PATH", ld, 1);
     free(ld);
     if (machine) {

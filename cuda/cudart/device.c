@@ -15,6 +15,7 @@
 #include "cuda/include/p2psim_cudart_internal.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -605,15 +606,23 @@ cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 
 /* ---- driver entry points ------------------------------------------------------ */
 
+/* cuGetProcAddress_v2 of the driver (cuda.h's, by its numbers). */
+typedef int drv_proc_fn(const char *symbol, void **pfn, int version,
+                        unsigned long long flags, int *status);
+
 /*
- * The shim serves the runtime API only: no driver function (cu*) is
- * available, so every lookup succeeds with a NULL address and
+ * The driver's functions come from the libcuda.so.1 the loader finds
+ * (p2psim's, cuda/driver/, which `p2psim run` puts first), looked up at
+ * call time with dlopen so that the runtime does not link the driver:
+ * its cuGetProcAddress_v2 answers, for the program's CUDA version; the
+ * flags and the status have the same numbers in both APIs. Without a
+ * driver every lookup succeeds with a NULL address and
  * cudaDriverEntryPointSymbolNotFound, which is what CUDA reports for a
  * symbol its driver lacks; programs that need the driver (NCCL's cuMem
  * path) then take their runtime-only fallbacks.
  */
 static cudaError_t entry_point(const char *symbol, void **fn,
-                               unsigned long long flags,
+                               unsigned version, unsigned long long flags,
                                enum cudaDriverEntryPointQueryResult *st)
 {
     if (!symbol || !fn ||
@@ -622,8 +631,15 @@ static cudaError_t entry_point(const char *symbol, void **fn,
         return cudaErrorInvalidValue;
     }
     *fn = NULL;
+    int status = cudaDriverEntryPointSymbolNotFound;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    drv_proc_fn *proc = lib ? (drv_proc_fn *)dlsym(lib, "cuGetProcAddress_v2")
+                            : NULL;
+    if (proc && proc(symbol, fn, (int)version, flags, &status) != 0) {
+        *fn = NULL;
+    }
     if (st) {
-        *st = cudaDriverEntryPointSymbolNotFound;
+        *st = (enum cudaDriverEntryPointQueryResult)status;
     }
     return cudaSuccess;
 }
@@ -634,7 +650,7 @@ cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
                                         *driverStatus)
 {
     return cudart_error_return(
-        entry_point(symbol, funcPtr, flags, driverStatus));
+        entry_point(symbol, funcPtr, CUDART_VERSION, flags, driverStatus));
 }
 
 cudaError_t cudaGetDriverEntryPointByVersion(
@@ -642,9 +658,8 @@ cudaError_t cudaGetDriverEntryPointByVersion(
     unsigned long long flags,
     enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    (void)cudaVersion;
     return cudart_error_return(
-        entry_point(symbol, funcPtr, flags, driverStatus));
+        entry_point(symbol, funcPtr, cudaVersion, flags, driverStatus));
 }
 
 cudaError_t cudaGetDriverEntryPoint_ptsz(
@@ -652,7 +667,7 @@ cudaError_t cudaGetDriverEntryPoint_ptsz(
     enum cudaDriverEntryPointQueryResult *driverStatus)
 {
     return cudart_error_return(
-        entry_point(symbol, funcPtr, flags, driverStatus));
+        entry_point(symbol, funcPtr, CUDART_VERSION, flags, driverStatus));
 }
 
 cudaError_t cudaGetDriverEntryPointByVersion_ptsz(

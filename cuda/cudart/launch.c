@@ -10,7 +10,7 @@
  * kernels: the module's PTX is parsed on first launch (ptx/); PTX the
  * interpreter cannot run fails the launch with cudaErrorInvalidPtx; the
  * module's __device__ and __constant__ variables get HBM on the launching
- * device at its first launch there (module_vars). C kernels
+ * device at its first launch there (rt_module_vars). C kernels
  * (machine/include/p2psim_kernel.h): the func of cudaLaunchKernel. A
  * kernel's addresses resolve through the runtime's allocations
  * (kernel_resolve); any other address ends the grid with
@@ -266,9 +266,9 @@ static void kernel_warn(struct CUkern_st *k, const char *why)
  * Model: cudaMemcpyToSymbol and friends are not served yet; a kernel sees
  * the initial value and what kernels wrote.
  */
-static cudaError_t module_vars(struct cudart_module *m,
-                               const struct ptx_module *mod, unsigned dev,
-                               const uint64_t **addrs, unsigned *n_out)
+cudaError_t rt_module_vars(struct cudart_module *m,
+                           const struct ptx_module *mod, unsigned dev,
+                           const uint64_t **addrs, unsigned *n_out)
 {
     unsigned n = ptx_module_var_count(mod);
     *n_out = n;
@@ -388,7 +388,7 @@ static cudaError_t prepare_ptx(struct kernel_op *ko, struct CUkern_st *k,
     ko->kl.name = ko->kname;
     const struct ptx_kernel_info *info = ptx_kernel_get_info(pk);
     if (info->uses_global_symbols) {
-        e = module_vars(k->module, mod, ko->kl.l.gpu,
+        e = rt_module_vars(k->module, mod, ko->kl.l.gpu,
                                     &ko->kl.l.var_addrs, &ko->kl.l.n_vars);
         if (e) {
             kernel_warn(k, "no device memory for its module's variables");

@@ -65,6 +65,16 @@ extern pthread_mutex_t reg_lock;
 struct CUkern_st *reg_kernel_of_stub(const void *stub);
 struct CUkern_st *reg_kernel_of_handle(cudaKernel_t h);
 
+/*
+ * rt_module_vars - (launch.c) the addresses on device dev of module m's
+ * .global and .const variables (mod: its parsed PTX), in
+ * ptx_module_var order, storage made on first use; *n of them. Both
+ * locks held.
+ */
+cudaError_t rt_module_vars(struct cudart_module *m,
+                           const struct ptx_module *mod, unsigned dev,
+                           const uint64_t **addrs, unsigned *n);
+
 /* Dynamic shared memory a launch of k may ask for (kernel_attr.c). */
 size_t kernel_max_dyn_smem(const struct CUkern_st *k,
                            const struct cudaDeviceProp *p);

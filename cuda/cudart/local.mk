@@ -56,6 +56,8 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/launch_int.h \
 	%reldir%/registry.c \
 	%reldir%/kernel_attr.c \
+	%reldir%/drv_bridge.c \
+	%reldir%/drv_bridge.h \
 	%reldir%/channel.c \
 	%reldir%/config.c \
 	%reldir%/relfatbin.c \

@@ -154,7 +154,8 @@ struct p2psim_loc rt_alloc_loc(const struct rt_alloc *a, uint64_t off)
     if (a->kind == RT_MEM_DEVICE) {
         l.kind = P2PSIM_DEVICE;
         l.gpu = (unsigned)a->device;
-        l.addr = a->base - rt.dev[a->device].va_base + off;
+        l.addr = (a->flags & RT_ALLOC_VMM
+                      ? a->bus : a->base - rt.dev[a->device].va_base) + off;
     } else {
         l.addr = a->bus + off;
     }
@@ -243,6 +244,10 @@ cudaError_t mem_device_alloc(int dev, uint64_t size, cudaMemPool_t pool,
 void mem_alloc_release(struct rt_alloc *a)
 {
     rt_alloc_remove(a);
+    if (a->flags & RT_ALLOC_VMM) {
+        free(a);                /* the driver's physical memory stays */
+        return;
+    }
     if (a->flags & RT_ALLOC_IPC) {
         /* Another process's memory (cudaDeviceReset): only unmapped. */
         rt_ipc_mem_released(a);
@@ -284,7 +289,7 @@ void mem_alloc_release(struct rt_alloc *a)
 struct rt_alloc *mem_freeable_at(const void *ptr, enum rt_mem_kind kind)
 {
     struct rt_alloc *a = rt_alloc_at(ptr);
-    if (!a || (a->flags & (MEM_FREEING | RT_ALLOC_IPC))) {
+    if (!a || (a->flags & (MEM_FREEING | RT_ALLOC_IPC | RT_ALLOC_VMM))) {
         return NULL;            /* IPC: cudaIpcCloseMemHandle's (ipc.c) */
     }
     if ((kind == RT_MEM_HOST) != (a->kind == RT_MEM_HOST)) {

@@ -119,6 +119,8 @@ struct rt_alloc {
     unsigned socket;            /* HOST, MANAGED: DRAM it is pinned in */
     bool registered;            /* HOST: cudaHostRegister (not owned) */
     cudaMemPool_t pool;         /* DEVICE from a pool, else NULL */
+    uint64_t vmm_access;        /* RT_ALLOC_VMM: devices granted access
+                                   (bit d: device d), cuMemSetAccess */
     void *priv;                 /* managed.c: residency; memory.c: etc. */
 };
 
@@ -126,6 +128,10 @@ struct rt_alloc {
  * cudaIpcOpenMemHandle (ipc.c); cudaIpcCloseMemHandle releases it,
  * cudaFree refuses it. */
 #define RT_ALLOC_IPC (1u << 30)
+/* rt_alloc.flags bit: a mapping of the driver's virtual memory management
+ * API (drv_bridge.c): device memory of a->device at HBM offset a->bus,
+ * at an address outside the device's window; cuMemUnmap removes it. */
+#define RT_ALLOC_VMM (1u << 29)
 
 /*
  * Where an address is. RT_WHERE_PAGEABLE: not the shim's (ordinary host

@@ -15,6 +15,7 @@ cudainclude_HEADERS = \
 	cuda/include/cuda_runtime_api.h \
 	cuda/include/cuda_runtime.h \
 	cuda/include/cuda_profiler_api.h \
+	cuda/include/cuda.h \
 	cuda/include/p2psim_rt_graph.h \
 	cuda/include/p2psim_rt_memcpy.h \
 	cuda/include/p2psim_rt_texture.h \

@@ -51,8 +51,13 @@ check "options after PROGRAM are the program's" 0 "^--quiet$" \
 
 # The environment the program gets.
 shim=$(cd "$build/cuda/cudart/.libs" 2>/dev/null && pwd -P)
-check "LD_LIBRARY_PATH starts with the shim" 0 "^LD_LIBRARY_PATH=$shim:/x$" \
+drv=$(cd "$build/cuda/driver/.libs" 2>/dev/null && pwd -P)
+check "LD_LIBRARY_PATH starts with the driver API and the shim" 0 \
+    "^LD_LIBRARY_PATH=$drv:$shim:/x$" \
     env LD_LIBRARY_PATH=/x "$p2psim" run -- env
+check "--real leaves p2psim's libcuda.so.1 off the path" 0 \
+    "^LD_LIBRARY_PATH=$shim:/x$" \
+    env LD_LIBRARY_PATH=/x "$p2psim" run --real -- env
 check "P2PSIM_REPORT=1" 0 "^P2PSIM_REPORT=1$" printf '%s\n' "$out"
 check "built-in machine: a file" 0 "^P2PSIM_TOPOLOGY=/.*h200-x1.yaml$" \
     "$p2psim" run --topology h200-x1 -- env

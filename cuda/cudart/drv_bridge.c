@@ -1,0 +1,316 @@
+/*
+ * cuda/cudart/drv_bridge.c - the runtime's side of p2psim's driver API
+ * (drv_bridge.h): modules from PTX text or a fat binary, registered in
+ * registry.c's table as nvcc's are, so that cuLaunchKernel is a
+ * cudaLaunchKernel of the same machinery; and the mappings of the
+ * virtual memory management API, which are allocations of the table
+ * (RT_ALLOC_VMM) at an address of the driver's reservation.
+ *
+ * A module of the driver is a registry module whose PTX is parsed here at
+ * load (m->ptx set, so launch.c never looks for it in a fat binary); its
+ * fat binary wrapper points at an empty container.
+ */
+#include <config.h>
+
+#include "cuda/cudart/drv_bridge.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/cudart/launch_int.h"
+#include "cuda/cudart/memory.h"
+
+/* ---- modules --------------------------------------------------------------- */
+
+/* The wrapper of every driver module: its PTX is already parsed. */
+static const unsigned long long empty_container[2] = {
+    P2PSIM_FATBIN_CONTAINER_MAGIC | (UINT64_C(1) << 32) | (UINT64_C(16) << 48),
+    0,
+};
+static const struct p2psim_fatbin_wrapper drv_wrapper = {
+    P2PSIM_FATBIN_WRAPPER_MAGIC, P2PSIM_FATBIN_WRAPPER_VERSION,
+    empty_container, NULL,
+};
+
+/* The PTX text of image: 0, or an error with msg. */
+static cudaError_t image_ptx(const void *image, char **text, size_t *len,
+                             struct ptx_error *err)
+{
+    const unsigned char *b = image;
+    uint32_t magic;
+    memcpy(&magic, b, sizeof(magic));
+    int rc;
+    if (magic == P2PSIM_FATBIN_WRAPPER_MAGIC) {
+        rc = ptx_fatbin_extract(image, text, len, err);
+    } else if (magic == P2PSIM_FATBIN_CONTAINER_MAGIC) {
+        struct p2psim_fatbin_wrapper w = {
+            P2PSIM_FATBIN_WRAPPER_MAGIC, P2PSIM_FATBIN_WRAPPER_VERSION,
+            image, NULL,
+        };
+        rc = ptx_fatbin_extract(&w, text, len, err);
+    } else if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
+        snprintf(err->msg, sizeof(err->msg),
+                 "a cubin (ELF) holds only machine code, which p2psim "
+                 "cannot run; load PTX (nvcc -ptx) or a fat binary with "
+                 "PTX in it (nvcc -fatbin -gencode ...,code=compute_XX)");
+        return cudaErrorNoKernelImageForDevice;
+    } else {
+        *len = strlen(image);
+        *text = strdup(image);
+        if (!*text) {
+            return cudaErrorMemoryAllocation;
+        }
+        return cudaSuccess;
+    }
+    if (rc == PTX_ENOMEM) {
+        return cudaErrorMemoryAllocation;
+    }
+    if (rc == PTX_ENOPTX) {
+        return cudaErrorNoKernelImageForDevice;
+    }
+    return rc ? cudaErrorInvalidKernelImage : cudaSuccess;
+}
+
+cudaError_t p2psim_drv_module_load(const void *image, void ***handle,
+                                   char *msg, size_t msg_size)
+{
+    struct ptx_error err;
+    char *text = NULL;
+    size_t len = 0;
+    memset(&err, 0, sizeof(err));
+    if (!image || !handle) {
+        return cudaErrorInvalidValue;
+    }
+    cudaError_t e = image_ptx(image, &text, &len, &err);
+    struct ptx_module *mod = NULL;
+    if (!e) {
+        mod = ptx_module_parse(text, len, &err);
+        if (!mod) {
+            e = err.code == PTX_ENOMEM ? cudaErrorMemoryAllocation
+                                       : cudaErrorInvalidPtx;
+        }
+    }
+    if (e) {
+        free(text);
+        if (msg && msg_size) {
+            snprintf(msg, msg_size, "%s", err.msg[0] ? err.msg
+                                                     : "not a module");
+        }
+        return e;
+    }
+    void **h = __cudaRegisterFatBinary((void *)&drv_wrapper);
+    if (!h) {
+        ptx_module_free(mod);
+        free(text);
+        return cudaErrorMemoryAllocation;
+    }
+    pthread_mutex_lock(&reg_lock);
+    struct cudart_module *m = (struct cudart_module *)h;
+    m->ptx = mod;
+    m->text = text;             /* for a machine in another process */
+    m->text_len = len;
+    m->complete = true;
+    pthread_mutex_unlock(&reg_lock);
+    *handle = h;
+    return cudaSuccess;
+}
+
+void p2psim_drv_module_unload(void **handle)
+{
+    __cudaUnregisterFatBinary(handle);
+}
+
+int p2psim_drv_module_has_kernel(void **handle, const char *name)
+{
+    pthread_mutex_lock(&reg_lock);
+    const struct cudart_module *m = (const struct cudart_module *)handle;
+    int has = m->ptx && name && ptx_module_find(m->ptx, name) != NULL;
+    pthread_mutex_unlock(&reg_lock);
+    return has;
+}
+
+cudaError_t p2psim_drv_module_global(void **handle, const char *name,
+                                     uintptr_t *addr, size_t *bytes)
+{
+    cudaError_t e = rt_enter();
+    if (e) {
+        return e;
+    }
+    int dev = rt_current_device();
+    e = rt_device_init(dev);
+    pthread_mutex_lock(&reg_lock);
+    struct cudart_module *m = (struct cudart_module *)handle;
+    unsigned n = m->ptx ? ptx_module_var_count(m->ptx) : 0, i = 0;
+    while (i < n && (!name || strcmp(ptx_module_var(m->ptx, i)->name,
+                                     name) != 0)) {
+        i++;
+    }
+    if (!e && i == n) {
+        e = cudaErrorInvalidSymbol;
+    }
+    const uint64_t *va = NULL;
+    unsigned n_vars = 0;
+    if (!e) {
+        e = rt_module_vars(m, m->ptx, (unsigned)dev, &va, &n_vars);
+    }
+    if (!e) {
+        *addr = (uintptr_t)va[i];
+        *bytes = (size_t)ptx_module_var(m->ptx, i)->size_bytes;
+    }
+    pthread_mutex_unlock(&reg_lock);
+    rt_leave();
+    return e;
+}
+
+int p2psim_drv_runtime_started(void)
+{
+    return rt.ready;
+}
+
+void p2psim_drv_range(uintptr_t ptr, int *kind, uintptr_t *base,
+                      size_t *size, int *dev)
+{
+    *kind = 0;
+    *base = 0;
+    *size = 0;
+    *dev = -1;
+    if (rt_enter_nosticky()) {
+        return;
+    }
+    struct rt_ptr r;
+    rt_ptr_find((const void *)ptr, &r);
+    if (r.where != RT_WHERE_PAGEABLE) {
+        *kind = r.where == RT_WHERE_DEVICE ? 1
+                : r.where == RT_WHERE_HOST ? 2 : 3;
+        *base = r.alloc->base;
+        *size = (size_t)r.alloc->size;
+        *dev = r.alloc->device;
+    }
+    rt_leave();
+}
+
+cudaError_t p2psim_drv_kernel_params(void **handle, const char *name,
+                                     unsigned max, size_t *offsets,
+                                     unsigned *n, size_t *total)
+{
+    cudaError_t e = cudaErrorInvalidDeviceFunction;
+    pthread_mutex_lock(&reg_lock);
+    const struct cudart_module *m = (const struct cudart_module *)handle;
+    const struct ptx_kernel *pk = m->ptx && name
+                                      ? ptx_module_find(m->ptx, name) : NULL;
+    if (pk) {
+        const struct ptx_kernel_info *info = ptx_kernel_get_info(pk);
+        *n = info->n_params;
+        *total = info->param_bytes;
+        for (unsigned i = 0; i < info->n_params && i < max; i++) {
+            offsets[i] = info->params[i].offset_bytes;
+        }
+        e = cudaSuccess;
+    }
+    pthread_mutex_unlock(&reg_lock);
+    return e;
+}
+
+int p2psim_drv_device_active(int dev)
+{
+    if (rt_enter_nosticky()) {
+        return 0;
+    }
+    int active = rt_device_valid(dev) && rt.dev[dev].initialized;
+    rt_leave();
+    return active;
+}
+
+/* ---- the virtual memory management API -------------------------------------- */
+
+cudaError_t p2psim_drv_phys_alloc(int gpu, uint64_t size, uint64_t *off)
+{
+    cudaError_t e = rt_enter();
+    if (e) {
+        return e;
+    }
+    e = rt_device_valid(gpu) ? rt_window_reserve(gpu, size, off)
+                             : cudaErrorInvalidDevice;
+    rt_leave();
+    return e;
+}
+
+void p2psim_drv_phys_free(int gpu, uint64_t off, uint64_t size)
+{
+    if (rt_enter_nosticky()) {
+        return;
+    }
+    if (rt_device_valid(gpu)) {
+        rt_window_release(gpu, off, size);
+    }
+    rt_leave();
+}
+
+cudaError_t p2psim_drv_map(uintptr_t va, uint64_t size, int gpu,
+                           uint64_t off)
+{
+    cudaError_t e = rt_enter();
+    if (e) {
+        return e;
+    }
+    struct rt_alloc *a = calloc(1, sizeof(*a));
+    if (!rt_device_valid(gpu)) {
+        e = cudaErrorInvalidDevice;
+    } else if (!a) {
+        e = cudaErrorMemoryAllocation;
+    } else {
+        a->kind = RT_MEM_DEVICE;
+        a->base = va;
+        a->size = size;
+        a->device = gpu;
+        a->flags = RT_ALLOC_VMM;
+        a->bus = off;
+        e = rt_alloc_insert(a);
+    }
+    if (e) {
+        free(a);
+    }
+    rt_leave();
+    return e;
+}
+
+/* The mapping that starts at va (lock held), or NULL. */
+static struct rt_alloc *mapping_at(uintptr_t va)
+{
+    struct rt_alloc *a = rt_alloc_at((const void *)va);
+    return a && (a->flags & RT_ALLOC_VMM) ? a : NULL;
+}
+
+cudaError_t p2psim_drv_unmap(uintptr_t va)
+{
+    cudaError_t e = rt_enter_nosticky();
+    if (e) {
+        return e;
+    }
+    struct rt_alloc *a = mapping_at(va);
+    if (a) {
+        rt_alloc_remove(a);
+        free(a);
+    }
+    rt_leave();
+    return a ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+cudaError_t p2psim_drv_map_access(uintptr_t va, int dev, int access)
+{
+    cudaError_t e = rt_enter();
+    if (e) {
+        return e;
+    }
+    struct rt_alloc *a = mapping_at(va);
+    if (!a || !rt_device_valid(dev) || dev >= 64) {
+        e = a ? cudaErrorInvalidDevice : cudaErrorInvalidValue;
+    } else if (access) {
+        a->vmm_access |= UINT64_C(1) << dev;
+    } else {
+        a->vmm_access &= ~(UINT64_C(1) << dev);
+    }
+    rt_leave();
+    return e;
+}

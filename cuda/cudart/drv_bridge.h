@@ -1,0 +1,91 @@
+/*
+ * cuda/cudart/drv_bridge.h - what p2psim's driver API (cuda/driver/,
+ * libcuda.so.1) asks of the runtime beyond its public calls: modules
+ * loaded from PTX text, a context's state, and the device memory of the
+ * virtual memory management API. Exported from libcudart.so.13 under
+ * p2psim_drv_ (libcudart.map); the driver finds them at link time, so the
+ * dependency points one way, driver -> runtime.
+ *
+ * Every function takes the runtime lock itself and returns a
+ * cudaError_t (the driver maps it to a CUresult).
+ */
+#ifndef P2PSIM_CUDA_CUDART_DRV_BRIDGE_H
+#define P2PSIM_CUDA_CUDART_DRV_BRIDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda/include/cuda_runtime_api.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/*
+ * p2psim_drv_module_load - a module made of the PTX of image: PTX text
+ * (NUL-terminated), a fat binary (nvcc -fatbin) or a registered fat
+ * binary's wrapper. The PTX is parsed now, so that a module the
+ * interpreter cannot read fails here. *handle: the module's registry
+ * handle, for __cudaRegisterFunction and p2psim_drv_module_unload.
+ * Returns 0, cudaErrorInvalidPtx (why in msg), cudaErrorNoKernelImageForDevice
+ * (a cubin or a fat binary without PTX), cudaErrorInvalidKernelImage
+ * (not a module), cudaErrorMemoryAllocation.
+ */
+cudaError_t p2psim_drv_module_load(const void *image, void ***handle,
+                                   char *msg, size_t msg_size);
+void p2psim_drv_module_unload(void **handle);
+/* Whether the module has a kernel (.entry) of that name. */
+int p2psim_drv_module_has_kernel(void **handle, const char *name);
+/* The address and size of the module's .global/.const variable name on
+ * the current device (storage made on first use); cudaErrorInvalidSymbol
+ * when there is none (CUDA_ERROR_NOT_FOUND). */
+cudaError_t p2psim_drv_module_global(void **handle, const char *name,
+                                     uintptr_t *addr, size_t *bytes);
+
+/* Whether the runtime has started (a runtime call was made): then the
+ * driver counts as initialized, as CUDA's runtime calls cuInit. */
+int p2psim_drv_runtime_started(void);
+
+/*
+ * What the runtime knows of the allocation holding ptr: *kind 0 (none:
+ * ordinary host memory), 1 device, 2 pinned host, 3 managed; its base,
+ * size and device (owner, or current at allocation).
+ */
+void p2psim_drv_range(uintptr_t ptr, int *kind, uintptr_t *base,
+                      size_t *size, int *dev);
+
+/*
+ * The layout of kernel name's parameters (module handle): *n of them,
+ * offsets[i] in the packed buffer of *total bytes (at most max entries
+ * filled); cudaErrorInvalidDeviceFunction when it has none
+ * such.
+ */
+cudaError_t p2psim_drv_kernel_params(void **handle, const char *name,
+                                     unsigned max, size_t *offsets,
+                                     unsigned *n, size_t *total);
+
+/* Whether device dev's primary context exists (the runtime has used the
+ * device); 0 for an invalid ordinal. */
+int p2psim_drv_device_active(int dev);
+
+/*
+ * The virtual memory management API. Physical memory: bytes of a GPU's
+ * HBM (the machine's HBM space, shared by the processes of a program).
+ * A mapping: [va, va + size) of a reservation, made device memory of gpu
+ * at HBM offset off, which kernels and copies then resolve as any
+ * allocation.
+ */
+cudaError_t p2psim_drv_phys_alloc(int gpu, uint64_t size, uint64_t *off);
+void p2psim_drv_phys_free(int gpu, uint64_t off, uint64_t size);
+cudaError_t p2psim_drv_map(uintptr_t va, uint64_t size, int gpu,
+                           uint64_t off);
+cudaError_t p2psim_drv_unmap(uintptr_t va);
+/* Grant (or, with access 0, withdraw) device dev access to the mapping
+ * at va. */
+cudaError_t p2psim_drv_map_access(uintptr_t va, int dev, int access);
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* P2PSIM_CUDA_CUDART_DRV_BRIDGE_H */
