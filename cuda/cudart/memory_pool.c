@@ -114,13 +114,7 @@ bool rt_alloc_peer_ok(const struct rt_alloc *a, int accessor)
     if (a->kind != RT_MEM_DEVICE || accessor == a->device) {
         return true;
     }
-    if (accessor < 0 || (unsigned)accessor >= rt.n_dev) {
-        return false;
-    }
-    if (a->flags & RT_ALLOC_VMM) {
-        return accessor < 64 && (a->vmm_access >> accessor & 1);
-    }
-    if (!a->pool) {
+    if (accessor < 0 || (unsigned)accessor >= rt.n_dev || !a->pool) {
         return false;
     }
     return a->pool->access[accessor] != cudaMemAccessFlagsProtNone;
