@@ -24,6 +24,11 @@
  * destination pulls (reads) from the source's. Without peer access in
  * either direction it is staged through pinned host memory in pipelined
  * chunks (machine/exec.c), as the driver does.
+ *
+ * Copies of rows (2D and 3D, memcpy2d.c) are the same operation with a
+ * shape: a strided side is replaced by a contiguous stand-in (HBM of its
+ * GPU, or a pinned bounce buffer for host memory) that its rows are
+ * packed into when the copy starts or unpacked from when it has landed.
  */
 #include <config.h>
 
@@ -31,6 +36,8 @@
 #include <string.h>
 
 #include "cuda/cudart/managed.h"
+#include "cuda/cudart/memcpy2d.h"
+#include "cuda/cudart/memory.h"
 #include "cuda/cudart/rt.h"
 #include "cuda/include/p2psim_cudart_internal.h"
 #include "sim/error.h"
@@ -56,6 +63,13 @@ struct copy_op {
     /* host to host */
     void *h_dst;
     const void *h_src;
+    /* rows (memcpy2d.h): copy_in/copy_out pack into or unpack from the
+     * bounce buffer along the shape; a strided device side stands in at
+     * HBM offset scratch of GPU gpu (-1: none) for its rows at base */
+    const struct rt_copy_shape *shape;
+    struct rt_copy_shape shape_;
+    const void *copy_in;        /* pinned or managed source, at the start */
+    struct { int gpu; uint64_t scratch, base; } hbm_src, hbm_dst;
 };
 
 static sim_time_t host_memcpy_time(uint64_t len)
@@ -63,9 +77,36 @@ static sim_time_t host_memcpy_time(uint64_t len)
     return (sim_time_t)((double)len / HOST_MEMCPY_BPS * (double)SIM_PS_PER_S);
 }
 
+/* The bounce buffer to and from the program's bytes, along the shape. */
+static void bounce_in(struct copy_op *c, const void *src)
+{
+    if (c->shape) {
+        rt_shape_pack(c->bounce, src, c->shape->spitch, c->shape->sslice,
+                      c->shape);
+    } else {
+        memcpy(c->bounce, src, c->len);
+    }
+}
+
+static void bounce_out(struct copy_op *c)
+{
+    if (c->shape) {
+        rt_shape_unpack(c->copy_out, c->shape->dpitch, c->shape->dslice,
+                        c->bounce, c->shape);
+    } else {
+        memcpy(c->copy_out, c->bounce, c->len);
+    }
+}
+
 static void copy_release(struct rt_op *op)
 {
     struct copy_op *c = (struct copy_op *)op;
+    if (c->hbm_src.gpu >= 0) {
+        rt_window_release(c->hbm_src.gpu, c->hbm_src.scratch, c->len);
+    }
+    if (c->hbm_dst.gpu >= 0) {
+        rt_window_release(c->hbm_dst.gpu, c->hbm_dst.scratch, c->len);
+    }
     if (c->bounce) {
         rt_machine->host_unregister(c->bounce_bus);
         rt_machine->host_free(c->bounce, c->len);
@@ -92,18 +133,29 @@ static void copy_done(void *arg, const struct p2psim_copy_result *r)
         rt_managed_span_end(c->m_dst, c->m_dst_off, c->len, r->status == 0,
                             &c->span_dst);
     }
+    cudaError_t unpacked = cudaSuccess;
+    if (c->hbm_dst.gpu >= 0 && r->status == 0 &&
+        rt_shape_hbm_unpack((unsigned)c->hbm_dst.gpu, c->hbm_dst.base,
+                            c->shape->dpitch, c->shape->dslice,
+                            c->hbm_dst.scratch, c->shape) < 0) {
+        unpacked = cudaErrorMemoryAllocation;
+    }
     if (c->copy_out && r->status == 0) {
-        memcpy(c->copy_out, c->bounce, c->len);
+        bounce_out(c);
     }
     /* Model: an error completion or fault under a copy is what the GPU
      * reports as an illegal address (sticky). */
-    rt_op_done(&c->op, r->status ? cudaErrorIllegalAddress : 0);
+    rt_op_done(&c->op, r->status ? cudaErrorIllegalAddress : unpacked);
 }
 
 static void h2h_fire(void *arg)
 {
     struct copy_op *c = arg;
-    memmove(c->h_dst, c->h_src, c->len);
+    if (c->shape) {
+        rt_shape_copy_host(c->h_dst, c->h_src, c->shape);
+    } else {
+        memmove(c->h_dst, c->h_src, c->len);
+    }
     rt_op_done(&c->op, 0);
 }
 
@@ -115,6 +167,16 @@ static void copy_start(struct rt_op *op, sim_time_t at)
                               h2h_fire, c) < 0) {
             rt_op_done(op, cudaErrorMemoryAllocation);
         }
+        return;
+    }
+    if (c->copy_in) {
+        bounce_in(c, c->copy_in);
+    }
+    if (c->hbm_src.gpu >= 0 &&
+        rt_shape_hbm_pack((unsigned)c->hbm_src.gpu, c->hbm_src.scratch,
+                          c->hbm_src.base, c->shape->spitch,
+                          c->shape->sslice, c->shape) < 0) {
+        rt_op_done(op, cudaErrorMemoryAllocation);
         return;
     }
     if (c->m_src) {
@@ -211,11 +273,28 @@ static cudaError_t bounce_new(struct copy_op *c, unsigned gpu)
  * skipped). Returns the op's fence (referenced) in *fence when the caller
  * must wait for it, else NULL.
  */
+/*
+ * A strided device side of a copy of rows: HBM of its GPU for the copy
+ * engine to move instead (rows at the HBM offset of loc), *at its place.
+ */
+static cudaError_t scratch_new(struct copy_op *c, struct p2psim_loc *at,
+                               int *gpu, uint64_t *scratch, uint64_t *base)
+{
+    cudaError_t e = rt_window_reserve((int)at->gpu, c->len, scratch);
+    if (!e) {
+        *gpu = (int)at->gpu;
+        *base = at->addr;
+        at->addr = *scratch;
+    }
+    return e;
+}
+
 static cudaError_t copy_enqueue(void *dst, const void *src, size_t len,
                                 enum cudaMemcpyKind kind,
                                 struct rt_stream *s, bool sync,
                                 struct rt_fence *const *after,
-                                unsigned n_after, struct rt_fence **fence)
+                                unsigned n_after, struct rt_fence **fence,
+                                const struct rt_copy_shape *shape)
 {
     *fence = NULL;
     if ((unsigned)kind > cudaMemcpyDefault) {
@@ -227,10 +306,17 @@ static cudaError_t copy_enqueue(void *dst, const void *src, size_t len,
     if (!dst || !src) {
         return cudaErrorInvalidValue;
     }
+    /* Rows: each side must hold its whole span; a contiguous one is an
+     * ordinary range. */
+    uint64_t dspan = shape ? rt_shape_span(shape, shape->dpitch,
+                                           shape->dslice) : len;
+    uint64_t sspan = shape ? rt_shape_span(shape, shape->spitch,
+                                           shape->sslice) : len;
+    bool dstride = dspan != len, sstride = sspan != len;
     struct side d, sr;
-    cudaError_t e = side_resolve(&d, dst, len);
+    cudaError_t e = side_resolve(&d, dst, dspan);
     if (!e) {
-        e = side_resolve(&sr, src, len);
+        e = side_resolve(&sr, src, sspan);
     }
     if (!e) {
         e = check_kind(kind, &d, &sr);
@@ -245,6 +331,11 @@ static cudaError_t copy_enqueue(void *dst, const void *src, size_t len,
     }
     c->op.release = copy_release;
     c->len = len;
+    c->hbm_src.gpu = c->hbm_dst.gpu = -1;
+    if (dstride || sstride) {
+        c->shape_ = *shape;
+        c->shape = &c->shape_;
+    }
     bool must_wait = sync;
     int sdev = rt_stream_device(s);
     sim_time_t cost = rt_costs[RT_COST_MEMCPY_ASYNC_H2D];
@@ -254,7 +345,16 @@ static cudaError_t copy_enqueue(void *dst, const void *src, size_t len,
         c->h_src = src;
         must_wait = true;
     } else {
-        if (sr.device || sr.pinned) {
+        if (sstride && sr.device) {
+            c->src = rt_alloc_loc(sr.p.alloc, sr.p.off);
+            e = scratch_new(c, &c->src, &c->hbm_src.gpu, &c->hbm_src.scratch,
+                            &c->hbm_src.base);
+        } else if (sstride && sr.pinned) {
+            /* Packed into a bounce buffer when the copy starts. */
+            e = bounce_new(c, (unsigned)d.p.device);
+            c->copy_in = src;
+            c->src = (struct p2psim_loc){ P2PSIM_HOST, 0, c->bounce_bus };
+        } else if (sr.device || sr.pinned) {
             c->src = rt_alloc_loc(sr.p.alloc, sr.p.off);
             if (sr.p.where == RT_WHERE_MANAGED) {
                 c->m_src = sr.p.alloc;
@@ -264,12 +364,21 @@ static cudaError_t copy_enqueue(void *dst, const void *src, size_t len,
             /* Pageable source: staged into a bounce buffer now. */
             e = bounce_new(c, (unsigned)d.p.device);
             if (!e) {
-                memcpy(c->bounce, src, len);
+                bounce_in(c, src);
                 rt_charge(host_memcpy_time(len));
                 c->src = (struct p2psim_loc){ P2PSIM_HOST, 0, c->bounce_bus };
             }
         }
-        if (!e && (d.device || d.pinned)) {
+        if (!e && dstride && d.device) {
+            c->dst = rt_alloc_loc(d.p.alloc, d.p.off);
+            e = scratch_new(c, &c->dst, &c->hbm_dst.gpu, &c->hbm_dst.scratch,
+                            &c->hbm_dst.base);
+        } else if (!e && dstride && d.pinned) {
+            /* Unpacked from a bounce buffer when the copy has landed. */
+            e = bounce_new(c, (unsigned)sr.p.device);
+            c->copy_out = dst;
+            c->dst = (struct p2psim_loc){ P2PSIM_HOST, 0, c->bounce_bus };
+        } else if (!e && (d.device || d.pinned)) {
             c->dst = rt_alloc_loc(d.p.alloc, d.p.off);
             if (d.p.where == RT_WHERE_MANAGED) {
                 c->m_dst = d.p.alloc;
@@ -320,7 +429,7 @@ static cudaError_t copy_enqueue(void *dst, const void *src, size_t len,
     /* Queued behind the stream's copy before (stream_op.c): a copy of the
      * machine's; not one by the host, nor one whose managed side is
      * placed only when it starts. */
-    c->op.chainable = !c->h_dst && !c->m_src && !c->m_dst;
+    c->op.chainable = !c->h_dst && !c->m_src && !c->m_dst && !c->shape;
     struct rt_fence *f = rt_fence_ref(c->op.fence);
     e = rt_enqueue(s, &c->op);
     if (e) {
@@ -362,17 +471,25 @@ static cudaError_t wait_fence(struct rt_fence *f)
  *   cudaMemcpyAsync: at once, except with pageable memory on the device
  *     to host side and host to host copies, which complete first.
  */
-static cudaError_t memcpy_on(void *dst, const void *src, size_t len,
-                             enum cudaMemcpyKind kind, cudaStream_t h,
-                             bool sync)
+cudaError_t rt_memcpy_on(void *dst, const void *src, size_t len,
+                         enum cudaMemcpyKind kind, cudaStream_t h, bool sync,
+                         const struct rt_copy_shape *shape)
 {
     struct rt_stream *s = rt_stream_resolve(h, -1);
     if (!s) {
         return cudaErrorInvalidResourceHandle;
     }
     struct rt_fence *f;
-    cudaError_t e = copy_enqueue(dst, src, len, kind, s, sync, NULL, 0, &f);
+    cudaError_t e = copy_enqueue(dst, src, len, kind, s, sync, NULL, 0, &f,
+                                 shape);
     return e ? e : wait_fence(f);
+}
+
+static cudaError_t memcpy_on(void *dst, const void *src, size_t len,
+                             enum cudaMemcpyKind kind, cudaStream_t h,
+                             bool sync)
+{
+    return rt_memcpy_on(dst, src, len, kind, h, sync, NULL);
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
@@ -408,8 +525,9 @@ cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
  * current, source and destination devices and does not block the host
  * (CUDA documents it as asynchronous with respect to the host).
  */
-static cudaError_t memcpy_peer(void *dst, int ddev, const void *src, int sdev,
-                               size_t len, cudaStream_t h, bool legacy)
+cudaError_t rt_memcpy_peer(void *dst, int ddev, const void *src, int sdev,
+                           size_t len, cudaStream_t h, bool legacy,
+                           const struct rt_copy_shape *shape)
 {
     if (!rt_device_valid(ddev) || !rt_device_valid(sdev)) {
         return cudaErrorInvalidDevice;
@@ -439,7 +557,7 @@ static cudaError_t memcpy_peer(void *dst, int ddev, const void *src, int sdev,
     }
     struct rt_fence *f;
     cudaError_t e = copy_enqueue(dst, src, len, cudaMemcpyDeviceToDevice, s,
-                                 false, after, 2, &f);
+                                 false, after, 2, &f, shape);
     rt_fence_put(f);
     rt_fence_put(after[0]);
     rt_fence_put(after[1]);
@@ -450,7 +568,8 @@ cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src,
                            int srcDevice, size_t count)
 {
     RT_SERVE(RT_NO_COST,
-             memcpy_peer(dst, dstDevice, src, srcDevice, count, NULL, true));
+             rt_memcpy_peer(dst, dstDevice, src, srcDevice, count, NULL, true,
+                            NULL));
 }
 
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
@@ -458,5 +577,6 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
                                 cudaStream_t stream)
 {
     RT_SERVE(RT_NO_COST,
-             memcpy_peer(dst, dstDevice, src, srcDevice, count, stream, false));
+             rt_memcpy_peer(dst, dstDevice, src, srcDevice, count, stream,
+                            false, NULL));
 }

@@ -248,6 +248,11 @@ static struct ptx_module *module_ptx(struct cudart_module *m)
     return m->ptx;
 }
 
+struct ptx_module *rt_module_ptx(struct cudart_module *m)
+{
+    return module_ptx(m);
+}
+
 /* Print why k cannot run, once per kernel. */
 static void kernel_warn(struct CUkern_st *k, const char *why)
 {

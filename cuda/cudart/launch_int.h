@@ -64,6 +64,14 @@ extern pthread_mutex_t reg_lock;
  * (reg_lock held). */
 struct CUkern_st *reg_kernel_of_stub(const void *stub);
 struct CUkern_st *reg_kernel_of_handle(cudaKernel_t h);
+/* The module of a registered variable, by its host shadow (or a managed
+ * one's address), with its name, size and managed address slot (NULL:
+ * not managed); NULL if none (reg_lock held). */
+struct cudart_module *reg_var_lookup(const void *sym, const char **name,
+                                     size_t *size, void ***managed_ptr);
+/* The module's PTX, parsed once (launch.c; reg_lock held); NULL with
+ * m->ptx_err. */
+struct ptx_module *rt_module_ptx(struct cudart_module *m);
 
 /*
  * rt_module_vars - (launch.c) the addresses on device dev of module m's

@@ -41,6 +41,9 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/stream_op.c \
 	%reldir%/event.c \
 	%reldir%/copy.c \
+	%reldir%/memcpy2d.c \
+	%reldir%/memcpy2d.h \
+	%reldir%/symbol.c \
 	%reldir%/device.c \
 	%reldir%/device_props.c \
 	%reldir%/peer.c \
@@ -54,6 +57,7 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/managed.h \
 	%reldir%/launch.c \
 	%reldir%/launch_int.h \
+	%reldir%/launch_ex.c \
 	%reldir%/registry.c \
 	%reldir%/kernel_attr.c \
 	%reldir%/drv_bridge.c \

@@ -75,6 +75,25 @@ struct CUkern_st *reg_kernel_of_handle(cudaKernel_t h)
     return NULL;
 }
 
+/* The module of the variable whose host shadow is sym (for a managed
+ * one, also its managed address), with its name, size and where a
+ * managed one's address is stored (NULL if not managed); NULL if none
+ * (reg_lock held). */
+struct cudart_module *reg_var_lookup(const void *sym, const char **name,
+                                     size_t *size, void ***managed_ptr)
+{
+    for (const struct cudart_var *v = vars; v; v = v->next) {
+        if (v->host_var == sym ||
+            (v->managed && *v->managed_ptr && *v->managed_ptr == sym)) {
+            *name = v->name;
+            *size = v->size;
+            *managed_ptr = v->managed_ptr;
+            return v->module;
+        }
+    }
+    return NULL;
+}
+
 static char *name_dup(const char *s)
 {
     return strdup(s ? s : "(unnamed)");

@@ -12,12 +12,15 @@
  *   cudaMallocHost(T **, n [, flags]), cudaMallocHost(void **, n, flags)
  *       -> cudaHostAlloc; cudaMallocHost(void **, n) -> the C call;
  *   cudaHostGetDevicePointer, cudaMallocManaged, cudaStreamAttachMemAsync,
- *   cudaMallocAsync(T **, n, stream): the C call of the same name;
+ *   cudaMallocAsync(T **, n, stream), cudaMallocPitch(T **, ...), and the
+ *   symbol calls taking the variable (cudaMemcpy{To,From}Symbol[Async],
+ *   cudaGetSymbol{Address,Size}): the C call of the same name;
  *   cudaMallocAsync(p, n, pool, stream)      -> cudaMallocFromPoolAsync
  *   cudaMallocFromPoolAsync(T **, ...)       -> cudaMallocFromPoolAsync
  *   cudaEventCreate(&e, flags)               -> cudaEventCreateWithFlags
  *   cudaLaunchKernel(T *, ...)               -> cudaLaunchKernel
  *   cudaLaunchCooperativeKernel(T *, ...)    -> cudaLaunchCooperativeKernel
+ *   cudaLaunchKernelEx(config, kernel, args...) -> cudaLaunchKernelExC
  *   cudaOccupancyMaxActiveBlocksPerMultiprocessor[WithFlags](n, T, ...)
  *       -> cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
  *   cudaOccupancyAvailableDynamicSMemPerBlock(s, T *, ...)
@@ -28,8 +31,7 @@
  *          cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
  *
  * As with the toolkit and a host compiler, there is no typed overload of
- * cudaFuncGetAttributes or cudaFuncSetAttribute (nvcc-only there): pass the
- * kernel's host stub as a const void *.
+ * cudaFuncGetAttributes or cudaFuncSetAttribute (nvcc-only there).
  */
 #ifndef P2PSIM_CUDA_INCLUDE_CUDA_RUNTIME_H
 #define P2PSIM_CUDA_INCLUDE_CUDA_RUNTIME_H
@@ -38,6 +40,7 @@
 #include "vector_types.h"
 #include "driver_types.h"
 #include "cuda_runtime_api.h"
+#include "driver_functions.h"
 
 /* Presence macro: cuda-samples' helper_cuda.h keys its runtime helpers
  * on it. */
@@ -75,6 +78,87 @@ cudaLaunchCooperativeKernel(T *func, dim3 gridDim, dim3 blockDim, void **args,
                                          args, sharedMem, stream);
 }
 
+#if __cplusplus >= 201103L
+/* The extensible launch: the arguments are converted to the kernel's
+ * parameter types, then passed by address. */
+template <typename... ExpTypes, typename... ActTypes>
+static __inline__ __host__ cudaError_t
+cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
+                   void (*kernel)(ExpTypes...), ActTypes &&...args)
+{
+    return [&](ExpTypes... coerced) {
+        void *argv[] = { &coerced... };
+        return ::cudaLaunchKernelExC(config, (const void *)kernel, argv);
+    }(std::forward<ActTypes>(args)...);
+}
+
+template <typename... ActTypes>
+static __inline__ __host__ cudaError_t
+cudaLaunchKernelEx(const cudaLaunchConfig_t *config, const cudaKernel_t kernel,
+                   ActTypes &&...args)
+{
+    void *argv[] = { &args... };
+    return ::cudaLaunchKernelExC(config, (const void *)kernel, argv);
+}
+#endif
+
+/* Symbols: the variable itself names it (its address is the key). */
+template <class T>
+static __inline__ __host__ cudaError_t
+cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count,
+                   size_t offset = 0,
+                   enum cudaMemcpyKind kind = cudaMemcpyHostToDevice)
+{
+    return ::cudaMemcpyToSymbol((const void *)&symbol, src, count, offset,
+                                kind);
+}
+
+template <class T>
+static __inline__ __host__ cudaError_t
+cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count,
+                        size_t offset = 0,
+                        enum cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                        cudaStream_t stream = 0)
+{
+    return ::cudaMemcpyToSymbolAsync((const void *)&symbol, src, count,
+                                     offset, kind, stream);
+}
+
+template <class T>
+static __inline__ __host__ cudaError_t
+cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count,
+                     size_t offset = 0,
+                     enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
+{
+    return ::cudaMemcpyFromSymbol(dst, (const void *)&symbol, count, offset,
+                                  kind);
+}
+
+template <class T>
+static __inline__ __host__ cudaError_t
+cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t count,
+                          size_t offset = 0,
+                          enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                          cudaStream_t stream = 0)
+{
+    return ::cudaMemcpyFromSymbolAsync(dst, (const void *)&symbol, count,
+                                       offset, kind, stream);
+}
+
+template <class T>
+static __inline__ __host__ cudaError_t cudaGetSymbolAddress(void **devPtr,
+                                                            const T &symbol)
+{
+    return ::cudaGetSymbolAddress(devPtr, (const void *)&symbol);
+}
+
+template <class T>
+static __inline__ __host__ cudaError_t cudaGetSymbolSize(size_t *size,
+                                                         const T &symbol)
+{
+    return ::cudaGetSymbolSize(size, (const void *)&symbol);
+}
+
 /* Events */
 static __inline__ __host__ cudaError_t cudaEventCreate(cudaEvent_t *event,
                                                        unsigned int flags)
@@ -107,6 +191,15 @@ static __inline__ __host__ cudaError_t cudaHostAlloc(T **ptr, size_t size,
                                                      unsigned int flags)
 {
     return ::cudaHostAlloc((void **)(void *)ptr, size, flags);
+}
+
+template <class T>
+static __inline__ __host__ cudaError_t cudaMallocPitch(T **devPtr,
+                                                       size_t *pitch,
+                                                       size_t width,
+                                                       size_t height)
+{
+    return ::cudaMallocPitch((void **)(void *)devPtr, pitch, width, height);
 }
 
 template <class T>

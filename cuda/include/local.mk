@@ -12,6 +12,7 @@ cudainclude_HEADERS = \
 	cuda/include/host_defines.h \
 	cuda/include/vector_types.h \
 	cuda/include/driver_types.h \
+	cuda/include/driver_functions.h \
 	cuda/include/cuda_runtime_api.h \
 	cuda/include/cuda_runtime.h \
 	cuda/include/cuda_profiler_api.h \

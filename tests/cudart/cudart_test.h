@@ -24,6 +24,7 @@ Suite *make_cudart_kernels_suite(void);
 Suite *make_cudart_errors_suite(void);
 Suite *make_cudart_ipc_suite(void);
 Suite *make_cudart_server_kernels_suite(void);
+Suite *make_cudart_memcpy2d_suite(void);
 
 /*
  * cudart_test_machine - use topologies/<file> of the source tree (NULL:
