@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "ptx/ptx_int.h"
+#include "ptx/tex_int.h"
 
 static const struct {
     const char *name;
@@ -602,6 +603,9 @@ static void finish_mem_defaults(struct ptx_insn *in, const struct mods *m)
 int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
                unsigned n, struct ptx_insn *in, char *why, size_t wl)
 {
+    if (ptx__is_tex_opcode(opcode)) {
+        return ptx__decode_tex(p, opcode, opds, n, in, why, wl);
+    }
     char buf[128];
     snprintf(buf, sizeof(buf), "%s", opcode);
     char *parts[16];

@@ -103,6 +103,8 @@ static int flat_block(const struct ptx_flat_launch *l, const void *params,
         c.n_var_addrs = l->n_var_addrs;
         c.time_fn = flat_time;
         c.time_user = &clock;
+        c.tex_ops = l->tex_ops;
+        c.tex_user = l->tex_user;
         c.yield_after = FLAT_BUDGET;
         w[i] = ptx_warp_new(l->kernel, params, &c, err);
         if (!w[i]) {

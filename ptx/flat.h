@@ -20,6 +20,8 @@ struct ptx_flat_launch {
     uint32_t dyn_shared_bytes;
     const uint64_t *var_addrs;   /* module variables, or NULL */
     unsigned n_var_addrs;
+    const struct ptx_tex_ops *tex_ops; /* textures (ptx_tex.h), or NULL */
+    void *tex_user;
 };
 
 struct ptx_flat_stats {

@@ -34,6 +34,7 @@
 
 #include "ptx/ptx_int.h"
 #include "ptx/interp_int.h"
+#include "ptx/tex_int.h"
 
 uint64_t ptx__val_slow(const struct ptx_warp *w, const struct ptx_opd *o)
 {
@@ -432,6 +433,12 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
             return PTX_STOP_BAR;
         }
         default:
+            if (PTX_OP_IS_TEX(in->op)) {
+                if (exec && ptx__exec_tex(w, in, exec) < 0) {
+                    return stop_error(w, req, in->line);
+                }
+                break;
+            }
             ptx__exec_alu(w, in, exec);
             break;
         }

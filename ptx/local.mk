@@ -14,11 +14,15 @@ ptx_libptx_la_SOURCES = \
 	%reldir%/parse_decl.c \
 	%reldir%/parse_lex.c \
 	%reldir%/decode.c \
+	%reldir%/decode_tex.c \
 	%reldir%/interp_int.h \
 	%reldir%/interp.c \
 	%reldir%/interp_alu.c \
 	%reldir%/interp_mem.c \
 	%reldir%/interp_move.c \
+	%reldir%/interp_tex.c \
+	%reldir%/tex_int.h \
+	%reldir%/ptx_tex.h \
 	%reldir%/flat.c \
 	%reldir%/flat.h
 ptx_libptx_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)

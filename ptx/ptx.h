@@ -124,6 +124,7 @@ int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
 
 struct ptx_module;
 struct ptx_kernel;
+struct ptx_tex_ops;
 
 /* One .param of an .entry, as laid out in the parameter buffer that
  * __cudaLaunchKernel's args[] are copied into: args[i] supplies
@@ -272,6 +273,11 @@ struct ptx_warp_ctx {
 
     ptx_time_fn *time_fn; /* NULL: time registers read 0 */
     void *time_user;
+
+    /* Texture and surface instructions reach descriptors and texel
+     * memory through these (ptx/ptx_tex.h); NULL: they fail the warp. */
+    const struct ptx_tex_ops *tex_ops;
+    void *tex_user;
 
     /* Stop with PTX_STOP_YIELD after this many warp-instructions in one
      * ptx_warp_run() (0: never). A warp spinning on shared memory needs

@@ -296,7 +296,8 @@ tests_check_ptx_SOURCES = \
 	%reldir%/ptx/helpers.c \
 	%reldir%/ptx/check_ptx_hand.c \
 	%reldir%/ptx/check_ptx_real.c \
-	%reldir%/ptx/check_ptx_link.c
+	%reldir%/ptx/check_ptx_link.c \
+	%reldir%/ptx/check_ptx_tex.c
 tests_check_ptx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_ptx_LDADD = ptx/libptx.la common/libcommon.la $(CHECK_LIBS) -lm
@@ -309,7 +310,7 @@ tests_check_ptx_nvcc_CFLAGS = $(tests_check_ptx_CFLAGS)
 tests_check_ptx_nvcc_LDADD = $(tests_check_ptx_LDADD)
 endif
 EXTRA_DIST += tests/ptx/hand.ptx tests/ptx/bad.ptx tests/ptx/kernels.cu \
-	tests/ptx/real.ptx
+	tests/ptx/real.ptx tests/ptx/tex.ptx
 
 # tests/traces/cli.sh: the trace options and tools end to end: p2psim run
 # --trace/--events/--counters on one_copy.c (built by the script against

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "machine/kernel/kernel_int.h"
+#include "machine/kernel/texture.h"
 #include "machine/p2psim.h"
 #include "machine/p2psim_int.h"
 #include "machine/fabric.h"
@@ -378,6 +379,8 @@ static int block_start(struct kx_grid *gr, uint64_t linear, unsigned sm)
             c.n_var_addrs = gr->l.n_vars;
             c.time_fn = ptx_time;
             c.time_user = gr;
+            c.tex_ops = &kx_tex_ops;
+            c.tex_user = gr;
             c.yield_after = KX_PTX_YIELD;
             struct ptx_error err;
             w->pw = ptx_warp_new(gr->l.pk, gr->params, &c, &err);
