@@ -537,8 +537,11 @@ static int decode_mem(struct ptx_parse *p, struct ptx_insn *in,
         in->o[mi].reg == PTX_NOREG) {
         in->space = (uint8_t)sym_space; /* ld [param_sym]: that space */
     }
+    if (in->space == PS_PARAM && sym_space == PS_LOCAL) {
+        in->space = PS_LOCAL; /* a call's or a function's .param */
+    }
     if (in->op == OP_ST && in->space == PS_PARAM) {
-        snprintf(why, wl, "st.param (device function calls)");
+        snprintf(why, wl, "st.param to a kernel parameter");
         return -1;
     }
     /* Model: ld.const leaves as a global load at the variable's (or the
@@ -622,6 +625,9 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
             opi = (int)i;
             break;
         }
+    }
+    if (opi < 0 && np && strcmp(parts[0], "call") == 0) {
+        return ptx__decode_call(p, opds, n, in, why, wl);
     }
     if (opi < 0) {
         snprintf(why, wl, "no such instruction in the interpreted subset");

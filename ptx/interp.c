@@ -246,7 +246,96 @@ static enum ptx_stop stop_error(struct ptx_warp *w, struct ptx_mem_req *req,
     req->error = w->errbuf;
     req->line = line;
     req->mask = 0;
+    req->assert_failed = w->asserted;
     return PTX_STOP_ERROR;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Calls                                                                   */
+/* ---------------------------------------------------------------------- */
+
+/* The lanes in exec call: arguments copied into the callee's parameters
+ * in each lane's frame, the call's PC pushed, the lanes sent to the
+ * entry. Return: 1 (the PC is set), 0 (a builtin: go on), -1 (failed). */
+static int exec_call(struct ptx_warp *w, const struct ptx_insn *in,
+                     uint32_t exec)
+{
+    const struct ptx_kernel *k = w->k;
+    const struct ptx_call *c = &k->calls[in->o[0].imm];
+    if (c->kind != PTX_CALLEE_FUNC) {
+        return ptx__call_builtin(w, in, c, exec);
+    }
+    const struct ptx_func_inst *f = &k->funcs[c->func];
+    LANES(exec, l) {
+        uint32_t *st = w->cstack + (size_t)l * PTX_CALL_DEPTH_MAX;
+        if (w->cdepth[l] >= PTX_CALL_DEPTH_MAX) {
+            return ptx__warp_fail(w, in, "calls nested deeper than %u",
+                                  PTX_CALL_DEPTH_MAX);
+        }
+        for (unsigned d = 0; d < w->cdepth[l]; d++) {
+            if (k->calls[w->insns[st[d]].o[0].imm].func == c->func) {
+                return ptx__warp_fail(w, in, "recursive call of %s (not "
+                                      "supported: one frame per function)",
+                                      f->name);
+            }
+        }
+        uint8_t *frame = w->local + (size_t)l * k->local_bytes;
+        for (unsigned i = 0; i < c->n_args && i < f->n_params; i++) {
+            uint32_t n = c->arg_bytes[i] < f->param_bytes[i]
+                             ? c->arg_bytes[i] : f->param_bytes[i];
+            memmove(frame + f->param_off[i], frame + c->arg_off[i], n);
+        }
+        st[w->cdepth[l]++] = w->pc;
+    }
+    uint32_t stay = w->group & ~exec;
+    if (stay == 0) {
+        w->pc = f->entry;
+    } else {
+        LANES(exec, l) {
+            w->lpc[l] = f->entry;
+        }
+        LANES(stay, l) {
+            w->lpc[l] = w->pc + 1;
+        }
+        w->group = 0;
+        reselect(w);
+    }
+    return 1;
+}
+
+/* ret of the lanes in exec: those inside a call go back after it, with
+ * the return value copied out; the others exit. */
+static void exec_ret(struct ptx_warp *w, uint32_t exec)
+{
+    const struct ptx_kernel *k = w->k;
+    uint32_t back = 0;
+    LANES(exec, l) {
+        if (w->cdepth[l]) {
+            back |= 1u << l;
+        }
+    }
+    if (!back) {
+        w->pc++;
+        lanes_exit(w, exec);
+        return;
+    }
+    LANES(back, l) {
+        unsigned cpc = w->cstack[(size_t)l * PTX_CALL_DEPTH_MAX +
+                                 --w->cdepth[l]];
+        const struct ptx_call *c = &k->calls[w->insns[cpc].o[0].imm];
+        const struct ptx_func_inst *f = &k->funcs[c->func];
+        uint8_t *frame = w->local + (size_t)l * k->local_bytes;
+        uint32_t n = c->ret_bytes < f->retval_bytes ? c->ret_bytes
+                                                    : f->retval_bytes;
+        memmove(frame + c->ret_off, frame + f->retval_off, n);
+        w->lpc[l] = cpc + 1;
+    }
+    LANES(w->group & ~exec, l) {
+        w->lpc[l] = w->pc + 1;
+    }
+    w->live &= ~(exec & ~back);
+    w->group = 0;
+    reselect(w);
 }
 
 enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
@@ -330,6 +419,16 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
             goto next;
         }
         case OP_RET:
+            if (exec == 0) {
+                break;
+            }
+            if (w->cstack) {
+                exec_ret(w, exec);
+                goto next;
+            }
+            w->pc++;
+            lanes_exit(w, exec);
+            goto next;
         case OP_EXIT:
             if (exec == 0) {
                 break;
@@ -337,6 +436,19 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
             w->pc++;
             lanes_exit(w, exec);
             goto next;
+        case OP_CALL: {
+            if (exec == 0) {
+                break;
+            }
+            int rc = exec_call(w, in, exec);
+            if (rc < 0) {
+                return stop_error(w, req, in->line);
+            }
+            if (rc > 0) {
+                goto next;
+            }
+            break;
+        }
         case OP_TRAP:
             if (exec == 0) {
                 break;
@@ -565,8 +677,12 @@ struct ptx_warp *ptx_warp_new(const struct ptx_kernel *k,
     if (w) {
         w->r = malloc((size_t)k->n_regs * PTX_WARP_SIZE * sizeof(uint64_t));
         w->local = calloc(PTX_WARP_SIZE, k->local_bytes ? k->local_bytes : 1);
+        if (k->n_calls) {
+            w->cstack = calloc((size_t)PTX_WARP_SIZE * PTX_CALL_DEPTH_MAX,
+                               sizeof(*w->cstack));
+        }
     }
-    if (!w || !w->r || !w->local) {
+    if (!w || !w->r || !w->local || (k->n_calls && !w->cstack)) {
         ptx_warp_free(w);
         ptx__set_err(err, PTX_ENOMEM, 0, "out of memory");
         return NULL;
@@ -592,6 +708,7 @@ void ptx_warp_free(struct ptx_warp *w)
     }
     free(w->r);
     free(w->local);
+    free(w->cstack);
     free(w);
 }
 

@@ -41,6 +41,12 @@ struct ptx_warp {
     uint32_t pend_mask;        /* its global lanes; a barrier's lanes */
     bool at_bar;               /* stopped at a barrier (pend) */
 
+    /* calls (interp.c, interp_call.c): per lane, the PCs of its open
+     * calls (PTX_CALL_DEPTH_MAX each), NULL when the kernel calls none */
+    uint32_t *cstack;
+    uint8_t cdepth[PTX_WARP_SIZE];
+    bool asserted;             /* the error is a failed device assert */
+
     uint64_t n_instr;
     uint8_t *local;            /* PTX_WARP_SIZE frames of local_bytes */
     uint64_t *r;               /* r[slot * 32 + lane] */
@@ -179,6 +185,11 @@ static inline uint32_t width_bits(unsigned t)
  * with PTX_STOP_ERROR). Return: -1. */
 int ptx__warp_fail(struct ptx_warp *w, const struct ptx_insn *in,
                    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* vprintf and __assertfail for the lanes in exec (interp_call.c).
+ * Return: 0, or -1 with the warp failed. */
+int ptx__call_builtin(struct ptx_warp *w, const struct ptx_insn *in,
+                      const struct ptx_call *c, uint32_t exec);
 
 /* The instructions, each over the lanes in exec. */
 void ptx__exec_alu(struct ptx_warp *w, const struct ptx_insn *in,

@@ -13,6 +13,7 @@ ptx_libptx_la_SOURCES = \
 	%reldir%/parse_body.c \
 	%reldir%/parse_decl.c \
 	%reldir%/parse_lex.c \
+	%reldir%/parse_call.c \
 	%reldir%/decode.c \
 	%reldir%/decode_tex.c \
 	%reldir%/interp_int.h \
@@ -20,6 +21,7 @@ ptx_libptx_la_SOURCES = \
 	%reldir%/interp_alu.c \
 	%reldir%/interp_mem.c \
 	%reldir%/interp_move.c \
+	%reldir%/interp_call.c \
 	%reldir%/interp_tex.c \
 	%reldir%/tex_int.h \
 	%reldir%/ptx_tex.h \

@@ -39,7 +39,7 @@
 /* Kernels                                                                 */
 /* ---------------------------------------------------------------------- */
 
-static void kernel_reset_scope(struct ptx_parse *p)
+void ptx__kernel_reset_scope(struct ptx_parse *p)
 {
     for (unsigned i = 0; i < p->n_regs; i++) {
         free(p->regs[i].name);
@@ -140,9 +140,10 @@ static int parse_ntid(struct ptx_parse *p, uint32_t v[3], const char *what)
     return 0;
 }
 
-static void resolve_labels(struct ptx_parse *p, struct ptx_kernel *k)
+void ptx__resolve_labels(struct ptx_parse *p, struct ptx_kernel *k,
+                         unsigned from)
 {
-    for (unsigned i = 0; i < k->n_insns; i++) {
+    for (unsigned i = from; i < k->n_insns; i++) {
         struct ptx_insn *in = &k->insns[i];
         if (in->op != OP_BRA || in->o[0].kind != OPD_LABEL) {
             continue;
@@ -179,10 +180,11 @@ static int parse_entry(struct ptx_parse *p)
         return p->rc;
     }
     k->n_regs = SR_COUNT;
+    k->mod = m;
     p->k = k;
     p->shared_bytes = m->shared_bytes;
     p->dyn_shared_used = false;
-    kernel_reset_scope(p);
+    ptx__kernel_reset_scope(p);
     int rc = parse_params(p, k);
     if (rc) {
         return rc;
@@ -217,9 +219,17 @@ static int parse_entry(struct ptx_parse *p)
     if (rc) {
         return rc;
     }
-    resolve_labels(p, k);
+    ptx__resolve_labels(p, k, 0);
     k->info.shared_bytes = p->shared_bytes;
     k->info.dyn_shared_offset = (uint32_t)align_up(p->shared_bytes, 16);
+    ptx__kernel_finish(p, k);
+    p->k = NULL;
+    return p->rc;
+}
+
+void ptx__kernel_finish(struct ptx_parse *p, struct ptx_kernel *k)
+{
+    (void)p;
     k->info.local_bytes = k->local_bytes;
     k->info.n_insns = k->n_insns;
     for (unsigned i = 0; i < k->n_insns && !k->info.uses_global_symbols;
@@ -232,13 +242,11 @@ static int parse_entry(struct ptx_parse *p)
             }
         }
     }
-    p->k = NULL;
-    return p->rc;
 }
 
-/* .func: a device function. Calls are not interpreted, so its body is
- * skipped; a kernel that calls it fails at its `call`. */
-static void skip_func(struct ptx_parse *p)
+/* .func: a device function's text, skipped at module scope (the kernels
+ * that call it parse it again, parse_call.c). */
+void ptx__skip_func(struct ptx_parse *p)
 {
     while (p->s < p->end) {
         ptx__skip_ws(p);
@@ -347,7 +355,7 @@ static int parse_top(struct ptx_parse *p)
         } else if (strcmp(w, ".entry") == 0) {
             rc = parse_entry(p);
         } else if (strcmp(w, ".func") == 0) {
-            skip_func(p);
+            rc = ptx__module_func(p);
         } else if (strcmp(w, ".global") == 0) {
             rc = ptx__parse_module_var(p, PS_GLOBAL, is_extern, l);
         } else if (strcmp(w, ".const") == 0) {
@@ -402,11 +410,15 @@ struct ptx_module *ptx_module_parse(const char *text, size_t len,
     if (!rc) {
         rc = p.rc;
     }
+    if (!rc) {
+        rc = ptx__link_calls(&p);
+    }
     if (rc == 0 && p.m->version == 0) {
         struct loc l = {1, text};
         rc = ptx__fail_at(&p, l, PTX_EPARSE, "not a PTX module: no .version");
     }
-    kernel_reset_scope(&p);
+    ptx__kernel_reset_scope(&p);
+    ptx__funcs_free(&p);
     for (unsigned i = 0; i < p.n_msyms; i++) {
         free(p.msyms[i].name);
     }
@@ -429,6 +441,8 @@ void ptx_module_free(struct ptx_module *m)
     for (unsigned i = 0; i < m->n_kernels; i++) {
         free(m->kernels[i]->params);
         free(m->kernels[i]->insns);
+        free(m->kernels[i]->calls);
+        free(m->kernels[i]->funcs);
         free(m->kernels[i]);
     }
     for (unsigned i = 0; i < m->n_strings; i++) {

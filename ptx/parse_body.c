@@ -102,7 +102,7 @@ static int declare_kernel_var(struct ptx_parse *p, struct ptx_kernel *k,
     }
     if (rc == 0 || d.other) {
         ptx__unsupported(p, line, "unsupported %s declaration",
-                         space == PS_SHARED ? ".shared" : ".local");
+                         space == PS_SHARED ? ".shared" : ".local or .param");
         ptx__skip_statement(p);
         return 0;
     }
@@ -124,6 +124,7 @@ static int declare_kernel_var(struct ptx_parse *p, struct ptx_kernel *k,
     if (rc) {
         return rc;
     }
+    p->ksyms[p->n_ksyms - 1].bytes = d.bytes;
     ptx__skip_statement(p);
     return 0;
 }
@@ -235,12 +236,16 @@ static int parse_insn(struct ptx_parse *p, struct ptx_kernel *k,
     return add_insn(p, k, &in, l);
 }
 
-/* A { } block closes: its registers leave scope and their slots are free
- * for the next block's (inline asm blocks declare the same names each). */
+/* A { } block closes: its registers and variables (a call's .param)
+ * leave scope, and the registers' slots are free for the next block's
+ * (inline asm blocks declare the same names each). */
 static void close_block(struct ptx_parse *p)
 {
     while (p->n_regs && p->regs[p->n_regs - 1].depth >= p->depth) {
         free(p->regs[--p->n_regs].name);
+    }
+    while (p->n_ksyms && p->ksyms[p->n_ksyms - 1].depth >= p->depth) {
+        free(p->ksyms[--p->n_ksyms].name);
     }
     p->next_slot = SR_COUNT;
     if (p->n_regs) {
@@ -313,6 +318,10 @@ int ptx__parse_body(struct ptx_parse *p, struct ptx_kernel *k)
         } else if (strcmp(w, ".shared") == 0) {
             rc = declare_kernel_var(p, k, PS_SHARED);
         } else if (strcmp(w, ".local") == 0) {
+            rc = declare_kernel_var(p, k, PS_LOCAL);
+        } else if (strcmp(w, ".param") == 0) {
+            /* a call's argument or return value: in the lane's .local
+             * frame, as a called function's parameters (parse_call.c) */
             rc = declare_kernel_var(p, k, PS_LOCAL);
         } else if (strcmp(w, ".pragma") == 0) {
             ptx__skip_statement(p);

@@ -113,7 +113,7 @@ int ptx_parse_reg(struct ptx_parse *p, const char *name)
 
 static struct sym *find_sym(struct sym *v, unsigned n, const char *name)
 {
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = n; i-- > 0;) { /* the innermost first */
         if (strcmp(v[i].name, name) == 0) {
             return &v[i];
         }
@@ -181,6 +181,8 @@ int ptx__add_sym(struct ptx_parse *p, struct sym **v, unsigned *n,
     s->offset = offset;
     s->var = var;
     s->dyn_shared = false;
+    s->depth = p->depth;
+    s->bytes = 0;
     return 0;
 }
 

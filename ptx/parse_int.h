@@ -35,6 +35,17 @@ struct sym {
     int64_t offset;  /* param/shared/local offset */
     int var;         /* module variable, or PTX_NOVAR */
     bool dyn_shared; /* extern .shared: offset decided per kernel */
+    long depth;      /* of the { } block that declared it (0: params) */
+    uint64_t bytes;  /* a .param or .local of a body: its size */
+};
+
+/* A .func of the module: where its text starts (after ".func"), for the
+ * kernels that call it to parse it into themselves (parse_call.c). */
+struct func_decl {
+    char *name;
+    const char *at;
+    unsigned line;
+    bool body;
 };
 
 struct label {
@@ -61,6 +72,9 @@ struct ptx_parse {
     unsigned n_msyms, cap_msyms;
     unsigned cap_kernels, cap_vars;
     uint64_t const_bytes;
+
+    struct func_decl *funcs;
+    unsigned n_funcs, cap_funcs;
 
     /* the kernel being parsed */
     struct ptx_kernel *k;
@@ -148,6 +162,23 @@ int ptx__place_var(struct ptx_parse *p, const struct decl *d,
  * (at l). */
 int ptx__parse_module_var(struct ptx_parse *p, enum ptx_space space,
                           bool is_extern, struct loc l);
+
+/* ---- parse_call.c: device functions and calls ---- */
+
+/* A .func at module scope (".func" read): recorded, its text skipped. */
+int ptx__module_func(struct ptx_parse *p);
+/* Parse the functions each kernel calls into it (after the module). */
+int ptx__link_calls(struct ptx_parse *p);
+/* Skip a .func's signature and body (parse.c). */
+void ptx__skip_func(struct ptx_parse *p);
+/* Free the parser's function table. */
+void ptx__funcs_free(struct ptx_parse *p);
+/* Resolve the labels of k's instructions from insn from on. */
+void ptx__resolve_labels(struct ptx_parse *p, struct ptx_kernel *k,
+                         unsigned from);
+void ptx__kernel_reset_scope(struct ptx_parse *p);
+/* What parse_entry does once a body (and what it calls) is in: info. */
+void ptx__kernel_finish(struct ptx_parse *p, struct ptx_kernel *k);
 
 /* ---- parse_body.c ---- */
 

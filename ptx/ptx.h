@@ -86,6 +86,9 @@ struct ptx_error {
 #define PTX_STATEMENT_MAX_BYTES 65536u    /* one instruction statement */
 #define PTX_NTID_MAX 1024u                /* a .maxntid/.reqntid value */
 #define PTX_NAME_MAX 4096u                /* a variable or parameter name */
+#define PTX_CALL_ARGS_MAX 32u             /* arguments of a call */
+#define PTX_CALL_DEPTH_MAX 64u            /* calls a lane has open */
+#define PTX_FUNCS_MAX 1024u               /* functions a kernel calls */
 
 /* ---------------------------------------------------------------------- */
 /* Fat binaries                                                            */
@@ -356,6 +359,9 @@ struct ptx_mem_req {
 
     unsigned line;                    /* PTX line of the instruction */
     const char *error;                /* PTX_STOP_ERROR: the message */
+    bool assert_failed;               /* PTX_STOP_ERROR: a device
+                                       * assert() failed (printed on
+                                       * stderr) */
 };
 
 struct ptx_warp;

@@ -41,7 +41,7 @@ enum ptx_opcode {
     OP_BRA, OP_RET, OP_EXIT, OP_TRAP, OP_NOP,
     OP_ATOM, OP_RED, OP_MEMBAR, OP_FENCE, OP_BAR,
     OP_SHFL, OP_VOTE, OP_ACTIVEMASK,
-    OP_BFIND, OP_BMSK, OP_MATCH, OP_NANOSLEEP
+    OP_BFIND, OP_BMSK, OP_MATCH, OP_NANOSLEEP, OP_CALL
 };
 
 /* State spaces. */
@@ -146,7 +146,39 @@ enum ptx_sreg_slot {
     SR_COUNT = SR_ENVREG0 + 32
 };
 
+/* A call instruction (o[0].imm indexes k->calls): the callee, and the
+ * caller's .param variables (offsets in the lane's .local frame). */
+enum ptx_callee { PTX_CALLEE_FUNC, PTX_CALLEE_VPRINTF, PTX_CALLEE_ASSERT };
+
+struct ptx_call {
+    uint8_t kind;             /* enum ptx_callee */
+    unsigned func;            /* FUNC: index in k->funcs */
+    unsigned n_args;
+    uint32_t ret_bytes;       /* 0: no return value */
+    int64_t ret_off;
+    int64_t arg_off[PTX_CALL_ARGS_MAX];
+    uint32_t arg_bytes[PTX_CALL_ARGS_MAX];
+};
+
+/* A device function's code in a kernel that calls it: its first
+ * instruction, and its parameters in the lane's .local frame. */
+struct ptx_func_inst {
+    const char *name;
+    unsigned entry;
+    unsigned line;            /* of the first call, for messages */
+    unsigned n_params;
+    int64_t param_off[PTX_CALL_ARGS_MAX];
+    uint32_t param_bytes[PTX_CALL_ARGS_MAX];
+    int64_t retval_off;
+    uint32_t retval_bytes;
+};
+
 struct ptx_kernel {
+    const struct ptx_module *mod;
+    struct ptx_call *calls;
+    unsigned n_calls, cap_calls;
+    struct ptx_func_inst *funcs;
+    unsigned n_funcs, cap_funcs;
     struct ptx_kernel_info info;
     struct ptx_param_info *params;
     struct ptx_insn *insns;
@@ -196,6 +228,13 @@ int ptx_parse_label(struct ptx_parse *p, const char *name);
 /* Fail the parse for running out of memory (ptx_module_parse() returns
  * NULL with PTX_ENOMEM). Return: PTX_ENOMEM. */
 int ptx_parse_nomem(struct ptx_parse *p);
+
+/* ---- parse_call.c ---- */
+
+/* call / call.uni: the call's record into in (OP_CALL). Return as
+ * ptx_decode(). */
+int ptx__decode_call(struct ptx_parse *p, char **opds, unsigned n,
+                     struct ptx_insn *in, char *why, size_t wl);
 
 /* ---- decode.c ---- */
 

@@ -192,8 +192,9 @@ static void kernel_done(void *arg, int status, const char *msg,
     if (status) {
         fprintf(stderr, "p2psim: kernel %s failed: %s\n", ko->name,
                 msg ? msg : "");
-        e = status == P2PSIM_KERNEL_FAULT ? cudaErrorIllegalAddress
-                                          : cudaErrorLaunchFailure;
+        e = status == P2PSIM_KERNEL_FAULT    ? cudaErrorIllegalAddress
+            : status == P2PSIM_KERNEL_ASSERT ? cudaErrorAssert
+                                             : cudaErrorLaunchFailure;
     }
     rt_op_done(&ko->op, e);
 }

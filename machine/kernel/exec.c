@@ -215,7 +215,9 @@ static void warp_step(struct kx_warp *w)
             block_warp_done(w);
             return;
         case KX_ERROR:
-            kx__fail(gr, P2PSIM_KERNEL_PTX, "%s",
+            kx__fail(gr, w->pw && w->req.assert_failed ? P2PSIM_KERNEL_ASSERT
+                                                       : P2PSIM_KERNEL_PTX,
+                     "%s",
                      w->req.error ? w->req.error : "PTX execution error");
             block_warp_done(w);
             return;

@@ -51,6 +51,7 @@ enum p2psim_kernel_status {
     P2PSIM_KERNEL_PTX = -2,     /* the interpreter stopped (msg says) */
     P2PSIM_KERNEL_MISUSE = -3,  /* grid sync outside a cooperative
                                    launch, a bad access size */
+    P2PSIM_KERNEL_ASSERT = -4,  /* a device assert() failed (PTX) */
 };
 
 typedef void p2psim_kernel_done_fn(void *arg, int status, const char *msg,

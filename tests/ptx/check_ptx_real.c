@@ -6,8 +6,9 @@
  * bmsk, match, bar.warp.sync, bar.red over three warps, nanosleep,
  * vote.ballot.sync, shfl from lanes outside the group, inline asm
  * blocks with registers of their own, the message of a kernel with a
- * very long name; run by warps driven here (global stores into host
- * memory) or on the flat executor.
+ * very long name; device functions, printf, assert and refused calls
+ * (tests/ptx/calls.ptx); run by warps driven here (global stores into
+ * host memory) or on the flat executor.
  * No nvcc needed.
  */
 #include <config.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct ptx_module *real;
 
@@ -244,6 +246,94 @@ START_TEST(test_ptx_real_bar_red_nanosleep_ballot_shfl)
 }
 END_TEST
 
+START_TEST(test_ptx_real_calls_printf_assert)
+{
+    struct ptx_module *m = ptx_test_module("calls.ptx");
+    /* the module's strings: any distinct addresses (the flat executor's
+     * global memory is the host's; printf reads the initializers) */
+    unsigned nv = ptx_module_var_count(m);
+    ck_assert_uint_eq(nv, 5);
+    uint64_t va[5];
+    void *store[5];
+    for (unsigned i = 0; i < nv; i++) {
+        store[i] = calloc(1, ptx_module_var(m, i)->size_bytes);
+        va[i] = (uintptr_t)store[i];
+    }
+    uint32_t out[40];
+    uint32_t *po = out;
+    void *args[] = {&po};
+    struct ptx_error err = {0};
+    memset(out, 0xee, sizeof(out));
+    /* printf's output, from this process's stdout */
+    fflush(stdout);
+    int saved = dup(1);
+    FILE *tmp = tmpfile();
+    ck_assert_ptr_nonnull(tmp);
+    dup2(fileno(tmp), 1);
+    int rc = ptx_test_run_vars(m, "calls", 1, 32, args, va, &err);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    ck_assert_msg(rc == 0, "%s", err.msg);
+    char got[256] = "";
+    rewind(tmp);
+    size_t n = fread(got, 1, sizeof(got) - 1, tmp);
+    got[n] = '\0';
+    fclose(tmp);
+    const char *line0 = "lane 0:  2.50 ok Z 123456789|%\n";
+    char want[256];
+    snprintf(want, sizeof(want), "%slane 1:  2.50 ok Z 123456789|%%\n",
+             line0);
+    ck_assert_str_eq(got, want);
+    /* odd lanes: quad (twice, twice); even lanes: twice */
+    for (unsigned t = 0; t < 32; t++) {
+        ck_assert_uint_eq(out[t], t & 1 ? 4 * t : 2 * t);
+    }
+    ck_assert_uint_eq(out[32], strlen(line0)); /* printf's return */
+    /* a function calling itself is refused when it does, by name */
+    uint32_t depth = 0;
+    void *rargs[] = {&depth};
+    ck_assert_int_eq(ptx_test_run(m, "recursive", 1, 1, rargs, &err), 0);
+    depth = 3;
+    ck_assert_int_ne(ptx_test_run(m, "recursive", 1, 1, rargs, &err), 0);
+    ck_assert_msg(strstr(err.msg, "recursive call of rec") != NULL, "%s",
+                  err.msg);
+    /* assert(): CUDA's line on stderr, the warp fails as an assertion */
+    const struct ptx_kernel *k = ptx_module_find(m, "asserts");
+    int32_t x = -1;
+    uint8_t params[8];
+    void *aargs[] = {&x};
+    ptx_kernel_pack_params(k, aargs, params);
+    struct ptx_warp_ctx c;
+    ctx_init(&c, 1, NULL, 0);
+    c.var_addrs = va;
+    c.n_var_addrs = nv;
+    struct ptx_warp *w = ptx_warp_new(k, params, &c, &err);
+    ck_assert_ptr_nonnull(w);
+    struct ptx_mem_req *q = calloc(1, sizeof(*q));
+    ck_assert_int_eq(ptx_warp_run(w, q), PTX_STOP_ERROR);
+    ck_assert(q->assert_failed);
+    ck_assert_msg(strstr(q->error, "device assertion `x < 0` failed "
+                                   "(real.cu:42)") != NULL, "%s", q->error);
+    ptx_warp_free(w);
+    x = 5;
+    ptx_kernel_pack_params(k, aargs, params);
+    w = ptx_warp_new(k, params, &c, &err);
+    ck_assert_int_eq(ptx_warp_run(w, q), PTX_STOP_EXIT);
+    ptx_warp_free(w);
+    free(q);
+    /* a function with no body in the module: the call names it */
+    ck_assert_int_eq(ptx_kernel_check(ptx_module_find(m, "heap"), &err),
+                     PTX_EUNSUPPORTED);
+    ck_assert_msg(strstr(err.msg, "unsupported instruction 'call' (of "
+                                  "'malloc'") != NULL, "%s", err.msg);
+    for (unsigned i = 0; i < nv; i++) {
+        free(store[i]);
+    }
+    ptx_module_free(m);
+}
+END_TEST
+
 Suite *make_ptx_real_suite(void)
 {
     Suite *s = suite_create("ptx-real");
@@ -254,6 +344,7 @@ Suite *make_ptx_real_suite(void)
     tcase_add_test(tc, test_ptx_real_bits_match_syncwarp_asm_blocks);
     tcase_add_test(tc, test_ptx_real_long_kernel_name_keeps_the_instruction);
     tcase_add_test(tc, test_ptx_real_bar_red_nanosleep_ballot_shfl);
+    tcase_add_test(tc, test_ptx_real_calls_printf_assert);
     suite_add_tcase(s, tc);
     return s;
 }

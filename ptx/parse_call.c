@@ -1,0 +1,430 @@
+/*
+ * ptx/parse_call.c - device functions and calls. A module's .func is
+ * recorded where it is and skipped; a kernel's `call` becomes an OP_CALL
+ * with a struct ptx_call (the callee, the caller's .param variables);
+ * once the whole module is read, every function a kernel calls (and what
+ * those call) is parsed again into that kernel, after its code, with
+ * registers, labels and .local memory of its own in the kernel's, its
+ * parameters and return value in the lane's .local frame. The
+ * interpreter (interp_call.c) copies arguments in, the return value out,
+ * and keeps a stack of return addresses per lane.
+ *
+ * vprintf (device printf) and __assertfail (device assert) are served by
+ * the interpreter; any other function without a body (malloc, free,
+ * cudaGraphSetConditional ...) is refused at the call, with its name.
+ *
+ * Model: a function's registers and frame are one per kernel, not one
+ * per call, so a function that calls itself (directly or not) is refused
+ * when it does, at run time. Indirect calls (through a register) and
+ * calls with more than PTX_CALL_ARGS_MAX arguments are refused.
+ */
+#include <config.h>
+
+#include "ptx/ptx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx/ptx_int.h"
+#include "ptx/parse_int.h"
+
+/* ---- module scope ---------------------------------------------------- */
+
+static struct func_decl *func_find(struct ptx_parse *p, const char *name)
+{
+    for (unsigned i = 0; i < p->n_funcs; i++) {
+        if (strcmp(p->funcs[i].name, name) == 0) {
+            return &p->funcs[i];
+        }
+    }
+    return NULL;
+}
+
+/* The function's name: after an optional "(return parameter)". */
+static size_t func_name(struct ptx_parse *p, const char **name)
+{
+    ptx__skip_ws(p);
+    if (ptx__peek(p, '(')) {
+        while (p->s < p->end && *p->s != ')') {
+            if (*p->s == '\n') {
+                p->line++;
+            }
+            p->s++;
+        }
+        if (p->s < p->end) {
+            p->s++;
+        }
+        ptx__skip_ws(p);
+    }
+    return ptx__scan_word(p, name);
+}
+
+int ptx__module_func(struct ptx_parse *p)
+{
+    const char *at = p->s;
+    unsigned line = p->line;
+    const char *name;
+    size_t n = func_name(p, &name);
+    if (!n) {
+        return ptx__fail_at(p, here(p), PTX_EPARSE, ".func without a name");
+    }
+    if (n > PTX_NAME_MAX) {
+        return ptx__fail_at(p, here(p), PTX_EPARSE,
+                            "a function name of %zu bytes (at most %u)", n,
+                            PTX_NAME_MAX);
+    }
+    char *copy = strndup(name, n);
+    if (!copy) {
+        return ptx_parse_nomem(p);
+    }
+    p->s = at;
+    p->line = line;
+    ptx__skip_func(p);
+    bool body = p->s > at && p->s[-1] == '}';
+    struct func_decl *f = func_find(p, copy);
+    if (f) {
+        free(copy);
+    } else {
+        if (!GROW(p->funcs, p->n_funcs, p->cap_funcs)) {
+            free(copy);
+            return ptx_parse_nomem(p);
+        }
+        f = &p->funcs[p->n_funcs++];
+        f->name = copy;
+        f->body = false;
+    }
+    if (body) {
+        f->at = at;
+        f->line = line;
+        f->body = true;
+    }
+    return 0;
+}
+
+void ptx__funcs_free(struct ptx_parse *p)
+{
+    for (unsigned i = 0; i < p->n_funcs; i++) {
+        free(p->funcs[i].name);
+    }
+    free(p->funcs);
+    p->funcs = NULL;
+    p->n_funcs = p->cap_funcs = 0;
+}
+
+/* ---- calls ------------------------------------------------------------- */
+
+/* A .param variable of the caller: its frame offset and size. */
+static int call_param(struct ptx_parse *p, const char *s, int64_t *off,
+                      uint32_t *bytes, char *why, size_t wl)
+{
+    enum ptx_space space;
+    int var;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
+        s++;
+    }
+    if (ptx_parse_sym(p, s, &space, off, &var) || space != PS_LOCAL) {
+        snprintf(why, wl, "call argument '%.60s' is not a .param variable",
+                 s);
+        return -1;
+    }
+    *bytes = 0;
+    for (unsigned i = p->n_ksyms; i-- > 0;) {
+        if (strcmp(p->ksyms[i].name, s) == 0) {
+            *bytes = (uint32_t)p->ksyms[i].bytes;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* "(a, b)" into its names, in place. */
+static unsigned split_list(char *s, char **out, unsigned max, bool *ok)
+{
+    size_t n = strlen(s);
+    *ok = n >= 2 && s[0] == '(' && s[n - 1] == ')';
+    if (!*ok) {
+        return 0;
+    }
+    s[n - 1] = '\0';
+    s++;
+    unsigned k = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(s, ", \t\r\n", &save); t;
+         t = strtok_r(NULL, ", \t\r\n", &save)) {
+        if (k < max) {
+            out[k] = t;
+        }
+        k++;
+    }
+    return k;
+}
+
+/* The kernel's instance of function name (made on first use). */
+static int func_inst(struct ptx_parse *p, const char *name, unsigned *idx)
+{
+    struct ptx_kernel *k = p->k;
+    for (unsigned i = 0; i < k->n_funcs; i++) {
+        if (strcmp(k->funcs[i].name, name) == 0) {
+            *idx = i;
+            return 0;
+        }
+    }
+    if (k->n_funcs >= PTX_FUNCS_MAX) {
+        return -1;
+    }
+    if (!GROW(k->funcs, k->n_funcs, k->cap_funcs)) {
+        return ptx_parse_nomem(p);
+    }
+    struct ptx_func_inst *f = &k->funcs[k->n_funcs];
+    memset(f, 0, sizeof(*f));
+    f->name = ptx__mod_strdup(p, name, strlen(name));
+    if (!f->name) {
+        return p->rc;
+    }
+    f->line = p->line;
+    f->entry = UINT32_MAX; /* not parsed in yet */
+    *idx = k->n_funcs++;
+    return 0;
+}
+
+int ptx__decode_call(struct ptx_parse *p, char **opds, unsigned n,
+                     struct ptx_insn *in, char *why, size_t wl)
+{
+    struct ptx_call c;
+    memset(&c, 0, sizeof(c));
+    unsigned i = 0;
+    char *list[PTX_CALL_ARGS_MAX + 1];
+    bool ok;
+    if (i < n && opds[i][0] == '(') {
+        unsigned r = split_list(opds[i], list, 2, &ok);
+        if (!ok || r != 1) {
+            snprintf(why, wl, "call return list");
+            return -1;
+        }
+        if (call_param(p, list[0], &c.ret_off, &c.ret_bytes, why, wl)) {
+            return -1;
+        }
+        i++;
+    }
+    if (i >= n) {
+        snprintf(why, wl, "call without a callee");
+        return -1;
+    }
+    const char *callee = opds[i++];
+    if (callee[0] == '%') {
+        snprintf(why, wl, "indirect call");
+        return -1;
+    }
+    if (i < n) {
+        unsigned a = split_list(opds[i], list, PTX_CALL_ARGS_MAX + 1, &ok);
+        if (!ok || a > PTX_CALL_ARGS_MAX) {
+            snprintf(why, wl, ok ? "call of %.60s with %u arguments (at most "
+                                   "%u)"
+                                 : "call argument list",
+                     callee, a, PTX_CALL_ARGS_MAX);
+            return -1;
+        }
+        for (unsigned j = 0; j < a; j++) {
+            if (call_param(p, list[j], &c.arg_off[j], &c.arg_bytes[j], why,
+                           wl)) {
+                return -1;
+            }
+        }
+        c.n_args = a;
+        i++;
+    }
+    if (i != n) {
+        snprintf(why, wl, "call with a prototype (indirect call)");
+        return -1;
+    }
+    if (strcmp(callee, "vprintf") == 0) {
+        c.kind = PTX_CALLEE_VPRINTF;
+        if (c.n_args != 2) {
+            snprintf(why, wl, "vprintf with %u arguments", c.n_args);
+            return -1;
+        }
+    } else if (strcmp(callee, "__assertfail") == 0) {
+        c.kind = PTX_CALLEE_ASSERT;
+        if (c.n_args < 4) {
+            snprintf(why, wl, "__assertfail with %u arguments", c.n_args);
+            return -1;
+        }
+    } else {
+        const struct func_decl *f = func_find(p, callee);
+        if (!f) {
+            snprintf(why, wl, "call of an undeclared function '%.60s'",
+                     callee);
+            return -1;
+        }
+        c.kind = PTX_CALLEE_FUNC;
+        int rc = func_inst(p, callee, &c.func);
+        if (rc) {
+            if (rc == PTX_ENOMEM || p->rc) {
+                return PTX_ENOMEM;
+            }
+            snprintf(why, wl, "more than %u functions called", PTX_FUNCS_MAX);
+            return -1;
+        }
+    }
+    struct ptx_kernel *k = p->k;
+    if (!GROW(k->calls, k->n_calls, k->cap_calls)) {
+        ptx_parse_nomem(p);
+        return PTX_ENOMEM;
+    }
+    k->calls[k->n_calls] = c;
+    in->op = OP_CALL;
+    in->type = PT_NONE;
+    in->n_opds = 0;
+    in->o[0].kind = OPD_NONE;
+    in->o[0].imm = k->n_calls++;
+    return 0;
+}
+
+/* ---- linking: a called function parsed into its kernel ---------------- */
+
+/* One parameter list of a signature, "(.param .b64 a, ...)", into the
+ * lane's frame: offsets and sizes, as .local syms of the function. */
+static int sig_params(struct ptx_parse *p, struct ptx_kernel *k,
+                      int64_t *off, uint32_t *bytes, unsigned max,
+                      unsigned *n_out, struct loc l)
+{
+    *n_out = 0;
+    if (!ptx__accept(p, '(')) {
+        return 0;
+    }
+    if (ptx__accept(p, ')')) {
+        return 0;
+    }
+    do {
+        char w[64];
+        struct decl d;
+        int rc = 0;
+        ptx__skip_ws(p);
+        if (!ptx__read_word(p, w, sizeof(w)) || strcmp(w, ".param") != 0 ||
+            (rc = ptx__read_decl(p, &d)) <= 0) {
+            return rc < 0 ? p->rc
+                          : ptx__fail_at(p, l, PTX_EPARSE,
+                                         "malformed parameter of a function "
+                                         "called by kernel %s",
+                                         k->info.name);
+        }
+        if (*n_out >= max) {
+            ptx__unsupported(p, l.line, "a function of more than %u "
+                             "parameters", max);
+            return 0;
+        }
+        uint32_t at;
+        rc = ptx__place_var(p, &d, &k->local_bytes, PTX_LOCAL_MAX_BYTES,
+                            ".param", &at);
+        if (rc) {
+            return rc;
+        }
+        rc = ptx__add_sym(p, &p->ksyms, &p->n_ksyms, &p->cap_ksyms, d.name,
+                          PS_LOCAL, at, PTX_NOVAR);
+        if (rc) {
+            return rc;
+        }
+        p->ksyms[p->n_ksyms - 1].bytes = d.bytes;
+        off[*n_out] = at;
+        bytes[*n_out] = (uint32_t)d.bytes;
+        (*n_out)++;
+    } while (ptx__accept(p, ','));
+    if (!ptx__accept(p, ')')) {
+        return ptx__fail_at(p, here(p), PTX_EPARSE,
+                            "')' expected in a function's parameters");
+    }
+    return 0;
+}
+
+/* Parse function fi of kernel k (its decl at f) into k's code. */
+static int link_one(struct ptx_parse *p, struct ptx_kernel *k, unsigned fi,
+                    const struct func_decl *f)
+{
+    const char *saved_s = p->s;
+    unsigned saved_line = p->line;
+    ptx__kernel_reset_scope(p);
+    p->k = k;
+    p->next_slot = k->n_regs;
+    p->shared_bytes = k->info.shared_bytes;
+    p->s = f->at;
+    p->line = f->line;
+    struct loc l = here(p);
+    /* a lane that runs off what comes before returns, not into this */
+    struct ptx_insn ret;
+    memset(&ret, 0, sizeof(ret));
+    ret.op = OP_RET;
+    ret.guard = PTX_NOREG;
+    ret.line = f->line;
+    if (!GROW(k->insns, k->n_insns, k->cap_insns)) {
+        return ptx_parse_nomem(p);
+    }
+    k->insns[k->n_insns++] = ret;
+    struct ptx_func_inst *fn = &k->funcs[fi];
+    fn->entry = k->n_insns;
+    unsigned n_ret;
+    int64_t roff[1];
+    uint32_t rbytes[1];
+    int rc = sig_params(p, k, roff, rbytes, 1, &n_ret, l);
+    fn = &k->funcs[fi];
+    if (!rc && n_ret) {
+        fn->retval_off = roff[0];
+        fn->retval_bytes = rbytes[0];
+    }
+    const char *name;
+    if (!rc) {
+        ptx__skip_ws(p);
+        ptx__scan_word(p, &name);
+        rc = sig_params(p, k, fn->param_off, fn->param_bytes,
+                        PTX_CALL_ARGS_MAX, &fn->n_params, l);
+    }
+    while (!rc && !p->rc && p->s < p->end && !ptx__peek(p, '{')) {
+        char w[256];
+        if (!ptx__read_word(p, w, sizeof(w))) {
+            p->s++;         /* .noreturn, .attribute(...) and the like */
+        }
+    }
+    if (!rc && !p->rc) {
+        unsigned first = k->n_insns;
+        rc = ptx__parse_body(p, k);
+        if (!rc) {
+            ptx__resolve_labels(p, k, first);
+        }
+    }
+    p->s = saved_s;
+    p->line = saved_line;
+    return rc ? rc : p->rc;
+}
+
+int ptx__link_calls(struct ptx_parse *p)
+{
+    for (unsigned ki = 0; ki < p->m->n_kernels; ki++) {
+        struct ptx_kernel *k = p->m->kernels[ki];
+        if (!k->n_funcs) {
+            continue;
+        }
+        /* k->n_funcs grows while functions that call others are read */
+        for (unsigned fi = 0; fi < k->n_funcs; fi++) {
+            const struct func_decl *f = func_find(p, k->funcs[fi].name);
+            if (!f || !f->body) {
+                /* known only by its declaration: the device runtime's
+                 * or a library's (malloc, free, cudaGraphSetConditional) */
+                p->k = k;
+                ptx__unsupported(p, k->funcs[fi].line, "unsupported "
+                                 "instruction 'call' (of '%.60s', a "
+                                 "function without a body in the module)",
+                                 k->funcs[fi].name);
+                p->k = NULL;
+                continue;
+            }
+            int rc = link_one(p, k, fi, f);
+            if (rc) {
+                return rc;
+            }
+        }
+        ptx__kernel_finish(p, k);
+        ptx__kernel_reset_scope(p);
+        p->k = NULL;
+    }
+    return 0;
+}
