@@ -139,7 +139,8 @@ tests_check_cudart_SOURCES = \
 	%reldir%/cudart/server_test.c
 tests_check_cudart_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_cudart_LDADD = cuda/cudart/libcudart.la $(CHECK_LIBS) -lpthread
+tests_check_cudart_LDADD = cuda/cudart/libcudart.la common/libcommon.la \
+	$(CHECK_LIBS) -lpthread
 
 # traces/ alone (issue 11): the fabric trace formats, readers, filters
 # and summaries, linked with traces/libtraces.la only.

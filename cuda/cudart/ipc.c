@@ -25,11 +25,13 @@
  * from the memory are staged through host memory, as cudaMemcpy does for
  * any device memory; a kernel cannot reach it (kernel_may_reach, launch.c).
  */
+#define _GNU_SOURCE /* memfd_create */
 #include <config.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -157,10 +159,13 @@ static cudaError_t foreign_without_server(void)
  * 400; 400 is for handles that are not events].
  */
 
-static cudaError_t get_mem_handle(cudaIpcMemHandle_t *handle, void *ptr)
+/* pool: ptr must come from a pool (cudaMemPoolExportPointer), else
+ * from none (cudaIpcGetMemHandle). */
+static cudaError_t mem_handle(cudaIpcMemHandle_t *handle, void *ptr,
+                              bool pool)
 {
     struct rt_alloc *a = ptr ? rt_alloc_at(ptr) : NULL;
-    if (!handle || !a || a->kind != RT_MEM_DEVICE || a->pool ||
+    if (!handle || !a || a->kind != RT_MEM_DEVICE || !a->pool != !pool ||
         (a->flags & RT_ALLOC_IPC)) {
         return cudaErrorInvalidValue;
     }
@@ -207,7 +212,7 @@ static cudaError_t get_mem_handle(cudaIpcMemHandle_t *handle, void *ptr)
 
 cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
-    SERVE(get_mem_handle(handle, devPtr));
+    SERVE(mem_handle(handle, devPtr, false));
 }
 
 /* Without a server: 201 for our own export (memory or event), else
@@ -411,6 +416,129 @@ void rt_ipc_mem_released(struct rt_alloc *a)
 cudaError_t cudaIpcCloseMemHandle(void *devPtr)
 {
     SERVE(close_mem_handle(devPtr));
+}
+
+/* ---- pointers of shared pools ---------------------------------------------- */
+
+/*
+ * cudaMemPoolExportPointer's data is the handle cudaIpcGetMemHandle would
+ * give for the allocation, with the pool's share token in its reserved
+ * bytes (what the importing pool must match, so that a program may try
+ * each export against each imported pool, as streamOrderedAllocationIPC
+ * does). Importing opens it like a handle, with peer access to the
+ * exporting device where the machine allows it (the importer has set the
+ * pool's access); freeing it (cudaFreeAsync) closes it.
+ */
+#define IPC_POOL_MARK UINT64_C(0x4c4f4f504d495350)  /* "PSIMPOOL" */
+
+cudaError_t rt_ipc_pool_export(struct cudaMemPoolPtrExportData *data,
+                               void *ptr, uint64_t token)
+{
+    cudaIpcMemHandle_t h;
+    cudaError_t e = mem_handle(&h, ptr, true);
+    if (e) {
+        return e;
+    }
+    struct wire_ipc_handle w;
+    memcpy(&w, h.reserved, sizeof(w));
+    memcpy(w.reserved, &token, 8);
+    uint64_t mark = IPC_POOL_MARK;
+    memcpy(w.reserved + 8, &mark, 8);
+    _Static_assert(sizeof(*data) >= sizeof(w), "export data holds a handle");
+    memset(data, 0, sizeof(*data));
+    memcpy(data, &w, sizeof(w));
+    return cudaSuccess;
+}
+
+cudaError_t rt_ipc_pool_import(void **ptr,
+                               const struct cudaMemPoolPtrExportData *data,
+                               uint64_t token)
+{
+    struct wire_ipc_handle w;
+    uint64_t t, mark;
+    memcpy(&w, data, sizeof(w));
+    memcpy(&t, w.reserved, 8);
+    memcpy(&mark, w.reserved + 8, 8);
+    if (mark != IPC_POOL_MARK || t != token) {
+        return cudaErrorInvalidValue;   /* not an allocation of this pool */
+    }
+    cudaIpcMemHandle_t h;
+    memcpy(h.reserved, &w, sizeof(w));
+    cudaError_t e = open_mem_handle(ptr, &h, cudaIpcMemLazyEnablePeerAccess);
+    /* our own export: the pointer is the allocation itself */
+    if (e == cudaErrorDeviceUninitialized && exported_here(&w)) {
+        *ptr = (void *)(rt.dev[w.gpu].va_base + w.off);
+        return cudaSuccess;
+    }
+    return e;
+}
+
+/*
+ * A pool's shareable handle (POSIX file descriptor): a memfd holding the
+ * exporter's process, session (its server's, so only processes of one
+ * machine import it), device and the pool's share token.
+ */
+struct ipc_pool_record {
+    uint64_t magic;
+    uint32_t pid;
+    int32_t device;
+    uint64_t session;
+    uint64_t token;
+};
+#define IPC_POOL_RECORD_MAGIC UINT64_C(0x4c4f4f50534d4950)
+
+uint64_t rt_ipc_pool_token(void)
+{
+    return random_u64() | 1;
+}
+
+cudaError_t rt_ipc_pool_share(int *fd_out, int device, uint64_t token)
+{
+    struct ipc_pool_record rec = {
+        .magic = IPC_POOL_RECORD_MAGIC,
+        .pid = (uint32_t)getpid(),
+        .device = device,
+        .session = session(),
+        .token = token,
+    };
+    int fd = memfd_create("p2psim-pool", MFD_CLOEXEC);
+    if (fd < 0) {
+        return cudaErrorOperatingSystem;
+    }
+    if (pwrite(fd, &rec, sizeof(rec), 0) != (ssize_t)sizeof(rec)) {
+        close(fd);
+        return cudaErrorOperatingSystem;
+    }
+    *fd_out = fd;
+    return cudaSuccess;
+}
+
+cudaError_t rt_ipc_pool_open(int fd, int *device, uint64_t *token)
+{
+    struct ipc_pool_record rec;
+    if (pread(fd, &rec, sizeof(rec), 0) != (ssize_t)sizeof(rec) ||
+        rec.magic != IPC_POOL_RECORD_MAGIC) {
+        return cudaErrorInvalidValue;
+    }
+    if (rec.session != session() || !rt_device_valid(rec.device)) {
+        /* another machine's pool: processes share one only under one
+         * p2psim server (`p2psim run`) */
+        return cudaErrorInvalidValue;
+    }
+    *device = rec.device;
+    *token = rec.token;
+    return cudaSuccess;
+}
+
+bool rt_ipc_pool_release(void *ptr)
+{
+    for (struct ipc_import *im = imports; im; im = im->next) {
+        if ((void *)im->a->base == ptr) {
+            close_mem_handle(ptr);
+            return true;
+        }
+    }
+    return false;
 }
 
 /* ---- events ------------------------------------------------------------------- */

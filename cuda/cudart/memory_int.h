@@ -36,6 +36,9 @@ struct CUmemPoolHandle_st {
     uint64_t used, cached;      /* bytes */
     uint64_t used_high, reserved_high;
     unsigned n_allocs;
+    uint64_t share_token;       /* exported or imported: ipc.c's; else 0 */
+    bool imported;              /* another process's, imported: its
+                                   allocations are imported pointers */
 };
 
 /* Every live pool (memory_pool.c). */

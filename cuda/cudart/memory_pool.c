@@ -114,7 +114,13 @@ bool rt_alloc_peer_ok(const struct rt_alloc *a, int accessor)
     if (a->kind != RT_MEM_DEVICE || accessor == a->device) {
         return true;
     }
-    if (accessor < 0 || (unsigned)accessor >= rt.n_dev || !a->pool) {
+    if (accessor < 0 || (unsigned)accessor >= rt.n_dev) {
+        return false;
+    }
+    if (a->flags & RT_ALLOC_VMM) {
+        return accessor < 64 && (a->vmm_access >> accessor & 1);
+    }
+    if (!a->pool) {
         return false;
     }
     return a->pool->access[accessor] != cudaMemAccessFlagsProtNone;
@@ -471,80 +477,119 @@ cudaError_t CUDARTAPI cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags,
 }
 
 /*
- * Sharing pools and their allocations with other processes is not served
- * yet (IPC serves cudaIpc* handles); the arguments are still checked as
- * CUDA checks them, so a program's mistakes show as CUDA's errors.
+ * Sharing a pool between processes (POSIX file descriptors only, as on
+ * Linux): the exporter's pool, created with that handle type, is named by
+ * a memfd (ipc.c, rt_ipc_pool_share); the importer gets a pool of its own
+ * standing for it (imported: nothing may be allocated from it), with the
+ * same device and share token, whose access it sets as for any pool.
+ * Pointers travel as cudaMemPoolPtrExportData (ipc.c's handles of the
+ * allocation, carrying the token).
  */
-static cudaError_t pool_share_check(cudaMemPool_t pool, const void *a,
-                                    unsigned flags, bool need_types)
+static cudaError_t pool_export(void *handle, cudaMemPool_t pool,
+                               enum cudaMemAllocationHandleType type,
+                               unsigned flags)
 {
-    if (!a || flags != 0) {
+    if (!handle || !pool_valid(pool) || flags != 0 || pool->imported) {
         return cudaErrorInvalidValue;
     }
-    if (pool) {
-        cudaError_t e = rt_enter();
-        if (e) {
-            return e;
-        }
-        bool ok = pool_valid(pool) &&
-                  (!need_types || pool->props.handleTypes != 0);
-        rt_leave();
-        if (!ok) {
-            return cudaErrorInvalidValue;
-        }
+    if (type != cudaMemHandleTypePosixFileDescriptor) {
+        return cudaErrorNotSupported;
     }
-    return cudaErrorNotSupported;
+    if (!(pool->props.handleTypes & cudaMemHandleTypePosixFileDescriptor)) {
+        return cudaErrorInvalidValue;   /* not asked for at creation */
+    }
+    if (!pool->share_token) {
+        pool->share_token = rt_ipc_pool_token();
+    }
+    return rt_ipc_pool_share((int *)handle, pool->device, pool->share_token);
 }
 
 cudaError_t CUDARTAPI cudaMemPoolExportToShareableHandle(
     void *shareableHandle, cudaMemPool_t memPool,
     enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    (void)handleType;
-    if (!memPool) {
-        return cudart_error_return(cudaErrorInvalidValue);
+    SERVE(pool_export(shareableHandle, memPool, handleType, flags));
+}
+
+static cudaError_t pool_import(cudaMemPool_t *out, void *handle,
+                               enum cudaMemAllocationHandleType type,
+                               unsigned flags)
+{
+    if (!out || flags != 0) {
+        return cudaErrorInvalidValue;
     }
-    return cudart_error_return(
-        pool_share_check(memPool, shareableHandle, flags, true));
+    if (type != cudaMemHandleTypePosixFileDescriptor) {
+        return cudaErrorNotSupported;
+    }
+    int dev = 0;
+    uint64_t token = 0;
+    cudaError_t e = rt_ipc_pool_open((int)(intptr_t)handle, &dev, &token);
+    if (e) {
+        return e;
+    }
+    struct cudaMemPoolProps props;
+    memset(&props, 0, sizeof(props));
+    props.allocType = cudaMemAllocationTypePinned;
+    props.handleTypes = cudaMemHandleTypePosixFileDescriptor;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    cudaMemPool_t p = mem_pool_new(dev, &props);
+    if (!p) {
+        return cudaErrorMemoryAllocation;
+    }
+    p->imported = true;
+    p->share_token = token;
+    *out = p;
+    return cudaSuccess;
 }
 
 cudaError_t CUDARTAPI cudaMemPoolImportFromShareableHandle(
     cudaMemPool_t *memPool, void *shareableHandle,
     enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    (void)handleType;
-    if (!memPool) {
-        return cudart_error_return(cudaErrorInvalidValue);
-    }
-    return cudart_error_return(
-        pool_share_check(NULL, shareableHandle, flags, false));
+    SERVE(pool_import(memPool, shareableHandle, handleType, flags));
 }
 
-static cudaError_t pool_export_pointer(const void *ptr)
+static cudaError_t pool_export_pointer(struct cudaMemPoolPtrExportData *d,
+                                       void *ptr)
 {
     struct rt_ptr p;
     rt_ptr_find(ptr, &p);
-    bool from_pool = p.where == RT_WHERE_DEVICE && p.alloc->pool && p.off == 0;
-    return from_pool ? cudaErrorNotSupported : cudaErrorInvalidValue;
+    if (!d || p.where != RT_WHERE_DEVICE || !p.alloc->pool || p.off != 0 ||
+        !pool_valid(p.alloc->pool)) {
+        return cudaErrorInvalidValue;
+    }
+    cudaMemPool_t pool = p.alloc->pool;
+    if (!(pool->props.handleTypes & cudaMemHandleTypePosixFileDescriptor) ||
+        pool->imported) {
+        return cudaErrorInvalidValue;
+    }
+    if (!pool->share_token) {
+        pool->share_token = rt_ipc_pool_token();
+    }
+    return rt_ipc_pool_export(d, ptr, pool->share_token);
 }
 
 cudaError_t CUDARTAPI cudaMemPoolExportPointer(
     struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
-    if (!exportData || !ptr) {
-        return cudart_error_return(cudaErrorInvalidValue);
+    SERVE(pool_export_pointer(exportData, ptr));
+}
+
+static cudaError_t pool_import_pointer(void **ptr, cudaMemPool_t pool,
+                                       struct cudaMemPoolPtrExportData *d)
+{
+    if (!ptr || !d || !pool_valid(pool) || !pool->imported) {
+        return cudaErrorInvalidValue;
     }
-    RT_SERVE(RT_NO_COST, pool_export_pointer(ptr));
+    return rt_ipc_pool_import(ptr, d, pool->share_token);
 }
 
 cudaError_t CUDARTAPI cudaMemPoolImportPointer(
     void **ptr, cudaMemPool_t memPool,
     struct cudaMemPoolPtrExportData *exportData)
 {
-    if (!ptr || !memPool || !exportData) {
-        return cudart_error_return(cudaErrorInvalidValue);
-    }
-    return cudart_error_return(cudaErrorNotSupported);
+    SERVE(pool_import_pointer(ptr, memPool, exportData));
 }
 
 /* ---- stream-ordered allocation ------------------------------------------- */
@@ -564,7 +609,9 @@ static cudaError_t pool_malloc_async(void **ptr, size_t size,
         if (!pool) {
             pool = rt.dev[dev].current_pool;
         }
-        if (size == 0) {
+        if (pool->imported) {
+            e = cudaErrorInvalidValue;  /* an imported pool gives nothing */
+        } else if (size == 0) {
             *ptr = NULL;        /* as cudaMalloc */
         } else if ((e = rt_device_init(pool->device)) == cudaSuccess) {
             e = mem_device_alloc(pool->device, size, pool, ptr);
@@ -634,6 +681,11 @@ static cudaError_t pool_free_async(void *ptr, cudaStream_t h)
     cudaError_t e = cudaSuccess;
     struct rt_alloc *a = ptr ? mem_freeable_at(ptr, RT_MEM_DEVICE) : NULL;
     struct rt_stream *s = rt_stream_resolve(h, -1);
+    /* An imported pointer of a shared pool: unmapped at once (not in
+     * stream order: its memory is the exporter's, which frees it). */
+    if (ptr && !a && s && rt_ipc_pool_release(ptr)) {
+        return cudaSuccess;
+    }
     if (!ptr) {
         e = cudaSuccess;
     } else if (!a || a->kind != RT_MEM_DEVICE) {

@@ -288,6 +288,22 @@ void rt_ipc_event_destroy(struct CUevent_st *ev);
 /* memory.c releases a (RT_ALLOC_IPC) on its own (cudaDeviceReset): ipc.c
  * forgets it and closes it with the server; memory.c frees a. */
 void rt_ipc_mem_released(struct rt_alloc *a);
+/* Pointers of shared pools (memory_pool.c): the export data of a pool's
+ * allocation, with the pool's share token; an import, which must match
+ * the token (else cudaErrorInvalidValue); and the release of an imported
+ * pointer (false: ptr is none). */
+cudaError_t rt_ipc_pool_export(struct cudaMemPoolPtrExportData *data,
+                               void *ptr, uint64_t token);
+cudaError_t rt_ipc_pool_import(void **ptr,
+                               const struct cudaMemPoolPtrExportData *data,
+                               uint64_t token);
+bool rt_ipc_pool_release(void *ptr);
+/* A new share token; a pool's shareable handle (a memfd naming the
+ * session, device and token), and what one names (cudaErrorInvalidValue
+ * for another machine's or no such handle). */
+uint64_t rt_ipc_pool_token(void);
+cudaError_t rt_ipc_pool_share(int *fd, int device, uint64_t token);
+cudaError_t rt_ipc_pool_open(int fd, int *device, uint64_t *token);
 
 /* ---- time --------------------------------------------------------------------- */
 

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "cuda/server/wire.h"
 #include "sim/error.h"
 
@@ -421,6 +422,126 @@ START_TEST(test_ipc_two_processes_share_memory_and_event)
     ck_assert(get(ex.from, &c, 1) && c == 'F');
     ck_assert(put(im.to, &c, 1));
     ck_assert(get(im.from, &c, 1) && c == 'C');
+    ck_assert(put(ex.to, &c, 1));
+    ck_assert_int_eq(child_wait(&im), 0);
+    ck_assert_int_eq(child_wait(&ex), 0);
+    server_stop(&srv);
+}
+END_TEST
+
+/* ---- shared pools ------------------------------------------------------------ */
+
+#define POOL_BYTES (1u << 20)
+
+/* The exporter: a shareable pool on GPU0, an allocation from it filled
+ * with 0x5a, the pool's descriptor and the pointer's export data sent to
+ * the importer (over the socket in *arg); frees once the importer is done. */
+static int pool_exporter(int rfd, int wfd, void *arg)
+{
+    int sock = *(int *)arg;
+    struct cudaMemPoolProps props;
+    memset(&props, 0, sizeof(props));
+    props.allocType = cudaMemAllocationTypePinned;
+    props.handleTypes = cudaMemHandleTypePosixFileDescriptor;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = 0;
+    cudaMemPool_t pool, plain;
+    void *d;
+    cudaStream_t s;
+    char c;
+    CK_OK(cudaSetDevice(0));
+    CK_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK_OK(cudaMemPoolCreate(&pool, &props));
+    CK_OK(cudaMallocFromPoolAsync(&d, POOL_BYTES, pool, s));
+    CK_OK(cudaMemsetAsync(d, 0x5a, POOL_BYTES, s));
+    CK_OK(cudaStreamSynchronize(s));
+    int fd = -1;
+    CK_CUDA(cudaMemPoolExportToShareableHandle(&fd, pool,
+                                               cudaMemHandleTypeWin32, 0),
+            cudaErrorNotSupported);
+    CK_OK(cudaMemPoolExportToShareableHandle(
+        &fd, pool, cudaMemHandleTypePosixFileDescriptor, 0));
+    struct cudaMemPoolPtrExportData data;
+    CK_OK(cudaMemPoolExportPointer(&data, d));
+    /* a pool made without the handle type cannot be shared */
+    props.handleTypes = cudaMemHandleTypeNone;
+    CK_OK(cudaMemPoolCreate(&plain, &props));
+    int no = -1;
+    CK_CUDA(cudaMemPoolExportToShareableHandle(
+                &no, plain, cudaMemHandleTypePosixFileDescriptor, 0),
+            cudaErrorInvalidValue);
+    CK(fdio_write_fd(sock, &data, sizeof(data), fd, NULL) == 0);
+    close(fd);
+    CK(put(wfd, "E", 1));
+    CK(get(rfd, &c, 1) && c == 'D');
+    CK_OK(cudaFreeAsync(d, s));
+    CK_OK(cudaStreamSynchronize(s));
+    CK_OK(cudaMemPoolDestroy(pool));
+    return 0;
+}
+
+/* The importer (GPU1): imports the pool, sets its access, refuses data
+ * that is not the pool's, imports the pointer, reads 0x5a through it,
+ * cannot allocate from the imported pool, and frees the import. */
+static int pool_importer(int rfd, int wfd, void *arg)
+{
+    int sock = *(int *)arg;
+    struct cudaMemPoolPtrExportData data;
+    int fd = -1;
+    char c;
+    CK(get(rfd, &c, 1) && c == 'E');
+    CK(fdio_read_fd(sock, &data, sizeof(data), &fd, NULL) ==
+       (ssize_t)sizeof(data));
+    CK(fd >= 0);
+    CK_OK(cudaSetDevice(1));
+    cudaMemPool_t pool;
+    CK_OK(cudaMemPoolImportFromShareableHandle(
+        &pool, (void *)(intptr_t)fd, cudaMemHandleTypePosixFileDescriptor,
+        0));
+    close(fd);
+    struct cudaMemLocation loc = { cudaMemLocationTypeDevice, 1 };
+    enum cudaMemAccessFlags flags;
+    CK_OK(cudaMemPoolGetAccess(&flags, pool, &loc));
+    CK(flags == cudaMemAccessFlagsProtNone);
+    struct cudaMemAccessDesc desc = { loc, cudaMemAccessFlagsProtReadWrite };
+    CK_OK(cudaMemPoolSetAccess(pool, &desc, 1));
+    void *p = NULL;
+    struct cudaMemPoolPtrExportData other = data;
+    other.reserved[48] ^= 1;        /* another pool's token */
+    CK_CUDA(cudaMemPoolImportPointer(&p, pool, &other), cudaErrorInvalidValue);
+    CK_OK(cudaMemPoolImportPointer(&p, pool, &data));
+    static uint8_t h[POOL_BYTES];
+    CK_OK(cudaMemcpy(h, p, POOL_BYTES, cudaMemcpyDeviceToHost));
+    size_t i = 0;
+    while (i < POOL_BYTES && h[i] == 0x5a) {
+        i++;
+    }
+    CK(i == POOL_BYTES);
+    cudaStream_t s;
+    void *q = NULL;
+    CK_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK_CUDA(cudaMallocFromPoolAsync(&q, 4096, pool, s), cudaErrorInvalidValue);
+    CK_OK(cudaFreeAsync(p, s));
+    CK_OK(cudaStreamSynchronize(s));
+    CK(put(wfd, "D", 1));
+    return 0;
+}
+
+START_TEST(test_ipc_shared_pool_across_processes)
+{
+    struct cudart_test_server srv;
+    struct child ex, im;
+    int sv[2];
+    server_start(&srv);
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    child_start(&ex, pool_exporter, &sv[0]);
+    child_start(&im, pool_importer, &sv[1]);
+    close(sv[0]);
+    close(sv[1]);
+    char c;
+    ck_assert(get(ex.from, &c, 1) && c == 'E');
+    ck_assert(put(im.to, &c, 1));
+    ck_assert(get(im.from, &c, 1) && c == 'D');
     ck_assert(put(ex.to, &c, 1));
     ck_assert_int_eq(child_wait(&im), 0);
     ck_assert_int_eq(child_wait(&ex), 0);
@@ -907,6 +1028,7 @@ Suite *make_cudart_ipc_suite(void)
     tcase_set_timeout(tc, 20);
     tcase_add_test(tc, test_ipc_two_processes_share_memory_and_event);
     tcase_add_test(tc, test_ipc_processes_share_one_timeline);
+    tcase_add_test(tc, test_ipc_shared_pool_across_processes);
     tcase_add_test(tc, test_ipc_host_register_through_server);
     tcase_add_test(tc, test_ipc_server_refuses_another_machine);
     suite_add_tcase(s, tc);
