@@ -117,6 +117,15 @@ endif
 EXTRA_DIST += tests/server/.may_include
 
 # The CUDA shim, called as programs call it: one suite per file of
+# cuda/cudart/ graphs and stream capture (a runner of its own).
+check_PROGRAMS += tests/check_cudart_graph
+TESTS += tests/check_cudart_graph
+tests_check_cudart_graph_SOURCES = %reldir%/cudart/check_graph.c
+tests_check_cudart_graph_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
+	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_cudart_graph_LDADD = cuda/cudart/libcudart.la $(CHECK_LIBS) \
+	-lpthread
+
 # cuda/cudart/, the error-path suite, each test in its own process.
 check_PROGRAMS += tests/check_cudart
 TESTS += tests/check_cudart

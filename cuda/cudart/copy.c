@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/cudart/graph_int.h"
 #include "cuda/cudart/managed.h"
 #include "cuda/cudart/memcpy2d.h"
 #include "cuda/cudart/memory.h"
@@ -489,6 +490,10 @@ static cudaError_t memcpy_on(void *dst, const void *src, size_t len,
                              enum cudaMemcpyKind kind, cudaStream_t h,
                              bool sync)
 {
+    cudaError_t e;
+    if (!sync && rt_capture_copy(dst, src, len, kind, h, &e)) {
+        return e;
+    }
     return rt_memcpy_on(dst, src, len, kind, h, sync, NULL);
 }
 

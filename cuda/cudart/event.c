@@ -10,6 +10,8 @@
 
 #include "cuda/cudart/stream_int.h"
 
+#include "cuda/cudart/graph_int.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +91,11 @@ static cudaError_t event_record(cudaEvent_t e, cudaStream_t h, unsigned flags)
     }
     if (s->dev != ev->dev) {
         return cudaErrorInvalidResourceHandle;
+    }
+    cudaError_t ce;
+    if (rt_capture_event(ev, h, false, &ce)) {
+        rt_charge(rt_costs[RT_COST_CALL]);
+        return ce;
     }
     rt_charge(rt_costs[RT_COST_EVENT_RECORD]);
     struct timed_op *t = stream_timed_new("event record", 0);
@@ -237,6 +244,9 @@ static cudaError_t stream_wait_event(cudaStream_t h, cudaEvent_t e,
         return cudaErrorInvalidResourceHandle;
     }
     rt_charge(rt_costs[RT_COST_CALL]);
+    if (rt_capture_event(ev, h, true, &err)) {
+        return err;
+    }
     struct rt_fence *f = event_fence(ev);
     if (!f) {
         return cudaSuccess; /* never recorded: nothing to wait for */

@@ -26,6 +26,8 @@
 #include <config.h>
 
 #include "cuda/cudart/launch_int.h"
+
+#include "cuda/cudart/graph_int.h"
 #include "cuda/cudart/relfatbin.h"
 
 #include <stdio.h>
@@ -269,8 +271,8 @@ static void kernel_warn(struct CUkern_st *k, const char *why)
  * device dev: device memory reserved on first use, holding the PTX
  * initializer (zeros without one), registered as an allocation so that
  * kernels resolve it like any other. Lives until the program exits.
- * Model: cudaMemcpyToSymbol and friends are not served yet; a kernel sees
- * the initial value and what kernels wrote.
+ * cudaMemcpyToSymbol and friends (symbol.c) copy to and from this storage,
+ * on the current device: each device has its own copy.
  */
 cudaError_t rt_module_vars(struct cudart_module *m,
                            const struct ptx_module *mod, unsigned dev,
@@ -554,6 +556,12 @@ static cudaError_t serve_launch(const void *key, bool by_stub, dim3 grid,
         return cudart_error_return(e);
     }
     bool launched = false;
+    if (rt_capture_kernel(key, by_stub, grid, block, smem, args, stream,
+                          per_thread, &e)) {
+        rt_charge(rt_costs[RT_COST_CALL]);
+        rt_leave();
+        return cudart_error_return(e);
+    }
     pthread_mutex_lock(&reg_lock);
     struct CUkern_st *k = by_stub ? reg_kernel_of_stub(key)
                                   : reg_kernel_of_handle((cudaKernel_t)key);
@@ -614,4 +622,40 @@ cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim,
 {
     return serve_launch(func, true, gridDim, blockDim, sharedMem, args,
                         stream, true, true);
+}
+
+/* ---- for graphs ------------------------------------------------------------ */
+
+cudaError_t rt_kernel_arg_sizes(const void *stub, size_t **sizes, unsigned *n)
+{
+    *sizes = NULL;
+    *n = 0;
+    struct CUkern_st *k = reg_kernel_of_stub(stub);
+    const struct p2psim_ckernel *ck = k ? NULL : p2psim_ckernel_find(stub);
+    if (!k && !ck) {
+        return cudaErrorInvalidDeviceFunction;
+    }
+    const struct ptx_kernel_info *info = NULL;
+    if (k) {
+        struct ptx_module *mod = module_ptx(k->module);
+        const struct ptx_kernel *pk = mod ? ptx_module_find(mod, k->name)
+                                          : NULL;
+        if (!pk) {
+            kernel_warn(k, mod ? "its PTX is not in the module's fat binary"
+                               : k->module->ptx_err.msg);
+            return cudaErrorInvalidDeviceFunction;
+        }
+        info = ptx_kernel_get_info(pk);
+    }
+    unsigned count = k ? info->n_params : p2psim_ckernel_n_args(ck);
+    size_t *v = calloc(count ? count : 1, sizeof(*v));
+    if (!v) {
+        return cudaErrorMemoryAllocation;
+    }
+    for (unsigned i = 0; i < count; i++) {
+        v[i] = k ? info->params[i].size_bytes : p2psim_ckernel_arg_bytes(ck, i);
+    }
+    *sizes = v;
+    *n = count;
+    return cudaSuccess;
 }

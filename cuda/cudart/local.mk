@@ -60,9 +60,17 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/launch_ex.c \
 	%reldir%/registry.c \
 	%reldir%/kernel_attr.c \
+	%reldir%/graph.c \
+	%reldir%/graph_int.h \
+	%reldir%/graph_node.c \
+	%reldir%/graph_exec.c \
+	%reldir%/graph_capture.c \
 	%reldir%/drv_bridge.c \
 	%reldir%/drv_bridge.h \
 	%reldir%/channel.c \
+	%reldir%/array.c \
+	%reldir%/texture.c \
+	%reldir%/texture_int.h \
 	%reldir%/config.c \
 	%reldir%/relfatbin.c \
 	%reldir%/relfatbin.h

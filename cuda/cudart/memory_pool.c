@@ -18,6 +18,8 @@
 
 #include "cuda/cudart/memory_int.h"
 
+#include "cuda/cudart/graph_int.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -599,6 +601,9 @@ static cudaError_t pool_malloc_async(void **ptr, size_t size,
                                      cudaMemPool_t pool, cudaStream_t h)
 {
     cudaError_t e = cudaSuccess;
+    if (rt_capture_malloc(ptr, size, pool, h, &e)) {
+        return e;
+    }
     struct rt_stream *s = rt_stream_resolve(h, -1);
     if (!ptr || (pool && !pool_valid(pool))) {
         e = cudaErrorInvalidValue;
@@ -679,6 +684,9 @@ static void free_start(struct rt_op *op, sim_time_t at)
 static cudaError_t pool_free_async(void *ptr, cudaStream_t h)
 {
     cudaError_t e = cudaSuccess;
+    if (rt_capture_free(ptr, h, &e)) {
+        return e;
+    }
     struct rt_alloc *a = ptr ? mem_freeable_at(ptr, RT_MEM_DEVICE) : NULL;
     struct rt_stream *s = rt_stream_resolve(h, -1);
     /* An imported pointer of a shared pool: unmapped at once (not in

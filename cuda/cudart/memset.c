@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "cuda/cudart/graph_int.h"
 #include "cuda/cudart/managed.h"
 #include "sim/error.h"
 
@@ -126,6 +127,11 @@ static bool fence_done(void *arg)
 static cudaError_t memset_queue(void *ptr, int value, size_t count,
                                 cudaStream_t h, bool sync)
 {
+    cudaError_t ce;
+    if (!sync && rt_capture_memset(ptr, value, count, h, &ce)) {
+        rt_charge_cost(RT_COST_CALL);
+        return ce;
+    }
     /* [estimate] CUDA runs a memset as a kernel: a launch's host cost. */
     rt_charge_cost(RT_COST_LAUNCH);
     if (count == 0) {

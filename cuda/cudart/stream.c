@@ -19,6 +19,8 @@
 
 #include "cuda/cudart/stream_int.h"
 
+#include "cuda/cudart/graph_int.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +123,10 @@ static bool stream_idle(void *arg)
 
 cudaError_t rt_stream_sync(struct rt_stream *s)
 {
+    cudaError_t ce = rt_capture_check_sync(s);
+    if (ce) {
+        return ce;
+    }
     struct rt_fence *f = rt_stream_tail(s);
     if (!f) {
         return cudaSuccess;
@@ -151,7 +157,11 @@ static bool device_idle(void *arg)
 cudaError_t rt_device_sync(int dev)
 {
     struct dev_wait w = { dev };
-    cudaError_t e = rt_wait(device_idle, &w, SIM_TIME_MAX);
+    cudaError_t e = rt_capture_check_sync(NULL);
+    if (e) {
+        return e;
+    }
+    e = rt_wait(device_idle, &w, SIM_TIME_MAX);
     if (!e) {
         e = cudart_error_sticky();
     }
@@ -268,6 +278,7 @@ static cudaError_t stream_destroy(cudaStream_t h)
         return e;
     }
     /* Work already queued still runs (CUDA); the handle dies now. */
+    rt_capture_stream_gone(s);
     s->destroyed = true;
     if (!s->head) {
         stream_free(s);
@@ -365,11 +376,7 @@ static cudaError_t stream_is_capturing(cudaStream_t h,
     }
     struct rt_stream *s;
     cudaError_t e = stream_lookup(h, &s);
-    if (!e) {
-        /* Graph capture is not modelled: nothing is ever captured. */
-        *st = cudaStreamCaptureStatusNone;
-    }
-    return e;
+    return e ? e : rt_capture_status(s, st);
 }
 
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
@@ -378,20 +385,10 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
     RT_SERVE(RT_NO_COST, stream_is_capturing(stream, pCaptureStatus));
 }
 
-static cudaError_t exchange_capture_mode(enum cudaStreamCaptureMode *mode)
-{
-    if (!mode || (unsigned)*mode > cudaStreamCaptureModeRelaxed) {
-        return cudaErrorInvalidValue;
-    }
-    /* No capture: the thread's mode is always global; report it. */
-    *mode = cudaStreamCaptureModeGlobal;
-    return cudaSuccess;
-}
-
 cudaError_t
 cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
 {
-    RT_SERVE(RT_NO_COST, exchange_capture_mode(mode));
+    RT_SERVE(RT_NO_COST, rt_capture_exchange_mode(mode));
 }
 
 static cudaError_t stream_attach(cudaStream_t h, void *ptr, size_t len,
@@ -448,8 +445,13 @@ static cudaError_t launch_host(cudaStream_t h, cudaHostFn_t fn,
     if ((!fn && !cb) || flags != 0) {
         return cudaErrorInvalidValue;
     }
+    cudaError_t e;
+    if (fn && rt_capture_host(fn, data, h, &e)) {
+        rt_charge(rt_costs[RT_COST_CALL]);
+        return e;
+    }
     struct rt_stream *s;
-    cudaError_t e = stream_lookup(h, &s);
+    e = stream_lookup(h, &s);
     if (e) {
         return e;
     }

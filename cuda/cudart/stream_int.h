@@ -12,6 +12,8 @@
 
 #include "cuda/cudart/rt.h"
 
+struct graph_cap_stream;
+
 struct rt_stream {
     int dev;
     unsigned flags;             /* cudaStreamNonBlocking */
@@ -22,6 +24,7 @@ struct rt_stream {
     struct rt_op *head, *tail;  /* started ops first */
     unsigned pumping;           /* stream_pump calls under way */
     struct rt_fence *last;      /* fence of the last op enqueued */
+    struct graph_cap_stream *capture;   /* capturing (graph_capture.c) */
     struct rt_stream *next;     /* rt.streams */
 };
 

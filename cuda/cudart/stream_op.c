@@ -27,6 +27,8 @@
 
 #include "cuda/cudart/stream_int.h"
 
+#include "cuda/cudart/graph_int.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,7 +252,13 @@ cudaError_t rt_enqueue(struct rt_stream *s, struct rt_op *op)
 {
     op->stream = s;
     op->t_enq = rt_self()->clock;
-    cudaError_t e = implicit_deps(s, op);
+    /* Work no capture hook took, on or against a capturing stream. */
+    cudaError_t e = rt_capture_enqueue(s);
+    if (e) {
+        rt_op_discard(op);
+        return e;
+    }
+    e = implicit_deps(s, op);
     if (e) {
         rt_op_discard(op);
         return e;
