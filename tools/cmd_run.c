@@ -4,8 +4,8 @@
  *
  * The program is linked against libcudart.so.13 (nvcc -cudart shared, or
  * our headers and p2psim-cudart.pc). This command puts the directory that
- * holds the shim (our libcudart.so.13) first on LD_LIBRARY_PATH, so the
- * loader picks it instead of NVIDIA's runtime (reference/cuda-api.md
+ * holds the shim (our libcudart.so.13, with our libcuda.so.1 before it)
+ * first on LD_LIBRARY_PATH, so the loader picks them (reference/cuda-api.md
  * §0 item 3 and §3.3), and tells the shim what to do through the
  * environment:
  *
@@ -51,6 +51,7 @@
 #include "machine/p2psim.h"
 #include "sim/error.h"
 #include "tools/cli.h"
+#include "tools/elf_needed.h"
 #include "tools/trace_opts.h"
 
 #ifndef P2PSIM_PKGLIBDIR
@@ -109,8 +110,9 @@ static void run_usage(FILE *f)
             "Run a CUDA program on a simulated machine. PROGRAM is an\n"
             "unmodified program linked against libcudart.so.13 (nvcc "
             "-cudart shared,\nor built with pkg-config p2psim-cudart); it "
-            "runs against p2psim's CUDA\nruntime (its libcudart.so.13 put "
-            "first on LD_LIBRARY_PATH) and its CUDA\ncalls are served by the "
+            "runs against p2psim's CUDA\nruntime and driver (libcudart.so.13, "
+            "libcuda.so.1: first on LD_LIBRARY_PATH;\nnot the driver with "
+            "--real) and its CUDA calls are served by the "
             "simulated machine. Every process of the\nprogram shares one "
             "machine, held by a p2psim server this command\nstarts; kernels "
             "built by nvcc (their PTX) run on it there.\n\n"
@@ -346,8 +348,34 @@ static void find_driver(const char *shim_dir, char *out, size_t size)
     }
 }
 
+/*
+ * NVRTC's stand-in (cuda/driver/nvrtc_cubin.c: its cubin is its PTX,
+ * which our driver runs) goes first on LD_PRELOAD for a program that
+ * links libnvrtc, and only then (a preload before a sanitizer's runtime
+ * would stop an instrumented program). drv: the driver's folder.
+ */
+static int preload_nvrtc(const char *drv, const char *prog)
+{
+    char lib[PATH_MAX + 32];
+    snprintf(lib, sizeof(lib), "%s/libp2psim-nvrtc.so", drv);
+    if (!*drv || access(lib, R_OK) != 0 || !elf_needs(prog, "libnvrtc.so")) {
+        return 0;
+    }
+    const char *old = getenv("LD_PRELOAD");
+    size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
+    char *pre = malloc(len);
+    if (!pre) {
+        return -1;
+    }
+    snprintf(pre, len, "%s%s%s", lib, old && *old ? ":" : "",
+             old ? old : "");
+    int rc = setenv("LD_PRELOAD", pre, 1);
+    free(pre);
+    return rc;
+}
+
 static int set_environment(const struct run_opts *o, const char *shim_dir,
-                           const char *machine)
+                           const char *machine, const char *prog)
 {
     const char *old = getenv("LD_LIBRARY_PATH");
     char drv[PATH_MAX] = "";
@@ -364,6 +392,7 @@ static int set_environment(const struct run_opts *o, const char *shim_dir,
              old && *old ? ":" : "", old ? old : "");
     int rc = setenv("LD_LIBRARY_PATH", ld, 1);
     free(ld);
+    rc |= preload_nvrtc(drv, prog);
     if (machine) {
         rc |= setenv("P2PSIM_TOPOLOGY", machine, 1);
     }
@@ -712,7 +741,8 @@ int cmd_run(int argc, char **argv)
                          validate_machine(m.path) < 0)) {
         goto out_machine;
     }
-    if (set_environment(&o, shim_dir, have_machine ? m.path : NULL) < 0) {
+    if (set_environment(&o, shim_dir, have_machine ? m.path : NULL,
+                        prog[0]) < 0) {
         fprintf(stderr, "p2psim run: cannot set the environment\n");
         rc = CLI_FAIL;
         goto out_machine;

@@ -4,6 +4,8 @@ tools_p2psim_SOURCES = \
 	%reldir%/cli.h \
 	%reldir%/cmd_explain.c \
 	%reldir%/cmd_run.c \
+	%reldir%/elf_needed.c \
+	%reldir%/elf_needed.h \
 	%reldir%/cmd_server.c \
 	%reldir%/cmd_topo.c \
 	%reldir%/p2psim.c

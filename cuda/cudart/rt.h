@@ -21,12 +21,12 @@
  *   event.c        events, cudaStreamWaitEvent
  *   copy.c         cudaMemcpy* (operations on streams through p2psim_copy)
  *   memory*.c      device memory and the allocation table (memory.c),
- *                  pinned host memory (memory_host.c), pools and
- *                  stream-ordered allocation (memory_pool.c)
+ *                  pinned memory (memory_host.c), pools (memory_pool.c)
  *   memset.c       cudaMemset*
  *   managed.c      managed memory (residency, migration on first touch)
  *   launch.c       launches, kernels running on the simulated GPU
  *   registry.c     what nvcc's constructors register, the <<<>>> protocol
+ *   drv_bridge.c   what the driver API (cuda/driver/) asks of the runtime
  *   kernel_attr.c  a kernel's limits and attributes, occupancy
  *   config.c       cache and shared-memory preferences (recorded only)
  *   channel.c      channel descriptors of arrays and textures

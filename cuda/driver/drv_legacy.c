@@ -5,27 +5,13 @@
  * Those whose interface is the one of today forward to it; the 32-bit
  * forms before CUDA 3.2 (cuMemAlloc of an unsigned int...) are not
  * served (unserved.c). cuda.h's macros name the current versions, so they
- * are undone here.
+ * are undone here (drv_unversioned.h).
  */
 #include <config.h>
 
 #include "cuda/driver/drv_int.h"
 
-#undef cuDeviceGetUuid
-#undef cuDeviceTotalMem
-#undef cuCtxCreate
-#undef cuCtxDestroy
-#undef cuCtxPushCurrent
-#undef cuCtxPopCurrent
-#undef cuDevicePrimaryCtxRelease
-#undef cuDevicePrimaryCtxReset
-#undef cuDevicePrimaryCtxSetFlags
-#undef cuMemHostRegister
-#undef cuStreamDestroy
-#undef cuEventDestroy
-#undef cuEventElapsedTime
-#undef cuIpcOpenMemHandle
-#undef cuGetProcAddress
+#include "cuda/driver/drv_unversioned.h"
 
 CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
 CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev);

@@ -13,21 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#undef cuDeviceGetUuid
-#undef cuDeviceTotalMem
-#undef cuCtxCreate
-#undef cuCtxDestroy
-#undef cuCtxPushCurrent
-#undef cuCtxPopCurrent
-#undef cuDevicePrimaryCtxRelease
-#undef cuDevicePrimaryCtxReset
-#undef cuDevicePrimaryCtxSetFlags
-#undef cuMemHostRegister
-#undef cuStreamDestroy
-#undef cuEventDestroy
-#undef cuEventElapsedTime
-#undef cuIpcOpenMemHandle
-#undef cuGetProcAddress
+#include "cuda/driver/drv_unversioned.h"
 
 /* The legacy names (drv_legacy.c), as functions of no declared type. */
 #define LEGACY(n) void n(void);

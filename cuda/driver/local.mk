@@ -9,6 +9,7 @@ drvlib_LTLIBRARIES = cuda/driver/libcuda.la
 cuda_driver_libcuda_la_SOURCES = \
 	%reldir%/drv_int.h \
 	%reldir%/drv_names.h \
+	%reldir%/drv_unversioned.h \
 	%reldir%/drv_device.c \
 	%reldir%/drv_memory.c \
 	%reldir%/drv_module.c \
@@ -22,7 +23,19 @@ cuda_driver_libcuda_la_LIBADD = cuda/cudart/libcudart.la -lpthread
 cuda_driver_libcuda_la_LDFLAGS = -version-info 2:0:1 -no-undefined \
 	-Wl,--version-script=$(srcdir)/cuda/driver/libcuda.map
 EXTRA_cuda_driver_libcuda_la_DEPENDENCIES = $(srcdir)/cuda/driver/libcuda.map
+
+# libp2psim-nvrtc.so: NVRTC's cubin is its PTX (nvrtc_cubin.c), preloaded
+# by `p2psim run` for programs that need libnvrtc.so.
+drvlib_LTLIBRARIES += cuda/driver/libp2psim-nvrtc.la
+cuda_driver_libp2psim_nvrtc_la_SOURCES = %reldir%/nvrtc_cubin.c
+cuda_driver_libp2psim_nvrtc_la_LIBADD = -ldl
+cuda_driver_libp2psim_nvrtc_la_LDFLAGS = -module -avoid-version \
+	-no-undefined \
+	-Wl,--version-script=$(srcdir)/cuda/driver/libp2psim-nvrtc.map
+EXTRA_cuda_driver_libp2psim_nvrtc_la_DEPENDENCIES = \
+	$(srcdir)/cuda/driver/libp2psim-nvrtc.map
 EXTRA_DIST += cuda/driver/.may_include cuda/driver/libcuda.map \
+	cuda/driver/libp2psim-nvrtc.map \
 	cuda/driver/libcuda.exports cuda/driver/gen-unserved.awk
 CLEANFILES += cuda/driver/unserved.c
 BUILT_SOURCES += cuda/driver/unserved.c

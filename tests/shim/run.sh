@@ -191,4 +191,51 @@ if [ -f "$shim/libcudart.so.13" ] &&
 else
     echo "long_copy: not built (no shared shim?): skipped"
 fi
+# A program that links libnvrtc gets NVRTC's PTX for its cubin (the
+# driver's cuda/driver/nvrtc_cubin.c, preloaded), others no preload, and
+# --real neither. The NVRTC here is a fake that tells the two apart.
+# Not in a sanitizer build: a preload there stops instrumented programs.
+mkdir -p "$work/nvrtc"
+cat > "$work/nvrtc/fake.c" <<'EOF'
+#include <stddef.h>
+#include <string.h>
+int nvrtcGetPTXSize(void *p, size_t *n) { (void)p; *n = 5; return 0; }
+int nvrtcGetPTX(void *p, char *b) { (void)p; memcpy(b, "PTX!", 5); return 0; }
+int nvrtcGetCUBINSize(void *p, size_t *n) { (void)p; *n = 4; return 0; }
+int nvrtcGetCUBIN(void *p, char *b) { (void)p; memcpy(b, "ELF", 4); return 0; }
+EOF
+cat > "$work/nvrtc/prog.c" <<'EOF'
+#include <stdio.h>
+#include <stddef.h>
+int nvrtcGetCUBINSize(void *p, size_t *n);
+int nvrtcGetCUBIN(void *p, char *b);
+int main(void)
+{
+    char b[16] = "";
+    size_t n = 0;
+    nvrtcGetCUBINSize(NULL, &n);
+    nvrtcGetCUBIN(NULL, b);
+    printf("cubin=%s size=%zu\n", b, n);
+    return 0;
+}
+EOF
+if [ -z "${SAN_FLAGS:-}" ] &&
+   [ -f "$build/cuda/driver/.libs/libp2psim-nvrtc.so" ] &&
+   ${CC:-cc} -shared -fPIC -Wl,-soname,libnvrtc.so.13 \
+       -o "$work/nvrtc/libnvrtc.so.13" "$work/nvrtc/fake.c" \
+       >"$work/nvrtc/cc.log" 2>&1 &&
+   ${CC:-cc} -o "$work/nvrtc/prog" "$work/nvrtc/prog.c" \
+       "$work/nvrtc/libnvrtc.so.13" >>"$work/nvrtc/cc.log" 2>&1; then
+    check "NVRTC's cubin is its PTX under p2psim run" 0 "^cubin=PTX! size=5$" \
+        env LD_LIBRARY_PATH="$work/nvrtc" "$p2psim" run --quiet -- \
+        "$work/nvrtc/prog"
+    check "NVRTC's own cubin with --real" 0 "^cubin=ELF size=4$" \
+        env LD_LIBRARY_PATH="$work/nvrtc" "$p2psim" run --real --quiet -- \
+        "$work/nvrtc/prog"
+    check "no preload for a program without NVRTC" 0 "^preload=$" \
+        env -u LD_PRELOAD "$p2psim" run --quiet -- \
+        sh -c 'echo "preload=$LD_PRELOAD"'
+else
+    echo "NVRTC preload: not checked (sanitizer build, or no compiler)"
+fi
 finish run
