@@ -1,9 +1,7 @@
 /*
  * cuda/cudart/channel.c - channel descriptors (cudaCreateChannelDesc): the
- * element format of CUDA arrays and textures, a plain value. p2psim has
- * no CUDA arrays or textures yet; the descriptor is served so that
- * programs which build one (most texture samples, before they fail on
- * the array calls) get CUDA's value rather than a stub's.
+ * element format of CUDA arrays and textures (array.c, texture.c), a
+ * plain value.
  */
 #include <config.h>
 

@@ -39,6 +39,7 @@
 
 #include "cuda/cudart/managed.h"
 #include "cuda/cudart/memory_int.h"
+#include "cuda/cudart/texture_int.h"
 #include "sim/error.h"
 
 /* The pitch of cudaMallocPitch and cudaMalloc3D, bytes. */
@@ -332,8 +333,15 @@ static cudaError_t copy_3d(const struct cudaMemcpy3DParms *p, cudaStream_t h,
     if (!p) {
         return cudaErrorInvalidValue;
     }
+    struct cudaMemcpy3DParms q;
     if (p->srcArray || p->dstArray) {
-        return no_arrays("cudaMemcpy3D");
+        /* an array is pitched memory of its own (array.c) */
+        q = *p;
+        cudaError_t e = rt_array_3d_parms(&q);
+        if (e) {
+            return e;
+        }
+        p = &q;
     }
     if (!p->extent.width || !p->extent.height || !p->extent.depth) {
         return cudaSuccess;

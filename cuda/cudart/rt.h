@@ -30,6 +30,8 @@
  *   kernel_attr.c  a kernel's limits and attributes, occupancy
  *   config.c       cache and shared-memory preferences (recorded only)
  *   channel.c      channel descriptors of arrays and textures
+ *   array.c        CUDA arrays, the copies to and from them (texture_int.h)
+ *   texture.c      texture and surface objects
  *   error*.c       error names, last and sticky error (error.c), the
  *                  last-error calls (errors.c)
  *   libcudart.map  version script; local.mk, *.pc.in, .may_include: build
