@@ -11,18 +11,18 @@
  * point filtering reads texel floor(x); linear filtering reads texels
  * i = floor(x - 0.5) and i + 1 with weight alpha = frac(x - 0.5), held
  * as the hardware holds it: 9-bit fixed point with 8 fractional bits
- * (rounded to the nearest 1/256 here). Address modes apply to each texel
+ * (to the nearest 1/256, halves up, as measured on an H200). Address modes apply to each texel
  * index: clamp to [0, N-1], wrap modulo N, mirror modulo 2N folded back,
  * border gives the border colour; wrap and mirror need normalized
  * coordinates (with unnormalized ones they clamp, as CUDA does). Read
  * modes: element type (integers as they are, floats and halves as
  * floats), or normalized float (8 and 16-bit integers to [0, 1] or
- * [-1, 1]). Channels a format lacks read 0, alpha 1.
+ * [-1, 1]). Channels a format lacks read 0, alpha too.
  *
  * Simplifications: no mipmaps (every level is level 0), no sRGB
  * conversion, no anisotropy, no seamless cubemap filtering across faces;
  * fetches are functional (read through the callbacks as the instruction
- * runs, outside the memory model's timing; docs/ptx.md).
+ * runs, outside the memory model's timing; docs/kernels.md).
  */
 #include <config.h>
 
@@ -170,8 +170,8 @@ static int texel_read(struct tex_run *r, int64_t x, int64_t y, int64_t z,
         memcpy(&raw, b + off, bits / 8); /* little-endian host */
         off += bits / 8;
         if (bits == 0) {
-            t->u[c] = c == 3 && r->floats ? 0x3f800000u : 0;
-            t->f[c] = c == 3 ? 1.0f : 0.0f;
+            t->u[c] = 0; /* alpha too: an H200 reads (v, 0, 0, 0) */
+            t->f[c] = 0.0f;
             continue;
         }
         int32_t sv = bits == 32 ? (int32_t)raw
@@ -272,8 +272,10 @@ static int sample_linear(struct tex_run *r, unsigned dims, const double *u,
         double t = u[a] - 0.5;
         double fl = floor(t);
         i0[a] = (int64_t)fl;
-        /* 8 fractional bits, as the texture unit holds the weight */
-        alpha[a] = (float)(nearbyint((t - fl) * 256.0) / 256.0);
+        /* 8 fractional bits, as the texture unit holds the weight:
+         * to the nearest 1/256, halves up (an H200 gives 1/256 for a
+         * fraction of 2/1024 and 3/256 for 10/1024) */
+        alpha[a] = (float)(floor((t - fl) * 256.0 + 0.5) / 256.0);
     }
     memset(out, 0, sizeof(*out));
     for (unsigned corner = 0; corner < (1u << dims); corner++) {

@@ -16,7 +16,7 @@
  * Layout of texel memory: element (x, y, z) of layer or face l is at
  * base + (l * depth + z) * slice + y * pitch + x * elem_bytes.
  *
- * docs/ptx.md, "Textures and surfaces": the instructions and the
+ * docs/kernels.md, "Textures and surfaces": the instructions and the
  * sampling rules.
  */
 #ifndef P2PSIM_PTX_PTX_TEX_H
@@ -33,7 +33,7 @@ extern "C" {
 #define PTX_TEX_MAGIC 0x58543250u /* "P2TX" */
 #define PTX_TEX_VERSION 1u
 
-/* Caps a descriptor is checked against (docs/ptx.md). */
+/* Caps a descriptor is checked against (docs/kernels.md). */
 #define PTX_TEX_MAX_WIDTH (1u << 28) /* width (linear memory: elements) */
 #define PTX_TEX_MAX_DIM (1u << 17)   /* height or depth */
 #define PTX_TEX_MAX_LAYERS 32768u    /* layers (faces of cubemaps count) */

@@ -132,13 +132,13 @@ START_TEST(tex_point_clamp)
     ck_assert_float_eq(sample(&d, 1.99f, 0.0f), 1.0f);
     ck_assert_float_eq(sample(&d, -3.0f, 9.0f), 30.0f);  /* clamped */
     ck_assert_float_eq(sample(&d, 7.0f, -1.0f), 3.0f);
-    /* one channel: y and z read 0, w 1 */
+    /* one channel: y, z and w read 0 (an H200's (v, 0, 0, 0)) */
     float c[4] = {0.5f, 0.5f, 0, 0}, o[4];
     struct ptx_error err;
     ck_assert_int_eq(run("tex2d_f", &d, 1, c, o, &err), 0);
     ck_assert_float_eq(o[1], 0.0f);
     ck_assert_float_eq(o[2], 0.0f);
-    ck_assert_float_eq(o[3], 1.0f);
+    ck_assert_float_eq(o[3], 0.0f);
     /* NaN coordinates read texel 0 */
     ck_assert_float_eq(sample(&d, NAN, NAN), 0.0f);
 }
@@ -154,6 +154,9 @@ START_TEST(tex_linear_weights)
     ck_assert_float_eq(sample(&d, 2.5f, 1.5f), 12.0f);
     /* x - 0.5 = 0.8: the weight is 205/256 (8 fractional bits), not 0.8 */
     ck_assert_float_eq(sample(&d, 1.3f, 0.5f), 205.0f / 256.0f);
+    /* halves round up, as on an H200: 2/1024 weighs 1/256, 10/1024 3/256 */
+    ck_assert_float_eq(sample(&d, 0.5f + 2.0f / 1024, 0.5f), 1.0f / 256);
+    ck_assert_float_eq(sample(&d, 0.5f + 10.0f / 1024, 0.5f), 3.0f / 256);
     /* 1/1000 of a texel rounds to weight 0 */
     ck_assert_float_eq(sample(&d, 0.501f, 0.5f), 0.0f);
     /* clamp at the edge: both texels are texel 3 */
