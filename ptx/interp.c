@@ -254,6 +254,52 @@ static enum ptx_stop stop_error(struct ptx_warp *w, struct ptx_mem_req *req,
 /* Calls                                                                   */
 /* ---------------------------------------------------------------------- */
 
+/* A cstack entry's flag: the call saved the callee's state (recursion). */
+#define CALL_SAVED 0x80000000u
+
+static size_t frame_state_bytes(const struct ptx_func_inst *f)
+{
+    return (size_t)(f->slot_hi - f->slot_lo) * 8 + (f->loc_hi - f->loc_lo);
+}
+
+/* Push lane l's registers and frame bytes of f on its save stack. */
+static int save_frame(struct ptx_warp *w, unsigned l,
+                      const struct ptx_func_inst *f)
+{
+    size_t n = frame_state_bytes(f);
+    if (w->save_cap[l] - w->save_len[l] < n) {
+        size_t cap = (w->save_cap[l] + n) * 2;
+        uint8_t *s = realloc(w->save[l], cap);
+        if (!s) {
+            return -1;
+        }
+        w->save[l] = s;
+        w->save_cap[l] = cap;
+    }
+    uint8_t *d = w->save[l] + w->save_len[l];
+    for (uint32_t r = f->slot_lo; r < f->slot_hi; r++, d += 8) {
+        memcpy(d, &R(w, r, l), 8);
+    }
+    memcpy(d, w->local + (size_t)l * w->k->local_bytes + f->loc_lo,
+           f->loc_hi - f->loc_lo);
+    w->save_len[l] += n;
+    return 0;
+}
+
+/* Pop what save_frame pushed last for lane l. */
+static void restore_frame(struct ptx_warp *w, unsigned l,
+                          const struct ptx_func_inst *f)
+{
+    size_t n = frame_state_bytes(f);
+    w->save_len[l] -= n;
+    const uint8_t *s = w->save[l] + w->save_len[l];
+    for (uint32_t r = f->slot_lo; r < f->slot_hi; r++, s += 8) {
+        memcpy(&R(w, r, l), s, 8);
+    }
+    memcpy(w->local + (size_t)l * w->k->local_bytes + f->loc_lo, s,
+           f->loc_hi - f->loc_lo);
+}
+
 /* The lanes in exec call: arguments copied into the callee's parameters
  * in each lane's frame, the call's PC pushed, the lanes sent to the
  * entry. Return: 1 (the PC is set), 0 (a builtin: go on), -1 (failed). */
@@ -272,11 +318,15 @@ static int exec_call(struct ptx_warp *w, const struct ptx_insn *in,
             return ptx__warp_fail(w, in, "calls nested deeper than %u",
                                   PTX_CALL_DEPTH_MAX);
         }
-        for (unsigned d = 0; d < w->cdepth[l]; d++) {
-            if (k->calls[w->insns[st[d]].o[0].imm].func == c->func) {
-                return ptx__warp_fail(w, in, "recursive call of %s (not "
-                                      "supported: one frame per function)",
-                                      f->name);
+        uint32_t saved = 0;
+        for (unsigned d = 0; d < w->cdepth[l] && !saved; d++) {
+            if (k->calls[w->insns[st[d] & ~CALL_SAVED].o[0].imm].func ==
+                c->func) {
+                if (save_frame(w, l, f) < 0) {
+                    return ptx__warp_fail(w, in, "out of memory for a "
+                                          "recursive call of %s", f->name);
+                }
+                saved = CALL_SAVED;
             }
         }
         uint8_t *frame = w->local + (size_t)l * k->local_bytes;
@@ -285,7 +335,7 @@ static int exec_call(struct ptx_warp *w, const struct ptx_insn *in,
                              ? c->arg_bytes[i] : f->param_bytes[i];
             memmove(frame + f->param_off[i], frame + c->arg_off[i], n);
         }
-        st[w->cdepth[l]++] = w->pc;
+        st[w->cdepth[l]++] = w->pc | saved;
     }
     uint32_t stay = w->group & ~exec;
     if (stay == 0) {
@@ -320,14 +370,32 @@ static void exec_ret(struct ptx_warp *w, uint32_t exec)
         return;
     }
     LANES(back, l) {
-        unsigned cpc = w->cstack[(size_t)l * PTX_CALL_DEPTH_MAX +
-                                 --w->cdepth[l]];
+        uint32_t e = w->cstack[(size_t)l * PTX_CALL_DEPTH_MAX +
+                               --w->cdepth[l]];
+        unsigned cpc = e & ~CALL_SAVED;
         const struct ptx_call *c = &k->calls[w->insns[cpc].o[0].imm];
         const struct ptx_func_inst *f = &k->funcs[c->func];
         uint8_t *frame = w->local + (size_t)l * k->local_bytes;
         uint32_t n = c->ret_bytes < f->retval_bytes ? c->ret_bytes
                                                     : f->retval_bytes;
-        memmove(frame + c->ret_off, frame + f->retval_off, n);
+        if (e & CALL_SAVED) {
+            /* the caller is an open activation of f: its state back,
+             * then the value (read before) into its variable */
+            uint8_t small[64];
+            uint8_t *v = n <= sizeof(small) ? small : malloc(n);
+            if (v) {
+                memcpy(v, frame + f->retval_off, n);
+            }
+            restore_frame(w, l, f);
+            if (v) {
+                memcpy(frame + c->ret_off, v, n);
+            }
+            if (v != small) {
+                free(v);
+            }
+        } else {
+            memmove(frame + c->ret_off, frame + f->retval_off, n);
+        }
         w->lpc[l] = cpc + 1;
     }
     LANES(w->group & ~exec, l) {
@@ -709,6 +777,9 @@ void ptx_warp_free(struct ptx_warp *w)
     free(w->r);
     free(w->local);
     free(w->cstack);
+    for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
+        free(w->save[l]);
+    }
     free(w);
 }
 

@@ -45,6 +45,10 @@ struct ptx_warp {
      * calls (PTX_CALL_DEPTH_MAX each), NULL when the kernel calls none */
     uint32_t *cstack;
     uint8_t cdepth[PTX_WARP_SIZE];
+    /* recursion: per lane, the saved registers and frames of functions
+     * called again while open (a stack of bytes) */
+    uint8_t *save[PTX_WARP_SIZE];
+    size_t save_len[PTX_WARP_SIZE], save_cap[PTX_WARP_SIZE];
     bool asserted;             /* the error is a failed device assert */
 
     uint64_t n_instr;

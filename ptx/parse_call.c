@@ -13,10 +13,12 @@
  * the interpreter; any other function without a body (malloc, free,
  * cudaGraphSetConditional ...) is refused at the call, with its name.
  *
- * Model: a function's registers and frame are one per kernel, not one
- * per call, so a function that calls itself (directly or not) is refused
- * when it does, at run time. Indirect calls (through a register) and
- * calls with more than PTX_CALL_ARGS_MAX arguments are refused.
+ * A function's registers and frame are one per kernel, not one per call:
+ * a call of a function that is already open on the lane (recursion)
+ * saves the lane's registers and frame bytes of that function first and
+ * the return restores them (interp.c). Indirect calls (through a
+ * register) and calls with more than PTX_CALL_ARGS_MAX arguments are
+ * refused.
  */
 #include <config.h>
 
@@ -362,6 +364,8 @@ static int link_one(struct ptx_parse *p, struct ptx_kernel *k, unsigned fi,
     k->insns[k->n_insns++] = ret;
     struct ptx_func_inst *fn = &k->funcs[fi];
     fn->entry = k->n_insns;
+    fn->slot_lo = p->next_slot;
+    fn->loc_lo = k->local_bytes;
     unsigned n_ret;
     int64_t roff[1];
     uint32_t rbytes[1];
@@ -390,6 +394,9 @@ static int link_one(struct ptx_parse *p, struct ptx_kernel *k, unsigned fi,
         if (!rc) {
             ptx__resolve_labels(p, k, first);
         }
+        fn = &k->funcs[fi]; /* the body may have grown k->funcs */
+        fn->slot_hi = k->n_regs;
+        fn->loc_hi = k->local_bytes;
     }
     p->s = saved_s;
     p->line = saved_line;

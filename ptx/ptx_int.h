@@ -171,6 +171,8 @@ struct ptx_func_inst {
     uint32_t param_bytes[PTX_CALL_ARGS_MAX];
     int64_t retval_off;
     uint32_t retval_bytes;
+    /* what a recursive call saves: its register slots and frame bytes */
+    uint32_t slot_lo, slot_hi, loc_lo, loc_hi;
 };
 
 struct ptx_kernel {

@@ -6,7 +6,8 @@
  * bmsk, match, bar.warp.sync, bar.red over three warps, nanosleep,
  * vote.ballot.sync, shfl from lanes outside the group, inline asm
  * blocks with registers of their own, the message of a kernel with a
- * very long name; device functions, printf, assert and refused calls
+ * very long name; device functions, recursion, printf, assert, calls
+ * refused
  * (tests/ptx/calls.ptx); run by warps driven here (global stores into
  * host memory) or on the flat executor.
  * No nvcc needed.
@@ -290,14 +291,18 @@ START_TEST(test_ptx_real_calls_printf_assert)
         ck_assert_uint_eq(out[t], t & 1 ? 4 * t : 2 * t);
     }
     ck_assert_uint_eq(out[32], strlen(line0)); /* printf's return */
-    /* a function calling itself is refused when it does, by name */
-    uint32_t depth = 0;
-    void *rargs[] = {&depth};
-    ck_assert_int_eq(ptx_test_run(m, "recursive", 1, 1, rargs, &err), 0);
-    depth = 3;
+    /* a function calling itself: each activation keeps its registers
+     * and frame; lanes recurse to different depths */
+    uint32_t depth = 10;
+    void *rargs[] = {&po, &depth};
+    ck_assert_int_eq(ptx_test_run(m, "recursive", 1, 32, rargs, &err), 0);
+    for (unsigned t = 0; t < 32; t++) {
+        ck_assert_uint_eq(out[t], (10 + t) * (11 + t) / 2);
+    }
+    depth = PTX_CALL_DEPTH_MAX; /* one call more than a lane may open */
     ck_assert_int_ne(ptx_test_run(m, "recursive", 1, 1, rargs, &err), 0);
-    ck_assert_msg(strstr(err.msg, "recursive call of rec") != NULL, "%s",
-                  err.msg);
+    ck_assert_msg(strstr(err.msg, "calls nested deeper than 64") != NULL,
+                  "%s", err.msg);
     /* assert(): CUDA's line on stderr, the warp fails as an assertion */
     const struct ptx_kernel *k = ptx_module_find(m, "asserts");
     int32_t x = -1;
