@@ -227,6 +227,11 @@ EXTRA_DIST += tests/kernels/run.sh tests/kernels/p2p_kernels.cu tests/kernels/sm
 # without a cooperative launch); exits 77 (SKIP) without nvcc.
 TESTS += tests/kernels/coop.sh
 EXTRA_DIST += tests/kernels/coop.sh tests/kernels/coop_kernels.cu
+# tests/kernels/texture.sh: textures and surfaces built by nvcc (fetch,
+# filtering, surfaces, layered, cubemap, 3D arrays) through the server and
+# in one process; exits 77 (SKIP) without nvcc.
+TESTS += tests/kernels/texture.sh
+EXTRA_DIST += tests/kernels/texture.sh tests/kernels/texture_kernels.cu
 TESTS_ENVIRONMENT += top_builddir=$(abs_top_builddir); export top_builddir; \
 	CC='$(CC)'; export CC; SAN_FLAGS='$(SAN_FLAGS)'; export SAN_FLAGS; \
 	PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG;
