@@ -1,7 +1,7 @@
 #!/bin/sh
 # coop.sh - cooperative launches of coop_kernels.cu, built by nvcc
-# (-cudart shared) as tests/real builds the samples (compute_75 PTX,
-# without -rdc), run unmodified under `p2psim
+# (-cudart shared, compute_75 PTX; once more with -rdc=true, as the
+# CG samples' CMakeLists ask), run unmodified under `p2psim
 # run` on hgx-h200-x2, through the server and with --single-process:
 # grid.sync() across every CTA of the grid, three rounds (nvcc's
 # cooperative groups find the grid barrier's workspace in %envreg1/2,
@@ -36,4 +36,11 @@ printf '%s\n' "$out" | grep -q "^grid.sync 264 blocks x 1024 threads, 1 rounds: 
     bad "the largest cooperative grid runs" "$out"
 check "grid.sync without a cooperative launch traps" 0 \
     "cooperative launch: cudaErrorLaunchFailure: ok" run plain
+check "nvcc -rdc=true builds coop_kernels.cu" 0 "" \
+    "$nvcc" -cudart shared -arch=compute_75 -rdc=true \
+    -Wno-deprecated-gpu-targets -L"$shim_dir" -o "$work/coop_rdc" \
+    "$top/tests/kernels/coop_kernels.cu"
+check "grid.sync built with -rdc=true" 0 \
+    "^grid.sync 264 blocks x 64 threads, 3 rounds: 0 wrong sums: ok" \
+    "$p2psim" run --quiet --topology $machine -- "$work/coop_rdc" sync
 finish coop
