@@ -73,7 +73,8 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/texture_int.h \
 	%reldir%/config.c \
 	%reldir%/relfatbin.c \
-	%reldir%/relfatbin.h
+	%reldir%/relfatbin.h \
+	%reldir%/stream_attr.c
 cuda_cudart_libcudart_sim_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-include cuda/cudart/sim_names.h
 

@@ -17,7 +17,7 @@
  *   peer.c         peer access
  *   ipc.c          CUDA IPC memory and event handles
  *   stream*.c      streams and host functions (stream.c), the operation
- *                  queue (stream_op.c)
+ *                  queue (stream_op.c), attributes (stream_attr.c)
  *   event.c        events, cudaStreamWaitEvent
  *   copy.c         cudaMemcpy* (operations on streams through p2psim_copy)
  *   memory*.c      device memory and the allocation table (memory.c),

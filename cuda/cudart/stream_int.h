@@ -25,6 +25,8 @@ struct rt_stream {
     unsigned pumping;           /* stream_pump calls under way */
     struct rt_fence *last;      /* fence of the last op enqueued */
     struct graph_cap_stream *capture;   /* capturing (graph_capture.c) */
+    cudaLaunchAttributeValue attrs[11]; /* stream attributes by id, but
+                                           the priority (stream_attr.c) */
     struct rt_stream *next;     /* rt.streams */
 };
 

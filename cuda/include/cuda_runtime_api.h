@@ -617,6 +617,29 @@ extern __host__ cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(
 #include "p2psim_rt_memcpy.h"
 #include "p2psim_rt_texture.h"
 
+/* Stream attributes: the launch attributes CUDA allows on a stream (the
+ * types are p2psim_rt_memcpy.h's), by CUDA's names for them. */
+#define cudaStreamAttrID cudaLaunchAttributeID
+#define cudaStreamAttrValue cudaLaunchAttributeValue
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributeMemSyncDomainMap cudaLaunchAttributeMemSyncDomainMap
+#define cudaStreamAttributeMemSyncDomain cudaLaunchAttributeMemSyncDomain
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cudaStreamSetAttribute P2PSIM_PTSZ(cudaStreamSetAttribute)
+#define cudaStreamGetAttribute P2PSIM_PTSZ(cudaStreamGetAttribute)
+#define cudaStreamCopyAttributes P2PSIM_PTSZ(cudaStreamCopyAttributes)
+#endif
+extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
+cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr,
+                       const cudaLaunchAttributeValue *value);
+extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
+cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr,
+                       cudaLaunchAttributeValue *value_out);
+extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
+cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src);
+
 /*
  * Per-thread builds: code that refers to the name cudaLaunchKernel after
  * #undef-ing the macro still reaches the per-thread entry point.

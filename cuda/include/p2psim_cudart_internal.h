@@ -210,6 +210,14 @@ extern cudaError_t CUDARTAPI cudaStreamGetId_ptsz(cudaStream_t stream,
                                                   unsigned long long *streamId);
 extern cudaError_t CUDARTAPI cudaStreamGetPriority_ptsz(cudaStream_t stream,
                                                         int *priority);
+extern cudaError_t CUDARTAPI cudaStreamSetAttribute_ptsz(
+    cudaStream_t hStream, cudaLaunchAttributeID attr,
+    const cudaLaunchAttributeValue *value);
+extern cudaError_t CUDARTAPI cudaStreamGetAttribute_ptsz(
+    cudaStream_t hStream, cudaLaunchAttributeID attr,
+    cudaLaunchAttributeValue *value_out);
+extern cudaError_t CUDARTAPI cudaStreamCopyAttributes_ptsz(cudaStream_t dst,
+                                                           cudaStream_t src);
 extern cudaError_t CUDARTAPI cudaEventRecord_ptsz(cudaEvent_t event,
                                                   cudaStream_t stream);
 extern cudaError_t CUDARTAPI cudaEventRecordWithFlags_ptsz(cudaEvent_t event,

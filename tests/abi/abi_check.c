@@ -471,6 +471,14 @@ static void check_macros(void)
     MACRO(cudaStreamNonBlocking);
     MACRO_PTR(cudaStreamLegacy);
     MACRO_PTR(cudaStreamPerThread);
+    MACRO(cudaStreamAttributeAccessPolicyWindow);
+    MACRO(cudaStreamAttributeSynchronizationPolicy);
+    MACRO(cudaStreamAttributeMemSyncDomainMap);
+    MACRO(cudaStreamAttributeMemSyncDomain);
+    MACRO(cudaStreamAttributePriority);
+    printf("macro cudaStreamAttrID type size %zu\n", sizeof(cudaStreamAttrID));
+    printf("macro cudaStreamAttrValue type size %zu\n",
+           sizeof(cudaStreamAttrValue));
 
     MACRO(cudaEventDefault);
     MACRO(cudaEventBlockingSync);
@@ -742,6 +750,8 @@ static void check_functions(void)
     F(cudaDeviceGetHostAtomicCapabilities); F(cudaMemRangeGetAttribute);
     F(cudaMemRangeGetAttributes); F(cudaMemGetDefaultMemPool);
     F(cudaMemGetMemPool); F(cudaMemSetMemPool);
+    F(cudaStreamSetAttribute); F(cudaStreamGetAttribute);
+    F(cudaStreamCopyAttributes);
     /* cuda_profiler_api.h */
     F(cudaProfilerStart); F(cudaProfilerStop);
 #undef F
@@ -773,6 +783,8 @@ static void check_internal(void)
     F(cudaMemsetAsync_ptsz); F(cudaStreamQuery_ptsz);
     F(cudaStreamGetDevice_ptsz); F(cudaStreamGetFlags_ptsz);
     F(cudaStreamGetId_ptsz); F(cudaStreamGetPriority_ptsz);
+    F(cudaStreamSetAttribute_ptsz); F(cudaStreamGetAttribute_ptsz);
+    F(cudaStreamCopyAttributes_ptsz);
     F(cudaEventRecord_ptsz); F(cudaEventRecordWithFlags_ptsz);
     F(cudaStreamWaitEvent_ptsz); F(cudaStreamAddCallback_ptsz);
     F(cudaStreamAttachMemAsync_ptsz); F(cudaStreamSynchronize_ptsz);

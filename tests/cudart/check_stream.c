@@ -131,6 +131,64 @@ START_TEST(test_destroy_with_work)
 }
 END_TEST
 
+/* Stream attributes: the window and policy kept per stream, the
+ * priority the stream's own (clamped), copies, launch-only ones refused. */
+START_TEST(test_stream_attributes)
+{
+    cudart_test_machine(NULL);
+    cudaStream_t s, t;
+    ck_cuda_ok(cudaStreamCreate(&s));
+    ck_cuda_ok(cudaStreamCreate(&t));
+    cudaStreamAttrValue v, got;
+    memset(&v, 0, sizeof(v));
+    ck_cuda_ok(cudaStreamGetAttribute(s,
+                                      cudaStreamAttributeSynchronizationPolicy,
+                                      &got));
+    ck_assert_int_eq(got.syncPolicy, cudaSyncPolicyAuto);
+    static char buf[4096];
+    v.accessPolicyWindow.base_ptr = buf;
+    v.accessPolicyWindow.num_bytes = sizeof(buf);
+    v.accessPolicyWindow.hitRatio = 0.6f;
+    v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    ck_cuda_ok(cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow,
+                                      &v));
+    memset(&got, 0, sizeof(got));
+    ck_cuda_ok(cudaStreamGetAttribute(s, cudaStreamAttributeAccessPolicyWindow,
+                                      &got));
+    ck_assert_ptr_eq(got.accessPolicyWindow.base_ptr, buf);
+    ck_assert_uint_eq(got.accessPolicyWindow.num_bytes, sizeof(buf));
+    v.priority = -9;
+    ck_cuda_ok(cudaStreamSetAttribute(s, cudaStreamAttributePriority, &v));
+    int prio = 0;
+    ck_cuda_ok(cudaStreamGetPriority(s, &prio));
+    ck_assert_int_eq(prio, -5);
+    ck_cuda_ok(cudaStreamCopyAttributes(t, s));
+    ck_cuda_ok(cudaStreamGetPriority(t, &prio));
+    ck_assert_int_eq(prio, -5);
+    ck_cuda_ok(cudaStreamGetAttribute(t, cudaStreamAttributeAccessPolicyWindow,
+                                      &got));
+    ck_assert_ptr_eq(got.accessPolicyWindow.base_ptr, buf);
+
+    v.accessPolicyWindow.hitRatio = 1.5f;
+    ck_cuda(cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow,
+                                   &v),
+            cudaErrorInvalidValue);
+    v.accessPolicyWindow.hitRatio = 0.5f;
+    v.accessPolicyWindow.num_bytes = (size_t)1 << 40;
+    ck_cuda(cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow,
+                                   &v),
+            cudaErrorInvalidValue);
+    ck_cuda(cudaStreamSetAttribute(s, cudaLaunchAttributeCooperative, &v),
+            cudaErrorInvalidValue);
+    ck_cuda(cudaStreamGetAttribute(s, cudaStreamAttributePriority, NULL),
+            cudaErrorInvalidValue);
+    ck_cuda(cudaGetLastError(), cudaErrorInvalidValue);
+    ck_cuda_ok(cudaStreamDestroy(s));
+    ck_cuda_ok(cudaStreamDestroy(t));
+}
+END_TEST
+
 Suite *make_cudart_stream_suite(void)
 {
     Suite *s = suite_create("cudart-stream");
@@ -139,6 +197,7 @@ Suite *make_cudart_stream_suite(void)
     tcase_add_test(tc, test_event_handles);
     tcase_add_test(tc, test_callbacks);
     tcase_add_test(tc, test_destroy_with_work);
+    tcase_add_test(tc, test_stream_attributes);
     suite_add_tcase(s, tc);
     return s;
 }
