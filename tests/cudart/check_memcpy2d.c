@@ -39,34 +39,10 @@ static const char ptx_text[] =
 static char shadow_g[64], shadow_c[16], not_a_symbol[8];
 static void stub_k(void) {}
 
-static void le(uint8_t *p, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++) {
-        p[i] = (uint8_t)(v >> (8 * i));
-    }
-}
-
-/* A fat binary container of one PTX entry holding ptx_text. */
+/* The module, registered as nvcc's constructor would. */
 static void register_module(void)
 {
-    size_t n = sizeof(ptx_text);
-    uint8_t *f = calloc(1, 16 + 64 + n);
-    ck_assert_ptr_nonnull(f);
-    le(f, P2PSIM_FATBIN_CONTAINER_MAGIC, 4);
-    le(f + 4, 1, 2);
-    le(f + 6, 16, 2);
-    le(f + 8, 64 + n, 8);
-    le(f + 16, 1, 2);
-    le(f + 20, 64, 4);
-    le(f + 24, n, 8);
-    le(f + 16 + 28, 90, 4);
-    memcpy(f + 16 + 64, ptx_text, n);
-    static struct p2psim_fatbin_wrapper w = {
-        P2PSIM_FATBIN_WRAPPER_MAGIC, P2PSIM_FATBIN_WRAPPER_VERSION, NULL, NULL
-    };
-    w.data = (const unsigned long long *)(const void *)f;
-    void **h = __cudaRegisterFatBinary(&w);
-    ck_assert_ptr_nonnull(h);
+    void **h = cudart_test_register_ptx(ptx_text, sizeof(ptx_text));
     __cudaRegisterFunction(h, (const char *)KEY(stub_k), (char *)"k", "k",
                            -1, NULL, NULL, NULL, NULL, NULL);
     __cudaRegisterVar(h, shadow_g, (char *)"g", "g", 0, 64, 0, 0);
@@ -589,6 +565,39 @@ START_TEST(test_2d_time_as_contiguous)
 }
 END_TEST
 
+/* Through a p2psim server (the machine in another process, as `p2psim
+ * run` gives multi-process programs): the symbol's storage, the stand-ins
+ * of strided sides and the fills are the server's HBM. */
+START_TEST(test_through_server)
+{
+    struct cudart_test_server srv;
+    cudart_test_server_start(&srv, "h200-x1.yaml");
+    register_module();
+    uint32_t v = 0xABCD, out[2];
+    ck_cuda_ok(cudaMemcpyToSymbol(shadow_g, &v, 4, 4, cudaMemcpyHostToDevice));
+    run_k(out, NULL);
+    ck_assert_uint_eq(out[0], 0xABCD);
+    ck_assert_uint_eq(out[1], 11);
+    void *a, *b;
+    size_t pa, pb;
+    uint8_t *h = host_rows(W, 0);
+    ck_cuda_ok(cudaMallocPitch(&a, &pa, W, H));
+    ck_cuda_ok(cudaMallocPitch(&b, &pb, 2 * W, H));
+    ck_cuda_ok(cudaMemset(a, PAD, pa * H));
+    ck_cuda_ok(cudaMemset(b, 0, pb * H));
+    ck_cuda_ok(cudaMemset2D(b, pb, PAD, pb, H));
+    ck_cuda_ok(cudaMemcpy2D(a, pa, h, W, W, H, cudaMemcpyHostToDevice));
+    ck_cuda_ok(cudaMemcpy2D(b, pb, a, pa, W, H, cudaMemcpyDeviceToDevice));
+    ck_cuda_ok(cudaDeviceSynchronize());
+    check_device_rows(a, pa, PAD);
+    check_device_rows(b, pb, PAD);
+    ck_cuda_ok(cudaFree(a));
+    ck_cuda_ok(cudaFree(b));
+    free(h);
+    ck_assert_int_eq(cudart_test_server_stop(&srv), 0);
+}
+END_TEST
+
 /* ---- the extensible launch ------------------------------------------------------- */
 
 START_TEST(test_launch_ex_attributes)
@@ -670,6 +679,7 @@ Suite *make_cudart_memcpy2d_suite(void)
     tcase_add_test(tc, test_2d_errors);
     tcase_add_test(tc, test_2d_time_as_contiguous);
     tcase_add_test(tc, test_launch_ex_attributes);
+    tcase_add_test(tc, test_through_server);
     suite_add_tcase(s, tc);
     return s;
 }
