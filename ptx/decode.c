@@ -33,6 +33,7 @@ static const struct {
     {"u16", PT_U16, 2},   {"u32", PT_U32, 4}, {"u64", PT_U64, 8},
     {"s8", PT_S8, 1},     {"s16", PT_S16, 2}, {"s32", PT_S32, 4},
     {"s64", PT_S64, 8},   {"f16", PT_F16, 2}, {"f32", PT_F32, 4},
+    {"f16x2", PT_F16X2, 4},
     {"f64", PT_F64, 8},
 };
 
@@ -53,6 +54,7 @@ unsigned ptx_type_bytes(enum ptx_type t)
         [PT_B64] = 8,  [PT_U8] = 1,  [PT_U16] = 2, [PT_U32] = 4,
         [PT_U64] = 8,  [PT_S8] = 1,  [PT_S16] = 2, [PT_S32] = 4,
         [PT_S64] = 8,  [PT_F16] = 2, [PT_F32] = 4, [PT_F64] = 8,
+        [PT_F16X2] = 4,
     };
     return (unsigned)t < PT_COUNT ? bytes[t] : 0;
 }
@@ -693,8 +695,18 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         }
     }
     in->type = m.n_types ? (uint8_t)m.types[0] : PT_NONE;
-    if (in->type == PT_F16 || (m.n_types > 1 && m.types[1] == PT_F16)) {
-        snprintf(why, wl, "f16 arithmetic");
+    bool half = in->type == PT_F16 || in->type == PT_F16X2 ||
+                (m.n_types > 1 && (m.types[1] == PT_F16 ||
+                                   m.types[1] == PT_F16X2));
+    /* half precision: conversions, moves, loads and stores, and the
+     * arithmetic of interp_f16.c */
+    if (half && !(in->op == OP_CVT && in->type != PT_F16X2 &&
+                  (m.n_types < 2 || m.types[1] != PT_F16X2)) &&
+        in->op != OP_MOV && in->op != OP_LD && in->op != OP_ST &&
+        in->op != OP_ADD && in->op != OP_SUB && in->op != OP_MUL &&
+        in->op != OP_FMA && in->op != OP_MIN && in->op != OP_MAX &&
+        in->op != OP_NEG && in->op != OP_ABS) {
+        snprintf(why, wl, "f16 arithmetic of this kind");
         return -1;
     }
 

@@ -229,6 +229,10 @@ void ptx__exec_alu(struct ptx_warp *w, const struct ptx_insn *in, uint32_t exec)
     const struct ptx_opd *d = &in->o[0], *a = &in->o[1], *b = &in->o[2],
                          *c = &in->o[3];
     unsigned t = in->type, op = in->op;
+    if (t == PT_F16 || t == PT_F16X2) {
+        ptx__exec_f16(w, in, exec);
+        return;
+    }
     bool flt = t == PT_F32 || t == PT_F64;
     struct lane_src sa, sb, sc;
     src_of(w, a, &sa);

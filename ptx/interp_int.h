@@ -80,6 +80,7 @@ static const unsigned char ext_sh[PT_COUNT] = {
     [PT_PRED] = 63, [PT_B8] = 56,  [PT_B16] = 48, [PT_B32] = 32,
     [PT_U8] = 56,   [PT_U16] = 48, [PT_U32] = 32, [PT_S8] = 56,
     [PT_S16] = 48,  [PT_S32] = 32, [PT_F16] = 48, [PT_F32] = 32,
+    [PT_F16X2] = 32,
 };
 static const bool ext_signed[PT_COUNT] = {
     [PT_S8] = true, [PT_S16] = true, [PT_S32] = true, [PT_S64] = true,
@@ -208,6 +209,9 @@ void ptx__exec_setp(struct ptx_warp *w, const struct ptx_insn *in,
                     uint32_t exec);
 void ptx__exec_selp(struct ptx_warp *w, const struct ptx_insn *in,
                     uint32_t exec);
+/* f16 and f16x2 arithmetic (interp_f16.c). */
+void ptx__exec_f16(struct ptx_warp *w, const struct ptx_insn *in,
+                   uint32_t exec);
 /* ld / st / atom / red. Internal lanes are done now; global lanes go to
  * req. Return: 1 when req holds a request, 0 when all is done, -1 on
  * error. */

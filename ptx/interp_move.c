@@ -129,6 +129,26 @@ static uint64_t convert(uint64_t v, unsigned dt, unsigned st, unsigned rnd,
 
 void ptx__exec_cvt(struct ptx_warp *w, const struct ptx_insn *in, uint32_t exec)
 {
+    if (in->type == PT_F16 || in->type2 == PT_F16) {
+        /* through f32: a half is exact in it; to a half rounds to
+         * nearest even (Model: whatever the rounding modifier) */
+        LANES(exec, l) {
+            uint64_t v = val(w, &in->o[1], l);
+            if (in->type2 == PT_F16) {
+                v = ptx__f16_to_f32((uint16_t)v);
+            }
+            if (in->type != PT_F32 || in->type2 != PT_F16) {
+                v = convert(v, in->type == PT_F16 ? PT_F32 : in->type,
+                            in->type2 == PT_F16 ? PT_F32 : in->type2,
+                            in->rnd, in->flags);
+            }
+            if (in->type == PT_F16) {
+                v = ptx__f32_to_f16((uint32_t)v);
+            }
+            put(w, &in->o[0], l, v);
+        }
+        return;
+    }
     LANES(exec, l) {
         put(w, &in->o[0], l,
             convert(val(w, &in->o[1], l), in->type, in->type2, in->rnd,

@@ -27,6 +27,7 @@ enum ptx_type {
     PT_U8, PT_U16, PT_U32, PT_U64,
     PT_S8, PT_S16, PT_S32, PT_S64,
     PT_F16, PT_F32, PT_F64,
+    PT_F16X2, /* two f16 in 32 bits (interp_f16.c) */
     PT_COUNT
 };
 
@@ -230,6 +231,12 @@ int ptx_parse_label(struct ptx_parse *p, const char *name);
 /* Fail the parse for running out of memory (ptx_module_parse() returns
  * NULL with PTX_ENOMEM). Return: PTX_ENOMEM. */
 int ptx_parse_nomem(struct ptx_parse *p);
+
+/* ---- interp_f16.c: half precision ---- */
+
+/* f16 bits from an f32's bits (round to nearest even) and back. */
+uint16_t ptx__f32_to_f16(uint32_t f);
+uint32_t ptx__f16_to_f32(uint16_t h);
 
 /* ---- parse_call.c ---- */
 

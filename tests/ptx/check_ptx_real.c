@@ -6,7 +6,8 @@
  * bmsk, match, bar.warp.sync, bar.red over three warps, nanosleep,
  * vote.ballot.sync, shfl from lanes outside the group, inline asm
  * blocks with registers of their own, the message of a kernel with a
- * very long name; device functions, recursion, printf, assert, calls
+ * very long name; half precision (every f16 against _Float16, __half2
+ * arithmetic); device functions, recursion, printf, assert, calls
  * refused
  * (tests/ptx/calls.ptx); run by warps driven here (global stores into
  * host memory) or on the flat executor.
@@ -16,6 +17,7 @@
 
 #include "tests/check_p2psim.h"
 #include "tests/ptx/ptx_test.h"
+#include "ptx/ptx_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,6 +341,51 @@ START_TEST(test_ptx_real_calls_printf_assert)
 }
 END_TEST
 
+START_TEST(test_ptx_real_half_precision)
+{
+#if defined(__FLT16_MAX__)
+    /* every half to f32 and back, against the compiler's _Float16 */
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        _Float16 x;
+        uint16_t hb = (uint16_t)h;
+        memcpy(&x, &hb, 2);
+        float f = (float)x;
+        uint32_t fb;
+        memcpy(&fb, &f, 4);
+        if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu)) {
+            continue; /* NaN payloads may differ */
+        }
+        ck_assert_uint_eq(ptx__f16_to_f32(hb), fb);
+        ck_assert_uint_eq(ptx__f32_to_f16(fb), hb);
+    }
+    /* floats between halves round to nearest even, as the compiler */
+    for (uint32_t fb = 0; fb < 0x7f800000u; fb += 0x1233u) {
+        float f;
+        memcpy(&f, &fb, 4);
+        _Float16 x = (_Float16)f;
+        uint16_t hb;
+        memcpy(&hb, &x, 2);
+        ck_assert_uint_eq(ptx__f32_to_f16(fb), hb);
+    }
+#endif
+    uint32_t out[8];
+    uint32_t *po = out;
+    void *args[] = {&po};
+    struct ptx_error err = {0};
+    ck_assert_int_eq(ptx_test_run(real, "halves", 1, 1, args, &err), 0);
+    ck_assert_uint_eq(out[0], 0xc0803e00u); /* {1.5, -2.25} */
+    ck_assert_uint_eq(out[1], 0xc4804200u); /* {3, -4.5} */
+    ck_assert_uint_eq(out[2], 0x49104480u); /* {4.5, 10.125} */
+    float lo, hi;
+    memcpy(&lo, &out[4], 4);
+    memcpy(&hi, &out[5], 4);
+    ck_assert(lo == 1.5f * 3 + 4.5f);       /* fma, low half */
+    ck_assert(hi == -2.25f * -4.5f + 10.125f);
+    ck_assert_uint_eq(out[6], 0x7c00u);     /* 100000 overflows: inf */
+    ck_assert_uint_eq(out[7], 0xbe00u);     /* neg.f16 1.5 */
+}
+END_TEST
+
 Suite *make_ptx_real_suite(void)
 {
     Suite *s = suite_create("ptx-real");
@@ -350,6 +397,7 @@ Suite *make_ptx_real_suite(void)
     tcase_add_test(tc, test_ptx_real_long_kernel_name_keeps_the_instruction);
     tcase_add_test(tc, test_ptx_real_bar_red_nanosleep_ballot_shfl);
     tcase_add_test(tc, test_ptx_real_calls_printf_assert);
+    tcase_add_test(tc, test_ptx_real_half_precision);
     suite_add_tcase(s, tc);
     return s;
 }
