@@ -146,6 +146,7 @@ tests_check_cudart_SOURCES = \
 	%reldir%/cudart/check_server_kernels.c \
 	%reldir%/cudart/check_memcpy2d.c \
 	%reldir%/cudart/check_texture.c \
+	%reldir%/cudart/module_test.c \
 	%reldir%/cudart/server_test.c
 tests_check_cudart_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'

@@ -39,34 +39,10 @@ static const char ptx_text[] =
 static char shadow_g[64], shadow_c[16], not_a_symbol[8];
 static void stub_k(void) {}
 
-static void le(uint8_t *p, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++) {
-        p[i] = (uint8_t)(v >> (8 * i));
-    }
-}
-
-/* A fat binary container of one PTX entry holding ptx_text. */
+/* The module, registered as nvcc's constructor would. */
 static void register_module(void)
 {
-    size_t n = sizeof(ptx_text);
-    uint8_t *f = calloc(1, 16 + 64 + n);
-    ck_assert_ptr_nonnull(f);
-    le(f, P2PSIM_FATBIN_CONTAINER_MAGIC, 4);
-    le(f + 4, 1, 2);
-    le(f + 6, 16, 2);
-    le(f + 8, 64 + n, 8);
-    le(f + 16, 1, 2);
-    le(f + 20, 64, 4);
-    le(f + 24, n, 8);
-    le(f + 16 + 28, 90, 4);
-    memcpy(f + 16 + 64, ptx_text, n);
-    static struct p2psim_fatbin_wrapper w = {
-        P2PSIM_FATBIN_WRAPPER_MAGIC, P2PSIM_FATBIN_WRAPPER_VERSION, NULL, NULL
-    };
-    w.data = (const unsigned long long *)(const void *)f;
-    void **h = __cudaRegisterFatBinary(&w);
-    ck_assert_ptr_nonnull(h);
+    void **h = cudart_test_register_ptx(ptx_text, sizeof(ptx_text));
     __cudaRegisterFunction(h, (const char *)KEY(stub_k), (char *)"k", "k",
                            -1, NULL, NULL, NULL, NULL, NULL);
     __cudaRegisterVar(h, shadow_g, (char *)"g", "g", 0, 64, 0, 0);

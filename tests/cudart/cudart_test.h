@@ -62,6 +62,14 @@ void cudart_test_server_start(struct cudart_test_server *s,
 /* Returns the server's wait status (a sanitizer's report: not 0). */
 int cudart_test_server_stop(struct cudart_test_server *s);
 
+/*
+ * cudart_test_register_ptx - (module_test.c) register the PTX text (n
+ * bytes, its NUL included) as nvcc's constructor registers a module: a
+ * fat binary of one sm_90 PTX entry. Returns the handle for
+ * __cudaRegisterFunction/__cudaRegisterVar and __cudaRegisterFatBinaryEnd.
+ */
+void **cudart_test_register_ptx(const char *text, size_t n);
+
 /* ck_assert that a CUDA call returned e (prints both names otherwise). */
 #define ck_cuda(call, e)                                                      \
     do {                                                                      \
