@@ -246,6 +246,19 @@ void ptx__kernel_finish(struct ptx_parse *p, struct ptx_kernel *k)
 
 /* .func: a device function's text, skipped at module scope (the kernels
  * that call it parse it again, parse_call.c). */
+void ptx__skip_parens(struct ptx_parse *p)
+{
+    while (p->s < p->end && *p->s != ')') {
+        if (*p->s == '\n') {
+            p->line++;
+        }
+        p->s++;
+    }
+    if (p->s < p->end) {
+        p->s++;
+    }
+}
+
 void ptx__skip_func(struct ptx_parse *p)
 {
     while (p->s < p->end) {
@@ -259,15 +272,7 @@ void ptx__skip_func(struct ptx_parse *p)
             return;
         }
         if (ptx__peek(p, '(')) {
-            while (p->s < p->end && *p->s != ')') {
-                if (*p->s == '\n') {
-                    p->line++;
-                }
-                p->s++;
-            }
-            if (p->s < p->end) {
-                p->s++;
-            }
+            ptx__skip_parens(p);
             continue;
         }
         const char *w;

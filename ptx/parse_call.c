@@ -48,15 +48,7 @@ static size_t func_name(struct ptx_parse *p, const char **name)
 {
     ptx__skip_ws(p);
     if (ptx__peek(p, '(')) {
-        while (p->s < p->end && *p->s != ')') {
-            if (*p->s == '\n') {
-                p->line++;
-            }
-            p->s++;
-        }
-        if (p->s < p->end) {
-            p->s++;
-        }
+        ptx__skip_parens(p);
         ptx__skip_ws(p);
     }
     return ptx__scan_word(p, name);

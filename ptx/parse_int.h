@@ -169,6 +169,8 @@ int ptx__parse_module_var(struct ptx_parse *p, enum ptx_space space,
 int ptx__module_func(struct ptx_parse *p);
 /* Parse the functions each kernel calls into it (after the module). */
 int ptx__link_calls(struct ptx_parse *p);
+/* Skip from '(' to past the next ')' (parse.c). */
+void ptx__skip_parens(struct ptx_parse *p);
 /* Skip a .func's signature and body (parse.c). */
 void ptx__skip_func(struct ptx_parse *p);
 /* Free the parser's function table. */
