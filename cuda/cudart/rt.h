@@ -8,8 +8,7 @@
  *                  sim_names.h), dispatch_rt.c (dispatch.h: backend, trace)
  *   rt.c           start-up (P2PSIM_TOPOLOGY), the lock, host threads and
  *                  their clocks, rt_wait, call costs, the report at exit
- *   api_costs.c    a machine file's api-costs: (api_costs.h; the command
- *                  line reads them too)
+ *   api_costs.c    a machine file's api-costs: (api_costs.h)
  *   machine.c      the machine underneath, in this process (rt_machine_ops)
  *   remote*.c      the machine through a p2psim server (remote.h)
  *   device*.c      devices: the calls (device.c), what a device is
@@ -20,20 +19,21 @@
  *                  queue (stream_op.c), attributes (stream_attr.c)
  *   event.c        events, cudaStreamWaitEvent
  *   copy.c         cudaMemcpy* (operations on streams through p2psim_copy)
+ *   memcpy2d.c     pitched memory, 2D and 3D copies and sets
  *   memory*.c      device memory and the allocation table (memory.c),
  *                  pinned memory (memory_host.c), pools (memory_pool.c)
  *   memset.c       cudaMemset*
  *   managed.c      managed memory (residency, migration on first touch)
- *   launch.c       launches, kernels running on the simulated GPU
+ *   launch*.c      launches (launch_ex.c: cudaLaunchKernelExC) and kernels
  *   registry.c     what nvcc's constructors register, the <<<>>> protocol
+ *   symbol.c       cudaMemcpyToSymbol and friends
  *   drv_bridge.c   what the driver API (cuda/driver/) asks of the runtime
  *   kernel_attr.c  a kernel's limits and attributes, occupancy
  *   config.c       cache and shared-memory preferences (recorded only)
  *   channel.c      channel descriptors of arrays and textures
  *   array.c        CUDA arrays, the copies to and from them (texture_int.h)
  *   texture.c      texture and surface objects
- *   error*.c       error names, last and sticky error (error.c), the
- *                  last-error calls (errors.c)
+ *   error*.c       error names, last and sticky error, last-error calls
  *   libcudart.map  version script; local.mk, *.pc.in, .may_include: build
  */
 #ifndef P2PSIM_CUDA_CUDART_RT_H
