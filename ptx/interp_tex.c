@@ -1,7 +1,7 @@
 /*
  * ptx/interp_tex.c - the interpreter's texture and surface instructions:
- * tex (1D, 2D, 3D, layered, cubemap; plain, .level and .grad read level
- * 0), tld4 (the four texels of a bilinear footprint), suld.b and sust.b
+ * tex (1D, 2D, 3D, layered, cubemap; plain, .level and .grad), tld4
+ * (the four texels of a bilinear footprint), suld.b and sust.b
  * (byte-addressed x, boundary mode trap, clamp or zero), txq and suq.
  * Descriptors and texel bytes come through the executor's callbacks
  * (struct ptx_tex_ops, ptx_tex.h).
@@ -11,18 +11,23 @@
  * point filtering reads texel floor(x); linear filtering reads texels
  * i = floor(x - 0.5) and i + 1 with weight alpha = frac(x - 0.5), held
  * as the hardware holds it: 9-bit fixed point with 8 fractional bits
- * (to the nearest 1/256, halves up, as measured on an H200). Address modes apply to each texel
- * index: clamp to [0, N-1], wrap modulo N, mirror modulo 2N folded back,
- * border gives the border colour; wrap and mirror need normalized
- * coordinates (with unnormalized ones they clamp, as CUDA does). Read
- * modes: element type (integers as they are, floats and halves as
- * floats), or normalized float (8 and 16-bit integers to [0, 1] or
- * [-1, 1]). Channels a format lacks read 0, alpha too.
+ * (to the nearest 1/256, halves up, as measured on an H200). Address
+ * modes apply to each texel index: clamp to [0, N-1], wrap modulo N,
+ * mirror modulo 2N folded back, border gives the border colour; wrap
+ * and mirror need normalized coordinates (with unnormalized ones they
+ * clamp, as CUDA does). Read modes: element type (integers as they are,
+ * floats and halves as floats), or normalized float (8 and 16-bit
+ * integers to [0, 1] or [-1, 1]). Channels a format lacks read 0, alpha
+ * too.
  *
- * Simplifications: no mipmaps (every level is level 0), no sRGB
- * conversion, no anisotropy, no seamless cubemap filtering across faces;
- * fetches are functional (read through the callbacks as the instruction
- * runs, outside the memory model's timing; docs/kernels.md).
+ * Mipmaps: .level and .grad pick the level of detail (the gradients'
+ * longer one in texels, log2), plus the bias, within the clamps; point
+ * or linear between levels; plain tex reads level 0 (a compute thread
+ * has no implicit derivatives here).
+ * Simplifications: no sRGB conversion, no anisotropy, no seamless
+ * cubemap filtering across faces; fetches are functional (read through
+ * the callbacks as the instruction runs, outside the memory model's
+ * timing; docs/kernels.md).
  */
 #include <config.h>
 
@@ -40,7 +45,7 @@
 /* Descriptors                                                             */
 /* ---------------------------------------------------------------------- */
 
-int ptx_tex_desc_check(const struct ptx_tex_desc *d, char *why, size_t wl)
+static int check_one(const struct ptx_tex_desc *d, char *why, size_t wl)
 {
     if (d->magic != PTX_TEX_MAGIC || d->version != PTX_TEX_VERSION) {
         snprintf(why, wl, "not a texture or surface object");
@@ -114,6 +119,41 @@ int ptx_tex_desc_check(const struct ptx_tex_desc *d, char *why, size_t wl)
         snprintf(why, wl, "texels outside its %llu bytes (slices of %llu)",
                  (unsigned long long)d->size, (unsigned long long)d->slice);
         return -1;
+    }
+    return 0;
+}
+
+/* A descriptor with the geometry of mipmap level l. */
+static void at_level(struct ptx_tex_desc *d, unsigned l)
+{
+    const struct ptx_tex_level *v = &d->level[l];
+    d->base = v->base;
+    d->size = v->size;
+    d->pitch = v->pitch;
+    d->slice = v->slice;
+    d->width = v->width;
+    d->height = v->height;
+    d->depth = v->depth;
+}
+
+int ptx_tex_desc_check(const struct ptx_tex_desc *d, char *why, size_t wl)
+{
+    if (check_one(d, why, wl)) {
+        return -1;
+    }
+    if (d->n_levels > PTX_TEX_MAX_LEVELS || d->mip_linear > 1 ||
+        !(d->lod_min == d->lod_min) || !(d->lod_max == d->lod_max) ||
+        !(d->lod_bias == d->lod_bias)) {
+        snprintf(why, wl, "%u mipmap levels (at most %u)", d->n_levels,
+                 PTX_TEX_MAX_LEVELS);
+        return -1;
+    }
+    for (unsigned l = 0; l < d->n_levels; l++) {
+        struct ptx_tex_desc v = *d;
+        at_level(&v, l);
+        if (check_one(&v, why, wl)) {
+            return -1;
+        }
     }
     return 0;
 }
@@ -356,8 +396,8 @@ static int64_t clamp_layer(int64_t v, int64_t n)
     return v < 0 ? 0 : v >= n ? n - 1 : v;
 }
 
-/* tex and tld4 for lane l. */
-static int fetch_lane(struct tex_run *r, unsigned l)
+/* tex and tld4 for lane l at the descriptor's (level's) geometry. */
+static int fetch_at(struct tex_run *r, unsigned l, struct texel *out)
 {
     const struct ptx_insn *in = r->in;
     const struct ptx_tex_desc *d = &r->d;
@@ -397,7 +437,7 @@ static int fetch_lane(struct tex_run *r, unsigned l)
                 return -1;
             }
         }
-        put_texel(r, l, &tx);
+        *out = tx;
         return 0;
     }
     default:
@@ -420,7 +460,7 @@ static int fetch_lane(struct tex_run *r, unsigned l)
                 return -1;
             }
         }
-        put_texel(r, l, &tx);
+        *out = tx;
         return 0;
     }
     double u[3];
@@ -434,17 +474,17 @@ static int fetch_lane(struct tex_run *r, unsigned l)
         int64_t i0 = (int64_t)floor(u[0] - 0.5), j0 = (int64_t)floor(u[1] -
                                                                     0.5);
         static const unsigned char di[4] = {0, 1, 1, 0}, dj[4] = {1, 1, 0, 0};
-        struct texel out;
+        struct texel o4;
         for (unsigned k = 0; k < 4; k++) {
             int64_t ix[2] = {i0 + di[k], j0 + dj[k]};
             struct texel t;
             if (texel_at(r, 2, ix, layer, &t)) {
                 return -1;
             }
-            out.f[k] = t.f[in->cmp];
-            out.u[k] = t.u[in->cmp];
+            o4.f[k] = t.f[in->cmp];
+            o4.u[k] = t.u[in->cmp];
         }
-        put_texel(r, l, &out);
+        *out = o4;
         return 0;
     }
     if (d->filter_linear && r->floats) {
@@ -460,7 +500,71 @@ static int fetch_lane(struct tex_run *r, unsigned l)
             return -1;
         }
     }
-    put_texel(r, l, &tx);
+    *out = tx;
+    return 0;
+}
+
+/* The level of detail of .level (its operand) or .grad (the gradients'
+ * longer one, in texels: log2 of it). */
+static float lane_lod(const struct tex_run *r, unsigned l)
+{
+    const struct ptx_insn *in = r->in;
+    if (in->cmp == 1) {
+        return f32(R(r->w, in->o[3].reg, l));
+    }
+    const double size[3] = {r->d.width, r->d.height, r->d.depth};
+    double m = 0;
+    for (unsigned g = 3; g <= 4; g++) {
+        double sq = 0;
+        for (unsigned a = 0; a < in->o[g].n && a < 3; a++) {
+            uint16_t reg = in->o[g].vregs[a];
+            double v = reg == PTX_NOREG ? 0 : f32(R(r->w, reg, l));
+            v *= r->d.norm_coords ? size[a] : 1.0;
+            sq += v * v;
+        }
+        m = sq > m ? sq : m;
+    }
+    return m > 0 ? (float)(0.5 * log2(m)) : -1e9f;
+}
+
+/* tex and tld4 for lane l: at level 0, or at the mipmap level(s) the
+ * level of detail picks (plus bias, within the clamps and the levels). */
+static int fetch_lane(struct tex_run *r, unsigned l)
+{
+    struct texel t;
+    if (r->d.n_levels <= 1 || r->in->cmp == 0 || r->in->op == OP_TLD4) {
+        if (fetch_at(r, l, &t)) {
+            return -1;
+        }
+        put_texel(r, l, &t);
+        return 0;
+    }
+    float lod = lane_lod(r, l) + r->d.lod_bias;
+    float top = (float)(r->d.n_levels - 1);
+    float hi = r->d.lod_max < top ? r->d.lod_max : top;
+    lod = lod > hi ? hi : lod;
+    lod = lod < r->d.lod_min ? r->d.lod_min : lod;
+    lod = lod < 0 ? 0 : lod;
+    unsigned l0 = r->d.mip_linear ? (unsigned)floorf(lod)
+                                  : (unsigned)floorf(lod + 0.5f);
+    float frac = r->d.mip_linear ? lod - (float)l0 : 0.0f;
+    struct tex_run lr = *r;
+    at_level(&lr.d, l0);
+    if (fetch_at(&lr, l, &t)) {
+        return -1;
+    }
+    if (frac > 0 && l0 + 1 < r->d.n_levels && r->floats) {
+        struct texel t1;
+        lr.d = r->d;
+        at_level(&lr.d, l0 + 1);
+        if (fetch_at(&lr, l, &t1)) {
+            return -1;
+        }
+        for (unsigned c = 0; c < 4; c++) {
+            t.f[c] += frac * (t1.f[c] - t.f[c]);
+        }
+    }
+    put_texel(r, l, &t);
     return 0;
 }
 
@@ -577,6 +681,7 @@ static uint32_t query(const struct ptx_tex_desc *d, unsigned q)
     case PTX_TQ_ARRAY_SIZE:
         return d->flags & PTX_TEX_CUBE ? d->layers / 6 : d->layers;
     case PTX_TQ_MIP_LEVELS:
+        return d->n_levels > 1 ? d->n_levels : 1;
     case PTX_TQ_SAMPLES:
         return 1;
     case PTX_TQ_NORM_COORDS:

@@ -31,12 +31,13 @@ extern "C" {
 #endif
 
 #define PTX_TEX_MAGIC 0x58543250u /* "P2TX" */
-#define PTX_TEX_VERSION 1u
+#define PTX_TEX_VERSION 2u
 
 /* Caps a descriptor is checked against (docs/kernels.md). */
 #define PTX_TEX_MAX_WIDTH (1u << 28) /* width (linear memory: elements) */
 #define PTX_TEX_MAX_DIM (1u << 17)   /* height or depth */
 #define PTX_TEX_MAX_LAYERS 32768u    /* layers (faces of cubemaps count) */
+#define PTX_TEX_MAX_LEVELS 16u       /* mipmap levels */
 
 /* How a channel's bits are read. */
 enum ptx_tex_chan_kind {
@@ -78,8 +79,15 @@ struct ptx_tex_desc {
     uint8_t norm_coords;     /* 1: coordinates in [0, 1) */
     uint8_t addr[3];         /* enum ptx_tex_addr per dimension */
     uint8_t srgb;            /* recorded; no sRGB conversion is done */
-    uint8_t pad[2];
+    uint8_t mip_linear;      /* 1: linear between mipmap levels */
+    uint8_t n_levels;        /* mipmap levels in level[] (0: none) */
     float border[4];         /* border colour */
+    float lod_bias, lod_min, lod_max; /* mipmapLevelBias and clamps */
+    /* A mipmapped texture's levels (level[0] is the fields above) */
+    struct ptx_tex_level {
+        uint64_t base, size, pitch, slice;
+        uint32_t width, height, depth, pad;
+    } level[PTX_TEX_MAX_LEVELS];
 };
 
 /*

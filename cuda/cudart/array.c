@@ -1,6 +1,8 @@
 /*
  * cuda/cudart/array.c - CUDA arrays: cudaMallocArray, cudaMalloc3DArray
  * (layered, cubemap), cudaFreeArray, cudaArrayGetInfo, cudaGetChannelDesc,
+ * mipmapped arrays (cudaMallocMipmappedArray, cudaGetMipmappedArrayLevel,
+ * cudaFreeMipmappedArray: a level is an array of its own),
  * and the copies to, from and between arrays (cudaMemcpy2DToArray ...,
  * and the deprecated cudaMemcpyToArray ...), which are copies of rows
  * over the simulated machine as cudaMemcpy2D's (memcpy2d.h).
@@ -139,15 +141,9 @@ cudaError_t CUDARTAPI cudaMalloc3DArray(
     RT_SERVE(RT_COST_MALLOC, array_new(array, desc, extent, flags));
 }
 
-static cudaError_t array_free(cudaArray_t array)
+/* Free a (taken out of the list first), waiting for the device. */
+static cudaError_t array_release(struct cudaArray *a)
 {
-    if (!array) {
-        return cudaSuccess;
-    }
-    struct cudaArray *a = tex_array_find(array);
-    if (!a) {
-        return cudaErrorInvalidValue;
-    }
     for (struct cudaArray **pp = &arrays; *pp; pp = &(*pp)->next) {
         if (*pp == a) {
             *pp = a->next;
@@ -158,6 +154,18 @@ static cudaError_t array_free(cudaArray_t array)
     cudaError_t e = mem_free_synced((void *)a->base, RT_MEM_DEVICE);
     free(a);
     return e;
+}
+
+static cudaError_t array_free(cudaArray_t array)
+{
+    if (!array) {
+        return cudaSuccess;
+    }
+    struct cudaArray *a = tex_array_find(array);
+    if (!a || a->in_mipmap) {
+        return cudaErrorInvalidValue;
+    }
+    return array_release(a);
 }
 
 cudaError_t CUDARTAPI cudaFreeArray(cudaArray_t array)
@@ -197,6 +205,130 @@ cudaError_t CUDARTAPI cudaGetChannelDesc(struct cudaChannelFormatDesc *desc,
 {
     SERVE(desc ? array_info(desc, NULL, NULL, array)
                : cudaErrorInvalidValue);
+}
+
+/* ---- mipmapped arrays ------------------------------------------------------ */
+
+static struct cudaMipmappedArray *mipmaps;
+
+struct cudaMipmappedArray *tex_mipmap_find(const struct cudaMipmappedArray *m)
+{
+    for (struct cudaMipmappedArray *x = mipmaps; m && x; x = x->next) {
+        if (x == m) {
+            return x;
+        }
+    }
+    return NULL;
+}
+
+static cudaError_t mipmap_free(struct cudaMipmappedArray *m)
+{
+    cudaError_t e = cudaSuccess, e2;
+    for (unsigned l = 0; l < m->n_levels; l++) {
+        if ((e2 = array_release(m->level[l])) && !e) {
+            e = e2;
+        }
+    }
+    free(m);
+    return e;
+}
+
+/* Level l of a size: halved, at least 1 (0 stays 0: an unused dim). */
+static size_t half(size_t v, unsigned l)
+{
+    return v == 0 ? 0 : (v >> l) ? v >> l : 1;
+}
+
+static cudaError_t mipmap_new(cudaMipmappedArray_t *out,
+                              const struct cudaChannelFormatDesc *desc,
+                              struct cudaExtent ext, unsigned levels,
+                              unsigned flags)
+{
+    size_t big = ext.width > ext.height ? ext.width : ext.height;
+    if (!(flags & cudaArrayLayered) && ext.depth > big) {
+        big = ext.depth;
+    }
+    unsigned most = 1;
+    while (most < PTX_TEX_MAX_LEVELS && (big >> most)) {
+        most++;
+    }
+    if (!out || levels == 0 || levels > most ||
+        (flags & cudaArrayCubemap)) {
+        return cudaErrorInvalidValue;
+    }
+    struct cudaMipmappedArray *m = calloc(1, sizeof(*m));
+    if (!m) {
+        return cudaErrorMemoryAllocation;
+    }
+    for (unsigned l = 0; l < levels; l++) {
+        struct cudaExtent e = {half(ext.width, l), half(ext.height, l),
+                               flags & cudaArrayLayered
+                                   ? ext.depth
+                                   : half(ext.depth, l)};
+        cudaArray_t a;
+        cudaError_t err = array_new(&a, desc, e, flags);
+        if (err) {
+            mipmap_free(m);
+            return err;
+        }
+        a->in_mipmap = true;
+        m->level[m->n_levels++] = a;
+    }
+    m->next = mipmaps;
+    mipmaps = m;
+    *out = m;
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaMallocMipmappedArray(
+    cudaMipmappedArray_t *mipmappedArray,
+    const struct cudaChannelFormatDesc *desc, struct cudaExtent extent,
+    unsigned int numLevels, unsigned int flags)
+{
+    RT_SERVE(RT_COST_MALLOC,
+             mipmap_new(mipmappedArray, desc, extent, numLevels, flags));
+}
+
+static cudaError_t mipmap_level(cudaArray_t *out,
+                                const struct cudaMipmappedArray *mm,
+                                unsigned level)
+{
+    const struct cudaMipmappedArray *m = tex_mipmap_find(mm);
+    if (!out || !m || level >= m->n_levels) {
+        return m ? cudaErrorInvalidValue : cudaErrorInvalidResourceHandle;
+    }
+    *out = m->level[level];
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaGetMipmappedArrayLevel(
+    cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray,
+    unsigned int level)
+{
+    SERVE(mipmap_level(levelArray, mipmappedArray, level));
+}
+
+static cudaError_t mipmap_destroy(cudaMipmappedArray_t mm)
+{
+    if (!mm) {
+        return cudaSuccess;
+    }
+    struct cudaMipmappedArray *m = tex_mipmap_find(mm);
+    if (!m) {
+        return cudaErrorInvalidValue;
+    }
+    for (struct cudaMipmappedArray **pp = &mipmaps; *pp; pp = &(*pp)->next) {
+        if (*pp == m) {
+            *pp = m->next;
+            break;
+        }
+    }
+    return mipmap_free(m);
+}
+
+cudaError_t CUDARTAPI cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
+{
+    RT_SERVE(RT_NO_COST, mipmap_destroy(mipmappedArray));
 }
 
 /* ---- copies ------------------------------------------------------------- */

@@ -13,8 +13,7 @@
  * gave, for the Get calls.
  *
  * Simplifications: resource views are recorded, not applied (a view with
- * a format is refused); mipmapped arrays are not served; sRGB,
- * anisotropy and the mipmap fields are recorded only.
+ * a format is refused); sRGB and anisotropy are recorded only.
  */
 #include <config.h>
 
@@ -86,8 +85,20 @@ static cudaError_t desc_resource(struct ptx_tex_desc *d,
     cudaError_t e;
     d->depth = d->layers = d->height = 1;
     switch (r->resType) {
+    case cudaResourceTypeMipmappedArray:
     case cudaResourceTypeArray: {
-        const struct cudaArray *a = tex_array_find(r->res.array.array);
+        const struct cudaMipmappedArray *m = NULL;
+        const struct cudaArray *a;
+        if (r->resType == cudaResourceTypeMipmappedArray) {
+            m = tex_mipmap_find(r->res.mipmap.mipmap);
+            if (!m || surface) {
+                return m ? cudaErrorInvalidValue
+                         : cudaErrorInvalidResourceHandle;
+            }
+            a = m->level[0];
+        } else {
+            a = tex_array_find(r->res.array.array);
+        }
         if (!a) {
             return cudaErrorInvalidResourceHandle;
         }
@@ -113,6 +124,14 @@ static cudaError_t desc_resource(struct ptx_tex_desc *d,
         } else {
             d->flags = a->extent.depth ? 3 : a->extent.height ? 2 : 1;
             d->depth = (uint32_t)a->slices;
+        }
+        for (unsigned l = 0; m && l < m->n_levels; l++) {
+            const struct cudaArray *v = m->level[l];
+            d->level[l] = (struct ptx_tex_level){
+                v->base, v->bytes, v->pitch, v->pitch * v->rows,
+                (uint32_t)v->extent.width, (uint32_t)v->rows,
+                d->flags & PTX_TEX_LAYERED ? 1 : (uint32_t)v->slices, 0};
+            d->n_levels = (uint8_t)m->n_levels;
         }
         *dev = a->device;
         return cudaSuccess;
@@ -150,8 +169,6 @@ static cudaError_t desc_resource(struct ptx_tex_desc *d,
                                                    d->elem_bytes;
         d->flags = 2;
         break;
-    case cudaResourceTypeMipmappedArray:
-        return cudaErrorNotSupported;
     default:
         return cudaErrorInvalidValue;
     }
@@ -181,6 +198,10 @@ static cudaError_t desc_sampling(struct ptx_tex_desc *d,
     d->read_normalized = t->readMode == cudaReadModeNormalizedFloat;
     d->norm_coords = t->normalizedCoords != 0;
     d->srgb = t->sRGB != 0;
+    d->mip_linear = t->mipmapFilterMode == cudaFilterModeLinear;
+    d->lod_bias = t->mipmapLevelBias;
+    d->lod_min = t->minMipmapLevelClamp;
+    d->lod_max = t->maxMipmapLevelClamp;
     memcpy(d->border, t->borderColor, sizeof(d->border));
     return cudaSuccess;
 }

@@ -30,7 +30,18 @@ struct cudaArray {
     uint64_t rows;              /* rows of one slice (height, or 1) */
     uint64_t slices;            /* depth, layers or faces (or 1) */
     uint64_t bytes;             /* pitch * rows * slices */
+    bool in_mipmap;             /* a level of a mipmapped array */
 };
+
+/* A mipmapped array: its levels, each an array (level 0 the largest). */
+struct cudaMipmappedArray {
+    struct cudaMipmappedArray *next; /* every live one (array.c) */
+    unsigned n_levels;
+    struct cudaArray *level[16]; /* PTX_TEX_MAX_LEVELS */
+};
+
+/* The live mipmapped array a handle names, or NULL. */
+struct cudaMipmappedArray *tex_mipmap_find(const struct cudaMipmappedArray *m);
 
 /* The live array a handle names, or NULL. */
 struct cudaArray *tex_array_find(const struct cudaArray *a);

@@ -220,6 +220,17 @@ extern __host__ cudaError_t CUDARTAPI cudaArrayGetInfo(
 extern __host__ cudaError_t CUDARTAPI cudaGetChannelDesc(
     struct cudaChannelFormatDesc *desc, cudaArray_const_t array);
 
+/* A mipmapped array: numLevels arrays, each half the one before. */
+extern __host__ cudaError_t CUDARTAPI cudaMallocMipmappedArray(
+    cudaMipmappedArray_t *mipmappedArray,
+    const struct cudaChannelFormatDesc *desc, struct cudaExtent extent,
+    unsigned int numLevels, unsigned int flags P2PSIM_DEFAULT(0));
+extern __host__ cudaError_t CUDARTAPI cudaGetMipmappedArrayLevel(
+    cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray,
+    unsigned int level);
+extern __host__ cudaError_t CUDARTAPI cudaFreeMipmappedArray(
+    cudaMipmappedArray_t mipmappedArray);
+
 /* Copies to and from arrays: offsets and widths in bytes, heights in
  * rows. */
 extern __host__ cudaError_t CUDARTAPI cudaMemcpy2DToArray(

@@ -2,7 +2,8 @@
  * tests/cudart/check_texture.c - CUDA arrays, texture and surface objects
  * (cuda/cudart/array.c, texture.c): allocation and its refusals, copies
  * to, from and between arrays (2D, the deprecated forms, cudaMemcpy3D
- * with an array side) checked byte for byte, the objects' descriptors
+ * with an array side) checked byte for byte, mipmapped arrays and their
+ * levels, the objects' descriptors
  * given back, and kernels of a hand-written PTX module (registered as
  * nvcc's constructor would) that sample a texture and write a surface,
  * in this process and through a p2psim server.
@@ -35,6 +36,16 @@ static const char ptx_text[] =
     "\ttex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}];\n"
     "\tst.global.v4.f32 [%rd2], {%f3, %f4, %f5, %f6};\n"
     "\tret;\n}\n"
+    ".visible .entry sample_lod(.param .u64 t, .param .u64 out,\n"
+    "    .param .f32 x, .param .f32 y, .param .f32 lod)\n{\n"
+    "\t.reg .b64 %rd<3>;\n\t.reg .f32 %f<8>;\n"
+    "\tld.param.u64 %rd1, [t];\n\tld.param.u64 %rd2, [out];\n"
+    "\tld.param.f32 %f1, [x];\n\tld.param.f32 %f2, [y];\n"
+    "\tld.param.f32 %f7, [lod];\n"
+    "\ttex.level.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}],"
+    " %f7;\n"
+    "\tst.global.v4.f32 [%rd2], {%f3, %f4, %f5, %f6};\n"
+    "\tret;\n}\n"
     ".visible .entry fill(.param .u64 s, .param .u32 v)\n{\n"
     "\t.reg .b64 %rd<2>;\n\t.reg .b32 %r<6>;\n"
     "\tld.param.u64 %rd1, [s];\n\tld.param.u32 %r1, [v];\n"
@@ -44,6 +55,7 @@ static const char ptx_text[] =
     "\tret;\n}\n";
 
 static void stub_sample(void) {}
+static void stub_sample_lod(void) {}
 static void stub_fill(void) {}
 
 /* The module, registered as nvcc's constructor would. */
@@ -53,6 +65,9 @@ static void register_module(void)
     __cudaRegisterFunction(h, (const char *)KEY(stub_sample),
                            (char *)"sample", "sample", -1, NULL, NULL, NULL,
                            NULL, NULL);
+    __cudaRegisterFunction(h, (const char *)KEY(stub_sample_lod),
+                           (char *)"sample_lod", "sample_lod", -1, NULL, NULL,
+                           NULL, NULL, NULL);
     __cudaRegisterFunction(h, (const char *)KEY(stub_fill), (char *)"fill",
                            "fill", -1, NULL, NULL, NULL, NULL, NULL);
     __cudaRegisterFatBinaryEnd(h);
@@ -384,6 +399,70 @@ START_TEST(test_kernels_server)
 }
 END_TEST
 
+/* A mipmapped array of 8x8, 4x4 and 2x2 levels, each filled with its
+ * level number x 10: .level picks them, plain tex2D reads level 0. */
+START_TEST(test_mipmaps)
+{
+    cudart_test_machine("h200-x1.yaml");
+    struct cudaChannelFormatDesc f = chan_f32();
+    cudaMipmappedArray_t m;
+    ck_assert_int_eq(cudaMallocMipmappedArray(&m, &f, make_cudaExtent(8, 8, 0),
+                                              5, 0),
+                     cudaErrorInvalidValue); /* 8 has 4 levels */
+    ck_cuda_ok(cudaMallocMipmappedArray(&m, &f, make_cudaExtent(8, 8, 0), 3,
+                                        0));
+    float fill[64];
+    for (unsigned l = 0; l < 3; l++) {
+        cudaArray_t a;
+        ck_cuda_ok(cudaGetMipmappedArrayLevel(&a, m, l));
+        struct cudaExtent e;
+        ck_cuda_ok(cudaArrayGetInfo(NULL, &e, NULL, a));
+        ck_assert_uint_eq(e.width, 8u >> l);
+        ck_assert_uint_eq(e.height, 8u >> l);
+        for (unsigned i = 0; i < 64; i++) {
+            fill[i] = 10.0f * (float)l;
+        }
+        ck_cuda_ok(cudaMemcpy2DToArray(a, 0, 0, fill, 4 * e.width,
+                                       4 * e.width, e.height,
+                                       cudaMemcpyHostToDevice));
+        /* a level belongs to its mipmapped array */
+        ck_assert_int_eq(cudaFreeArray(a), cudaErrorInvalidValue);
+    }
+    cudaArray_t none;
+    ck_assert_int_eq(cudaGetMipmappedArrayLevel(&none, m, 3),
+                     cudaErrorInvalidValue);
+    cudaGetLastError();
+    register_module();
+    struct cudaResourceDesc r;
+    memset(&r, 0, sizeof(r));
+    r.resType = cudaResourceTypeMipmappedArray;
+    r.res.mipmap.mipmap = m;
+    struct cudaTextureDesc t;
+    memset(&t, 0, sizeof(t));
+    t.normalizedCoords = 1;
+    t.maxMipmapLevelClamp = 2;
+    cudaTextureObject_t tex;
+    ck_cuda_ok(cudaCreateTextureObject(&tex, &r, &t, NULL));
+    float *out, res[4], x = 0.5f, y = 0.5f;
+    ck_cuda_ok(cudaMalloc((void **)&out, 16));
+    void *args[] = { &tex, &out, &x, &y };
+    ck_cuda_ok(cudaLaunchKernel(KEY(stub_sample), d3(1, 1, 1), d3(1, 1, 1),
+                                args, 0, 0));
+    ck_cuda_ok(cudaMemcpy(res, out, 16, cudaMemcpyDeviceToHost));
+    ck_assert_float_eq(res[0], 0.0f);   /* level 0 */
+    float lod = 2.0f;
+    void *largs[] = { &tex, &out, &x, &y, &lod };
+    ck_cuda_ok(cudaLaunchKernel(KEY(stub_sample_lod), d3(1, 1, 1),
+                                d3(1, 1, 1), largs, 0, 0));
+    ck_cuda_ok(cudaMemcpy(res, out, 16, cudaMemcpyDeviceToHost));
+    ck_assert_float_eq(res[0], 20.0f);  /* level 2 */
+    ck_cuda_ok(cudaDestroyTextureObject(tex));
+    ck_cuda_ok(cudaFreeMipmappedArray(m));
+    ck_assert_int_eq(cudaFreeMipmappedArray(m), cudaErrorInvalidValue);
+    cudaGetLastError();
+}
+END_TEST
+
 Suite *make_cudart_texture_suite(void)
 {
     Suite *s = suite_create("cudart-texture");
@@ -394,6 +473,7 @@ Suite *make_cudart_texture_suite(void)
     tcase_add_test(tc, test_objects);
     tcase_add_test(tc, test_kernels);
     tcase_add_test(tc, test_kernels_server);
+    tcase_add_test(tc, test_mipmaps);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,7 +4,8 @@
  * memory (a handle is a descriptor's host address here): point and
  * linear filtering with the 8-bit weights, each address mode, normalized
  * and unnormalized coordinates, both read modes, integer texels, 1D
- * linear memory, 3D, layered and cubemap textures, tld4, surfaces with
+ * linear memory, 3D, layered and cubemap textures, mipmap levels of
+ * .level and .grad, tld4, surfaces with
  * each boundary mode, txq; and what is refused. Kernels: tests/ptx/tex.ptx.
  */
 #include <config.h>
@@ -329,6 +330,65 @@ START_TEST(tex_tld4_level_query)
 }
 END_TEST
 
+START_TEST(tex_mipmaps)
+{
+    /* levels of 4x4, 2x2 and 1x1 texels reading 0, 100 and 200 */
+    static float l0[16], l1[4] = {100, 100, 100, 100}, l2[1] = {200};
+    struct ptx_tex_desc d = desc_of(l0, 4, 4, 1, 1, 32, PTX_TEX_FLOAT);
+    float *lv[3] = {l0, l1, l2};
+    d.n_levels = 3;
+    d.norm_coords = 1;
+    d.lod_min = 0;
+    d.lod_max = 100;
+    for (unsigned l = 0; l < 3; l++) {
+        struct ptx_tex_desc v = desc_of(lv[l], 4u >> l, 4u >> l, 1, 1, 32,
+                                        PTX_TEX_FLOAT);
+        d.level[l] = (struct ptx_tex_level){v.base, v.size, v.pitch, v.slice,
+                                            v.width, v.height, 1, 0};
+    }
+    char why[200];
+    ck_assert_msg(ptx_tex_desc_check(&d, why, sizeof(why)) == 0, "%s", why);
+    struct ptx_error err;
+    /* .level: point between levels rounds the level of detail */
+    const float lods[][2] = {{1.0f, 100}, {0.4f, 0}, {0.5f, 100},
+                             {5.0f, 200}, {-3.0f, 0}};
+    for (unsigned i = 0; i < 5; i++) {
+        float c[4] = {0.5f, 0.5f, lods[i][0], 0}, o[4];
+        ck_assert_int_eq(run("texlevel", &d, 1, c, o, &err), 0);
+        ck_assert_msg(o[0] == lods[i][1], "lod %g: %g", lods[i][0], o[0]);
+    }
+    float c[4] = {0.5f, 0.5f, 0.25f, 0}, o[4];
+    d.mip_linear = 1;
+    ck_assert_int_eq(run("texlevel", &d, 1, c, o, &err), 0);
+    ck_assert_float_eq(o[0], 25.0f);
+    d.mip_linear = 0;
+    d.lod_max = 1;                      /* the clamp */
+    c[2] = 5.0f;
+    ck_assert_int_eq(run("texlevel", &d, 1, c, o, &err), 0);
+    ck_assert_float_eq(o[0], 100.0f);
+    d.lod_bias = 1;                     /* the bias */
+    c[2] = 0.0f;
+    ck_assert_int_eq(run("texlevel", &d, 1, c, o, &err), 0);
+    ck_assert_float_eq(o[0], 100.0f);
+    d.lod_bias = 0;
+    d.lod_max = 100;
+    /* .grad: a gradient of 0.5 of a 4-texel width is 2 texels: level 1 */
+    float g[4] = {0.5f, 0.5f, 0.5f, 0.0f};
+    ck_assert_int_eq(run("texgrad", &d, 1, g, o, &err), 0);
+    ck_assert_float_eq(o[0], 100.0f);
+    g[2] = 0.25f;                       /* 1 texel: level 0 */
+    ck_assert_int_eq(run("texgrad", &d, 1, g, o, &err), 0);
+    ck_assert_float_eq(o[0], 0.0f);
+    /* plain tex reads level 0; txq counts the levels */
+    ck_assert_float_eq(sample(&d, 0.5f, 0.5f), 0.0f);
+    d.n_levels = PTX_TEX_MAX_LEVELS + 1;
+    ck_assert_int_ne(ptx_tex_desc_check(&d, why, sizeof(why)), 0);
+    d.n_levels = 3;
+    d.level[2].size = 1;                /* a level short of its texel */
+    ck_assert_int_ne(ptx_tex_desc_check(&d, why, sizeof(why)), 0);
+}
+END_TEST
+
 START_TEST(tex_surfaces)
 {
     /* 3 x 2 elements of 4 bytes: x is in bytes */
@@ -420,6 +480,7 @@ Suite *make_ptx_tex_suite(void)
     tcase_add_test(tc, tex_read_modes);
     tcase_add_test(tc, tex_1d_3d_layered_cube);
     tcase_add_test(tc, tex_tld4_level_query);
+    tcase_add_test(tc, tex_mipmaps);
     tcase_add_test(tc, tex_surfaces);
     tcase_add_test(tc, tex_refused);
     suite_add_tcase(s, tc);
