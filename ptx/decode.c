@@ -83,7 +83,7 @@ static const struct {
     {"shfl", OP_SHFL},     {"vote", OP_VOTE},
     {"activemask", OP_ACTIVEMASK}, {"bfind", OP_BFIND},
     {"bmsk", OP_BMSK},     {"match", OP_MATCH},
-    {"nanosleep", OP_NANOSLEEP},
+    {"nanosleep", OP_NANOSLEEP}, {"vabsdiff4", OP_VABSDIFF4},
 };
 
 static const char *const cmp_names[] = {
@@ -672,6 +672,8 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
                    (k = name_index((const char *const[]){"any", "all"}, 2,
                                    s)) >= 0) {
             in->mode = (uint8_t)k;
+        } else if (in->op == OP_VABSDIFF4 && strcmp(s, "add") == 0) {
+            in->mode = 1;
         } else if (in->op == OP_BFIND && strcmp(s, "shiftamt") == 0) {
             in->flags |= PIF_SHIFTAMT;
         } else if (in->op == OP_BMSK && (strcmp(s, "clamp") == 0 ||
@@ -855,6 +857,19 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         }
         in->n_opds = 4;
         return 0;
+    case OP_VABSDIFF4:
+        /* vabsdiff4.u32.u32.u32.add d, a, b, c: the sum of the four
+         * bytes' |a - b|, plus c (__vsadu4); other forms refused */
+        if (in->mode != 1 || m.n_types != 3 || m.types[0] != PT_U32 ||
+            m.types[1] != PT_U32 || m.types[2] != PT_U32) {
+            snprintf(why, wl, "vabsdiff4 form");
+            return -1;
+        }
+        in->op = OP_VABSDIFF4;
+        if (expect_n(n, 4, 4, why, wl)) {
+            return -1;
+        }
+        return opds_of(p, in, opds, n, PT_U32, why, wl);
     case OP_NANOSLEEP:
         if (in->type != PT_U32 || expect_n(n, 1, 1, why, wl)) {
             if (!why[0]) {

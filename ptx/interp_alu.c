@@ -409,6 +409,17 @@ void ptx__exec_alu(struct ptx_warp *w, const struct ptx_insn *in, uint32_t exec)
             put(w, d, l, r);
         }
         break;
+    case OP_VABSDIFF4:
+        LANES(exec, l) {
+            uint32_t x = (uint32_t)val(w, a, l), y = (uint32_t)val(w, b, l);
+            uint32_t r = (uint32_t)val(w, c, l);
+            for (unsigned i = 0; i < 32; i += 8) {
+                int d8 = (int)((x >> i) & 0xffu) - (int)((y >> i) & 0xffu);
+                r += (uint32_t)(d8 < 0 ? -d8 : d8);
+            }
+            put(w, d, l, r);
+        }
+        break;
     case OP_BMSK:
         /* bits [a, a + b) of 32; .clamp: a >= 32 gives 0, b past 32
          * reaches bit 31; .wrap: a and b modulo 32 */

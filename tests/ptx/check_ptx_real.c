@@ -6,7 +6,7 @@
  * bmsk, match, bar.warp.sync, bar.red over three warps, nanosleep,
  * vote.ballot.sync, shfl from lanes outside the group, inline asm
  * blocks with registers of their own, the message of a kernel with a
- * very long name; half precision (every f16 against _Float16, __half2
+ * very long name; vabsdiff4; half precision (every f16 against _Float16, __half2
  * arithmetic); device functions, recursion, printf, assert, calls
  * refused
  * (tests/ptx/calls.ptx); run by warps driven here (global stores into
@@ -386,6 +386,18 @@ START_TEST(test_ptx_real_half_precision)
 }
 END_TEST
 
+START_TEST(test_ptx_real_vabsdiff4)
+{
+    uint32_t out[1] = {0};
+    uint32_t *po = out;
+    void *args[] = {&po};
+    struct ptx_error err = {0};
+    ck_assert_int_eq(ptx_test_run(real, "sad", 1, 1, args, &err), 0);
+    /* bytes 10 ff 03 80 against 20 00 05 90: 16 + 255 + 2 + 16 */
+    ck_assert_uint_eq(out[0], 1000 + 16 + 255 + 2 + 16);
+}
+END_TEST
+
 Suite *make_ptx_real_suite(void)
 {
     Suite *s = suite_create("ptx-real");
@@ -398,6 +410,7 @@ Suite *make_ptx_real_suite(void)
     tcase_add_test(tc, test_ptx_real_bar_red_nanosleep_ballot_shfl);
     tcase_add_test(tc, test_ptx_real_calls_printf_assert);
     tcase_add_test(tc, test_ptx_real_half_precision);
+    tcase_add_test(tc, test_ptx_real_vabsdiff4);
     suite_add_tcase(s, tc);
     return s;
 }
