@@ -114,9 +114,13 @@ static struct CUkern_st *kernel_of_stub_locked(const void *func)
 
 /*
  * Model: the binary's figures (registers, static/const/local memory) are
- * 0 and launch bounds absent until binaries are parsed; ptxVersion and
- * binaryVersion are the current device's compute capability, as if the
- * program had been built for exactly it.
+ * 0 and launch bounds absent until binaries are parsed. ptxVersion is the
+ * virtual architecture the kernel's PTX was built for (its .target: what
+ * the driver compiles for the device), binaryVersion the device's compute
+ * capability, which that compilation targets; where the PTX cannot be
+ * read (a C kernel), both are the device's. CUB and Thrust pick their
+ * tuning by ptxVersion and refuse to run a kernel whose architecture the
+ * program was not built for.
  */
 static cudaError_t func_get_attributes(struct cudaFuncAttributes *a,
                                        const struct CUkern_st *k)
@@ -135,6 +139,11 @@ static cudaError_t func_get_attributes(struct cudaFuncAttributes *a,
     a->maxThreadsPerBlock = p.maxThreadsPerBlock;
     a->numRegs = k->num_regs;
     a->ptxVersion = a->binaryVersion = p.major * 10 + p.minor;
+    struct ptx_module *mod = k->module ? rt_module_ptx(k->module) : NULL;
+    unsigned sm = mod ? ptx_module_target_sm(mod) : 0;
+    if (sm > 0 && sm < 1000) {
+        a->ptxVersion = (int)sm;
+    }
     a->maxDynamicSharedSizeBytes = (int)kernel_max_dyn_smem(k, &p);
     a->preferredShmemCarveout = k->carveout;
     a->requiredClusterWidth = k->cluster_dim[0];

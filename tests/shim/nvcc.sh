@@ -25,6 +25,9 @@ check "h200-x1: one device" 0 "^devices: 1$" \
     "$p2psim" run --topology h200-x1 -- "$work/nvcc_hello"
 check "h200-x1: an H200" 0 "^device 0: .*H200" printf '%s\n' "$out"
 check "h200-x1: round trip" 0 "^round trip: ok" printf '%s\n' "$out"
+# nvcc's default PTX is compute_75; the driver compiles it for the H200
+check "h200-x1: ptxVersion the PTX's, binaryVersion the device's" 0 \
+    "^kernel: ptx 75, binary 90$" printf '%s\n' "$out"
 check "served by the build tree's shim" 0 \
     "^runtime: $(cd "$shim_dir" && pwd -P)/libcudart.so" printf '%s\n' "$out"
 if printf '%s\n' "$out" | grep -q "no version information"; then

@@ -4,7 +4,8 @@
  * lists the devices, moves 1 MiB to the first device and back, and names
  * the libcudart it was served by (from /proc/self/maps). Its kernel is
  * registered at start-up (__cudaRegisterFatBinary, __cudaRegisterFunction)
- * and unregistered at exit, but never launched.
+ * and unregistered at exit, but never launched; its attributes say which
+ * PTX it was built for and which device code that makes.
  */
 #include <cstdio>
 #include <cstdlib>
@@ -72,6 +73,9 @@ int main()
     std::printf("round trip: %s\n", same ? "ok" : "DIFFERENT");
     std::free(in);
     std::free(out);
-    (void)scale;
+    cudaFuncAttributes fa;
+    CHECK(cudaFuncGetAttributes(&fa, scale));
+    std::printf("kernel: ptx %d, binary %d\n", fa.ptxVersion,
+                fa.binaryVersion);
     return same ? 0 : 1;
 }
