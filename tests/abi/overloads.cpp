@@ -10,7 +10,7 @@
  */
 #include <cuda_runtime.h>
 
-#define PROBE_COUNT 26
+#define PROBE_COUNT 35
 
 /* Stand-in for the host stub of a kernel. */
 static void stub(float *dst, const float *src, int n)
@@ -19,6 +19,9 @@ static void stub(float *dst, const float *src, int n)
     (void)src;
     (void)n;
 }
+
+/* Stand-in for a __device__ variable's host shadow. */
+static float symbol[4];
 
 struct smem_of_block {
     size_t operator()(int block) const { return (size_t)block * 8; }
@@ -36,6 +39,7 @@ cudaError_t probe(cudaStream_t s, cudaMemPool_t pool, cudaEvent_t *e)
     dim3 grid(2), block(128);
 
     (void)stub;
+    (void)symbol;
     (void)s;
     (void)pool;
     (void)e;
@@ -102,6 +106,33 @@ cudaError_t probe(cudaStream_t s, cudaMemPool_t pool, cudaEvent_t *e)
         &a, &b, (const void *)stub, smem_of_block(), 0, cudaOccupancyDefault);
 #elif PROBE == 26
     return cudaStreamWaitEvent(s, *e);
+#elif PROBE == 27
+    return cudaMallocPitch(&p, &smem, 100, 10);
+#elif PROBE == 28
+    return cudaMemcpyToSymbol(symbol, p, 4);
+#elif PROBE == 29
+    return cudaMemcpyToSymbolAsync(symbol, p, 4, 4, cudaMemcpyDefault, s);
+#elif PROBE == 30
+    return cudaMemcpyFromSymbol(p, symbol, 4);
+#elif PROBE == 31
+    return cudaMemcpyFromSymbolAsync(p, symbol, 4, 0, cudaMemcpyDefault, s);
+#elif PROBE == 32
+    return cudaGetSymbolAddress(&v, symbol);
+#elif PROBE == 33
+    return cudaGetSymbolSize(&smem, symbol);
+#elif PROBE == 34
+    {
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = grid;
+        cfg.blockDim = block;
+        cfg.stream = s;
+        return cudaLaunchKernelEx(&cfg, stub, p, p, 3);
+    }
+#elif PROBE == 35
+    {
+        cudaLaunchConfig_t cfg = {};
+        return cudaLaunchKernelEx(&cfg, (cudaKernel_t)v, p, p, n);
+    }
 #else
 #error "PROBE must be 1 ... PROBE_COUNT"
 #endif
