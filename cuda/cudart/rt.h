@@ -4,10 +4,8 @@
  *
  * File map (memory_int.h, stream_int.h, launch_int.h: what the files of
  * one group share among themselves):
- *   dispatch*.c    what programs call: dispatch.c (generated, with
- *                  sim_names.h), dispatch_rt.c (dispatch.h: backend, trace)
- *   rt.c           start-up (P2PSIM_TOPOLOGY), the lock, host threads and
- *                  their clocks, rt_wait, call costs, the report at exit
+ *   dispatch*.c    what programs call: dispatch.c (generated), dispatch_rt.c
+ *   rt.c           start-up, the lock, host clocks, rt_wait, costs, the report
  *   api_costs.c    a machine file's api-costs: (api_costs.h)
  *   machine.c      the machine underneath, in this process (rt_machine_ops)
  *   remote*.c      the machine through a p2psim server (remote.h)
@@ -20,8 +18,7 @@
  *   event.c        events, cudaStreamWaitEvent
  *   copy.c         cudaMemcpy* (operations on streams through p2psim_copy)
  *   memcpy2d.c     pitched memory, 2D and 3D copies and sets
- *   memory*.c      device memory and the allocation table (memory.c),
- *                  pinned memory (memory_host.c), pools (memory_pool.c)
+ *   memory*.c      device memory, the allocation table, pinned memory, pools
  *   memset.c       cudaMemset*
  *   managed.c      managed memory (residency, migration on first touch)
  *   launch*.c      launches (launch_ex.c: cudaLaunchKernelExC) and kernels
