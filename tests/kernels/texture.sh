@@ -4,7 +4,8 @@
 # under `p2psim run` on hgx-h200-x2, through the server and with
 # --single-process: tex1Dfetch on linear memory (0 past its end),
 # tex2D<float4> of a uchar4 array with linear filtering, normalized reads
-# and coordinates and wrap, surf2Dread/surf2Dwrite, tex2DLayered,
+# and coordinates and wrap, tex2D of pitched memory (cudaMallocPitch,
+# cudaMemcpy2D), surf2Dread/surf2Dwrite, tex2DLayered,
 # texCubemap at each face's centre and tex3D, filled through
 # cudaMemcpy2DToArray and cudaMemcpy3D; each compared with the sampling
 # rules (the same program passes on an H200). Needs nvcc (CUDA 13, no
@@ -24,7 +25,7 @@ run1() {
     "$p2psim" run --single-process --quiet --topology $machine -- \
         "$work/texk" "$@"
 }
-for mode in fetch 2d surface; do
+for mode in fetch 2d pitch2d surface; do
     check "texture $mode (server)" 0 "^texture $mode: 0 wrong: ok" run $mode
     check "texture $mode (one process)" 0 "^texture $mode: 0 wrong: ok" \
         run1 $mode

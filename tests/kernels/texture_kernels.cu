@@ -36,6 +36,16 @@ __global__ void sample2d(cudaTextureObject_t t, float4 *out, int w, int h)
     }
 }
 
+__global__ void pitched(cudaTextureObject_t t, float *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) {
+        // one texel to the right, wrapping (normalized coordinates)
+        out[y * w + x] = tex2D<float>(t, (x + 1.5f) / w, (y + 0.5f) / h);
+    }
+}
+
 __global__ void surf(cudaSurfaceObject_t s, int w, int h)
 {
     int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -168,6 +178,49 @@ static int run_2d()
     return report("2d", wrong);
 }
 
+static int run_pitch2d()
+{
+    const int w = 48, h = 16;
+    float img[h][w], got[h][w];
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            img[y][x] = (float)(x * 3 + y * 1000);
+        }
+    }
+    float *d, *o;
+    size_t pitch;
+    CK(cudaMallocPitch((void **)&d, &pitch, w * sizeof(float), h));
+    CK(cudaMemcpy2D(d, pitch, img, sizeof(img[0]), sizeof(img[0]), h,
+                    cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&o, sizeof(got)));
+    cudaResourceDesc r;
+    memset(&r, 0, sizeof(r));
+    r.resType = cudaResourceTypePitch2D;
+    r.res.pitch2D.devPtr = d;
+    r.res.pitch2D.desc = cudaCreateChannelDesc<float>();
+    r.res.pitch2D.width = w;
+    r.res.pitch2D.height = h;
+    r.res.pitch2D.pitchInBytes = pitch;
+    cudaTextureDesc td;
+    memset(&td, 0, sizeof(td));
+    td.addressMode[0] = td.addressMode[1] = cudaAddressModeWrap;
+    td.normalizedCoords = 1;
+    cudaTextureObject_t t;
+    CK(cudaCreateTextureObject(&t, &r, &td, NULL));
+    pitched<<<dim3(w / 16, h / 16), dim3(16, 16)>>>(t, o, w, h);
+    CK(cudaMemcpy(got, o, sizeof(got), cudaMemcpyDeviceToHost));
+    int wrong = 0;
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            wrong += got[y][x] != img[y][(x + 1) % w];
+        }
+    }
+    CK(cudaDestroyTextureObject(t));
+    CK(cudaFree(d));
+    CK(cudaFree(o));
+    return report("pitch2d", wrong);
+}
+
 static int run_surf()
 {
     const int w = 40, h = 24;
@@ -295,6 +348,9 @@ int main(int argc, char **argv)
     }
     if (all || strcmp(m, "2d") == 0) {
         bad |= run_2d();
+    }
+    if (all || strcmp(m, "pitch2d") == 0) {
+        bad |= run_pitch2d();
     }
     if (all || strcmp(m, "surface") == 0) {
         bad |= run_surf();
