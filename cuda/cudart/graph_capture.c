@@ -352,9 +352,8 @@ bool rt_capture_free(void *ptr, cudaStream_t h, cudaError_t *e)
     if (!s) {
         return false;
     }
-    struct rt_ptr p;
-    rt_ptr_find(ptr, &p);
-    *e = p.where != RT_WHERE_DEVICE || p.off
+    int dev;
+    *e = !graph_mem_freeable(ptr, &dev)
              ? cudaErrorInvalidValue
              : graph_capture_node(s, cudaGraphNodeTypeMemFree, fill_free, ptr);
     return true;

@@ -117,6 +117,9 @@ struct cudaMemcpy3DParms graph_copy_1d(void *dst, const void *src,
 /* Graph memory for an allocation node of dev, size bytes, allocated now. */
 cudaError_t graph_mem_new(int dev, size_t size, struct graph_mem **out);
 void graph_mem_put(struct graph_mem *m);
+/* Whether a free node may name ptr: device memory, or graph memory (live
+ * or not); *dev: its device. */
+bool graph_mem_freeable(const void *ptr, int *dev);
 /* Make m's allocation live again at its address (a launch reaching its
  * node after the program freed it). */
 cudaError_t graph_mem_revive(struct graph_mem *m);

@@ -435,14 +435,28 @@ static cudaError_t fill_alloc(cudaGraphNode_t n, const void *arg)
     return e;
 }
 
+bool graph_mem_freeable(const void *ptr, int *dev)
+{
+    for (struct graph_mem *m = graph_mems; m; m = m->next) {
+        if (m->dptr == ptr) {
+            *dev = m->dev;      /* graph memory, live or not */
+            return true;
+        }
+    }
+    struct rt_alloc *a = rt_alloc_at(ptr);
+    if (a && a->kind == RT_MEM_DEVICE) {
+        *dev = a->device;
+        return true;
+    }
+    return false;
+}
+
 static cudaError_t fill_free(cudaGraphNode_t n, const void *arg)
 {
-    struct rt_alloc *a = rt_alloc_at(arg);
-    if (!a || a->kind != RT_MEM_DEVICE) {
+    if (!graph_mem_freeable(arg, &n->dev)) {
         return cudaErrorInvalidValue;
     }
     n->u.free_ptr = (void *)arg;
-    n->dev = a->device;
     return cudaSuccess;
 }
 

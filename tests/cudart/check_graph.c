@@ -389,6 +389,15 @@ START_TEST(test_graph_mem_nodes)
     ck_cuda_ok(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent,
                                               &used));
     ck_assert_uint_eq(used, 0);
+    /* a free node of another graph may name it while it is freed
+     * (graphMemoryNodes frees it so, before the next launch) */
+    cudaGraph_t gf;
+    cudaGraphNode_t ffn;
+    ck_cuda_ok(cudaGraphCreate(&gf, 0));
+    ck_cuda_ok(cudaGraphAddMemFreeNode(&ffn, gf, NULL, 0, ap.dptr));
+    ck_cuda(cudaGraphAddMemFreeNode(&ffn, gf, NULL, 0, (char *)ap.dptr + 512),
+            cudaErrorInvalidValue);
+    ck_cuda_ok(cudaGraphDestroy(gf));
     /* launched again: live again at its address */
     ck_cuda_ok(cudaGraphLaunch(x, 0));
     ck_cuda_ok(cudaDeviceSynchronize());
