@@ -571,6 +571,7 @@ static cudaError_t replay(cudaGraphExec_t x, cudaStream_t h, int launch_dev)
     }
     if (!e) {
         e = cudaEventRecord(x->start, h);
+        clock_set(t0);
     }
     int cur = launch_dev;
     for (size_t i = 0; !e && i < x->n_plan; i++) {
