@@ -84,20 +84,34 @@ void graph_capture_invalidate(struct rt_stream *s)
     }
 }
 
+/* Room for n nodes in cs's frontier. */
+static cudaError_t frontier_reserve(struct graph_cap_stream *cs, size_t n)
+{
+    if (n <= cs->cap) {
+        return cudaSuccess;
+    }
+    size_t cap = cs->cap ? cs->cap * 2 : 4;
+    while (cap < n) {
+        cap *= 2;
+    }
+    void *p = realloc(cs->deps, cap * sizeof(*cs->deps));
+    if (p) {
+        cs->deps = p;
+    }
+    void *q = p ? realloc(cs->edata, cap * sizeof(*cs->edata)) : NULL;
+    if (!q) {
+        return cudaErrorMemoryAllocation;
+    }
+    cs->edata = q;
+    cs->cap = cap;
+    return cudaSuccess;
+}
+
 static cudaError_t frontier_set(struct graph_cap_stream *cs,
                                 const cudaGraphNode_t *v, size_t n)
 {
-    if (n > cs->cap) {
-        void *p = realloc(cs->deps, n * sizeof(*cs->deps));
-        void *q = p ? realloc(cs->edata, n * sizeof(*cs->edata)) : NULL;
-        if (p) {
-            cs->deps = p;
-        }
-        if (!q) {
-            return cudaErrorMemoryAllocation;
-        }
-        cs->edata = q;
-        cs->cap = n;
+    if (frontier_reserve(cs, n)) {
+        return cudaErrorMemoryAllocation;
     }
     memmove(cs->deps, v, n * sizeof(*v));
     memset(cs->edata, 0, n * sizeof(*cs->edata));
@@ -114,19 +128,8 @@ static cudaError_t frontier_add(struct graph_cap_stream *cs,
             seen = cs->deps[j] == v[i];
         }
         if (!seen) {
-            if (cs->n == cs->cap) {
-                size_t cap = cs->cap ? cs->cap * 2 : 4;
-                void *p = realloc(cs->deps, cap * sizeof(*cs->deps));
-                void *q = p ? realloc(cs->edata, cap * sizeof(*cs->edata))
-                            : NULL;
-                if (p) {
-                    cs->deps = p;
-                }
-                if (!q) {
-                    return cudaErrorMemoryAllocation;
-                }
-                cs->edata = q;
-                cs->cap = cap;
+            if (frontier_reserve(cs, cs->n + 1)) {
+                return cudaErrorMemoryAllocation;
             }
             memset(&cs->edata[cs->n], 0, sizeof(*cs->edata));
             cs->deps[cs->n++] = v[i];
