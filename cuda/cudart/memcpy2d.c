@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/cudart/graph_int.h"
 #include "cuda/cudart/managed.h"
 #include "cuda/cudart/memory_int.h"
 #include "cuda/cudart/texture_int.h"
@@ -192,6 +193,40 @@ static cudaError_t shape_2d(struct rt_copy_shape *s, size_t dpitch,
     return cudaSuccess;
 }
 
+/* ---- stream capture ---------------------------------------------------------- */
+
+/*
+ * The Async forms on a capturing stream add a node to its graph instead
+ * of queueing (graph_capture.c): a memcpy node of the 3D parameters, a
+ * memset node of one-byte elements. True when h is capturing (*e: the
+ * call's result).
+ */
+static cudaError_t fill_copy(cudaGraphNode_t n, const void *arg)
+{
+    n->u.copy = *(const struct cudaMemcpy3DParms *)arg;
+    return graph_copy_check(arg);
+}
+
+static cudaError_t fill_set(cudaGraphNode_t n, const void *arg)
+{
+    n->u.set = *(const struct cudaMemsetParams *)arg;
+    return graph_set_check(arg);
+}
+
+static bool capture(enum cudaGraphNodeType type, const void *params,
+                    cudaStream_t h, cudaError_t *e)
+{
+    struct rt_stream *s = rt_stream_resolve(h, -1);
+    if (!s || !graph_capturing(s)) {
+        return false;
+    }
+    *e = graph_capture_node(s, type,
+                            type == cudaGraphNodeTypeMemcpy ? fill_copy
+                                                            : fill_set,
+                            params);
+    return true;
+}
+
 /* A 2D copy as a cudaMemcpy (sync) or cudaMemcpyAsync. */
 static cudaError_t copy_2d(void *dst, size_t dpitch, const void *src,
                            size_t spitch, size_t width, size_t height,
@@ -206,6 +241,15 @@ static cudaError_t copy_2d(void *dst, size_t dpitch, const void *src,
     if (__builtin_mul_overflow(dpitch, height, &span) ||
         __builtin_mul_overflow(spitch, height, &span)) {
         return cudaErrorInvalidValue;
+    }
+    struct cudaMemcpy3DParms p = {
+        .srcPtr = { (void *)src, spitch, width, height },
+        .dstPtr = { dst, dpitch, width, height },
+        .extent = { width, height, 1 },
+        .kind = kind,
+    };
+    if (!sync && capture(cudaGraphNodeTypeMemcpy, &p, h, &e)) {
+        return e;
     }
     return rt_memcpy_on(dst, src, rt_shape_bytes(&s), kind, h, sync, &s);
 }
@@ -330,14 +374,18 @@ static cudaError_t copy_3d(const struct cudaMemcpy3DParms *p, cudaStream_t h,
 {
     struct rt_copy_shape s;
     void *dst, *src;
+    cudaError_t e;
     if (!p) {
         return cudaErrorInvalidValue;
+    }
+    if (!sync && capture(cudaGraphNodeTypeMemcpy, p, h, &e)) {
+        return e;
     }
     struct cudaMemcpy3DParms q;
     if (p->srcArray || p->dstArray) {
         /* an array is pitched memory of its own (array.c) */
         q = *p;
-        cudaError_t e = rt_array_3d_parms(&q);
+        e = rt_array_3d_parms(&q);
         if (e) {
             return e;
         }
@@ -346,8 +394,8 @@ static cudaError_t copy_3d(const struct cudaMemcpy3DParms *p, cudaStream_t h,
     if (!p->extent.width || !p->extent.height || !p->extent.depth) {
         return cudaSuccess;
     }
-    cudaError_t e = shape_3d(&s, &p->dstPtr, &p->dstPos, &p->srcPtr,
-                             &p->srcPos, &p->extent, &dst, &src);
+    e = shape_3d(&s, &p->dstPtr, &p->dstPos, &p->srcPtr, &p->srcPos,
+                 &p->extent, &dst, &src);
     return e ? e : rt_memcpy_on(dst, src, rt_shape_bytes(&s), p->kind, h,
                                 sync, &s);
 }
@@ -596,6 +644,13 @@ static cudaError_t set_2d(void *ptr, size_t pitch, int value, size_t width,
     }
     struct rt_copy_shape s = { .width = width, .height = height, .depth = 1,
                                .dpitch = pitch, .dslice = span };
+    struct cudaMemsetParams mp = { ptr, pitch, (unsigned)value & 0xff, 1,
+                                   width, height };
+    cudaError_t e;
+    if (!sync && width && height &&
+        capture(cudaGraphNodeTypeMemset, &mp, h, &e)) {
+        return e;
+    }
     return set_queue(ptr, value, &s, h, sync);
 }
 

@@ -598,6 +598,57 @@ START_TEST(test_through_server)
 }
 END_TEST
 
+/* The Async forms on a capturing stream become nodes of its graph, run
+ * when the graph is launched. */
+START_TEST(test_2d_captured)
+{
+    cudart_test_machine("h200-x1.yaml");
+    void *d;
+    size_t pitch;
+    uint8_t *h = host_rows(W, 0), *back = malloc(128 * H);
+    ck_cuda_ok(cudaMallocPitch(&d, &pitch, W, H));
+    ck_cuda_ok(cudaMemset(d, 0, pitch * H));
+    cudaStream_t s;
+    cudaGraph_t g;
+    cudaGraphExec_t x;
+    ck_cuda_ok(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    ck_cuda_ok(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    ck_cuda_ok(cudaMemset2DAsync(d, pitch, PAD, pitch, H, s));
+    ck_cuda_ok(cudaMemcpy2DAsync(d, pitch, h, W, W, H,
+                                 cudaMemcpyHostToDevice, s));
+    struct cudaMemcpy3DParms p;
+    memset(&p, 0, sizeof(p));
+    p.srcPtr = make_cudaPitchedPtr(d, pitch, W, H);
+    p.dstPtr = make_cudaPitchedPtr(back, 128, W, H);
+    p.extent = make_cudaExtent(W, H, 1);
+    p.kind = cudaMemcpyDeviceToHost;
+    ck_cuda_ok(cudaMemcpy3DAsync(&p, s));
+    ck_cuda_ok(cudaStreamEndCapture(s, &g));
+    size_t n = 0;
+    ck_cuda_ok(cudaGraphGetNodes(g, NULL, &n));
+    ck_assert_uint_eq(n, 3);
+    memset(back, 0x55, 128 * H);
+    /* nothing ran during the capture */
+    uint8_t *now = malloc(pitch * H);
+    ck_cuda_ok(cudaMemcpy(now, d, pitch * H, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < pitch * H; i++) {
+        ck_assert_uint_eq(now[i], 0);
+    }
+    free(now);
+    ck_cuda_ok(cudaGraphInstantiate(&x, g, 0));
+    ck_cuda_ok(cudaGraphLaunch(x, s));
+    ck_cuda_ok(cudaStreamSynchronize(s));
+    check_device_rows(d, pitch, PAD);
+    check_host_rows(back, 128, 0x55);
+    ck_cuda_ok(cudaGraphExecDestroy(x));
+    ck_cuda_ok(cudaGraphDestroy(g));
+    ck_cuda_ok(cudaStreamDestroy(s));
+    ck_cuda_ok(cudaFree(d));
+    free(h);
+    free(back);
+}
+END_TEST
+
 /* ---- the extensible launch ------------------------------------------------------- */
 
 START_TEST(test_launch_ex_attributes)
@@ -680,6 +731,7 @@ Suite *make_cudart_memcpy2d_suite(void)
     tcase_add_test(tc, test_2d_time_as_contiguous);
     tcase_add_test(tc, test_launch_ex_attributes);
     tcase_add_test(tc, test_through_server);
+    tcase_add_test(tc, test_2d_captured);
     suite_add_tcase(s, tc);
     return s;
 }
