@@ -454,33 +454,22 @@ static void clock_set(sim_time_t t)
 static cudaError_t run_copy(const struct cudaMemcpy3DParms *p, cudaStream_t s)
 {
     const struct cudaExtent *x = &p->extent;
-    cudaError_t e = cudaSuccess;
-    for (size_t z = 0; !e && z < x->depth; z++) {
-        for (size_t y = 0; !e && y < x->height; y++) {
-            size_t so = ((p->srcPos.z + z) * p->srcPtr.ysize + p->srcPos.y + y) *
-                            p->srcPtr.pitch + p->srcPos.x;
-            size_t dof = ((p->dstPos.z + z) * p->dstPtr.ysize + p->dstPos.y + y) *
-                             p->dstPtr.pitch + p->dstPos.x;
-            if (x->height == 1 && x->depth == 1) {
-                so = p->srcPos.x;
-                dof = p->dstPos.x;
-            }
-            e = cudaMemcpyAsync((char *)p->dstPtr.ptr + dof,
-                                (const char *)p->srcPtr.ptr + so, x->width,
-                                p->kind, s);
-        }
+    if (x->height > 1 || x->depth > 1 || p->srcPos.y || p->srcPos.z ||
+        p->dstPos.y || p->dstPos.z) {
+        return cudaMemcpy3DAsync(p, s);     /* one copy of rows */
     }
-    return e;
+    return cudaMemcpyAsync((char *)p->dstPtr.ptr + p->dstPos.x,
+                           (const char *)p->srcPtr.ptr + p->srcPos.x,
+                           x->width, p->kind, s);
 }
 
 static cudaError_t run_set(const struct cudaMemsetParams *p, cudaStream_t s)
 {
-    cudaError_t e = cudaSuccess;
-    for (size_t y = 0; !e && y < p->height; y++) {
-        e = cudaMemsetAsync((char *)p->dst + y * p->pitch, (int)(p->value & 0xff),
-                            p->width * p->elementSize, s);
-    }
-    return e;
+    int v = (int)(p->value & 0xff);
+    size_t w = p->width * p->elementSize;
+    return p->height > 1
+               ? cudaMemset2DAsync(p->dst, p->pitch, v, w, p->height, s)
+               : cudaMemsetAsync(p->dst, v, w, s);
 }
 
 /* Graph memory in stream order: the allocation made live again, or
