@@ -86,50 +86,14 @@ extern __host__ struct cudaChannelFormatDesc CUDARTAPI cudaCreateChannelDesc(
 /* ---- types ------------------------------------------------------------------- */
 
 /*
- * The pitched pointers, positions and parameters of a 3D copy. Guarded,
- * because the part for graphs (p2psim_rt_graph.h), whose memcpy nodes
- * take them, needs the same types: whichever part comes first defines
- * them.
+ * The pitched pointers, positions and parameters of a 3D copy
+ * (cudaArray_t, cudaPitchedPtr, cudaExtent, cudaPos, cudaMemcpy3DParms)
+ * are defined by p2psim_rt_graph.h, whose memcpy nodes take them and
+ * which cuda_runtime_api.h includes before this part.
  */
 #ifndef P2PSIM_RT_MEMCPY3D_TYPES
-#define P2PSIM_RT_MEMCPY3D_TYPES
-typedef struct cudaArray *cudaArray_t;
-typedef const struct cudaArray *cudaArray_const_t;
-
-/* Memory of pitch bytes per row, xsize elements wide, ysize rows. */
-struct __device_builtin__ cudaPitchedPtr {
-    void *ptr;
-    size_t pitch;
-    size_t xsize;
-    size_t ysize;
-};
-
-/* A size: width in bytes for linear memory (elements for arrays). */
-struct __device_builtin__ cudaExtent {
-    size_t width;
-    size_t height;
-    size_t depth;
-};
-
-struct __device_builtin__ cudaPos {
-    size_t x;
-    size_t y;
-    size_t z;
-};
-
-/* A 3D copy: from an array or a pitched pointer at a position, to one,
- * extent big. */
-struct __device_builtin__ cudaMemcpy3DParms {
-    cudaArray_t srcArray;
-    struct cudaPos srcPos;
-    struct cudaPitchedPtr srcPtr;
-    cudaArray_t dstArray;
-    struct cudaPos dstPos;
-    struct cudaPitchedPtr dstPtr;
-    struct cudaExtent extent;
-    enum cudaMemcpyKind kind;
-};
-#endif /* P2PSIM_RT_MEMCPY3D_TYPES */
+#error "p2psim_rt_memcpy.h needs the 3D copy types of p2psim_rt_graph.h"
+#endif
 
 /* A 3D copy between devices named explicitly (no kind: device to
  * device). */
@@ -147,11 +111,9 @@ struct __device_builtin__ cudaMemcpy3DPeerParms {
 
 /*
  * The extensible launch's configuration (cudaLaunchKernelExC) and its
- * attributes, which streams and graph nodes share. Guarded as above, for
- * a part that serves stream attributes.
+ * attributes, which streams (cudaStreamSetAttribute, after this part in
+ * cuda_runtime_api.h) and graph nodes share.
  */
-#ifndef P2PSIM_RT_LAUNCH_ATTR_TYPES
-#define P2PSIM_RT_LAUNCH_ATTR_TYPES
 typedef struct CUgraphDeviceUpdatableNode_st *cudaGraphDeviceNode_t;
 
 enum __device_builtin__ cudaAccessProperty {
@@ -254,7 +216,6 @@ typedef __device_builtin__ struct cudaLaunchAttribute_st {
     char pad[8 - sizeof(cudaLaunchAttributeID)];
     cudaLaunchAttributeValue val;
 } cudaLaunchAttribute;
-#endif /* P2PSIM_RT_LAUNCH_ATTR_TYPES */
 
 typedef __device_builtin__ struct cudaLaunchConfig_st {
     dim3 gridDim;
