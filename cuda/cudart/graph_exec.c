@@ -472,42 +472,48 @@ static cudaError_t run_set(const struct cudaMemsetParams *p, cudaStream_t s)
                : cudaMemsetAsync(p->dst, v, w, s);
 }
 
-/* Graph memory in stream order: the allocation made live again, or
- * freed, when the stream reaches the node. */
+/* Graph memory in stream order: an allocation node makes its memory live
+ * again (if the program freed it) when the stream reaches it, and at the
+ * launch already, for the checks of the calls that follow it. A free
+ * node keeps the memory: work of a later launch, queued before it runs,
+ * already holds its allocation (see the header). */
 static void mem_act(struct timed_op *t)
 {
-    cudaGraphNode_t n = t->data;
-    if (n->type == cudaGraphNodeTypeMemAlloc) {
-        if (graph_mem_revive(n->u.alloc.mem)) {
-            fprintf(stderr, "p2psim: graph memory at %p could not be "
-                    "allocated again at its address\n", n->u.alloc.mem->dptr);
-        }
-        return;
+    struct graph_mem *m = t->data;
+    if (graph_mem_revive(m)) {
+        fprintf(stderr, "p2psim: graph memory at %p could not be allocated "
+                "again at its address\n", m->dptr);
     }
-    /* A free node keeps the memory: operations queued by later launches
-     * already hold its allocation (see the header). */
+}
+
+static void mem_op_release(struct rt_op *op)
+{
+    graph_mem_put(((struct timed_op *)op)->data);
 }
 
 static cudaError_t mem_op(cudaGraphNode_t n, cudaStream_t h)
 {
+    if (n->type != cudaGraphNodeTypeMemAlloc) {
+        return cudaSuccess;
+    }
     cudaError_t e = rt_enter_nosticky();
     if (e) {
         return e;
     }
-    if (n->type == cudaGraphNodeTypeMemAlloc) {
-        /* Live from the launch on, for the checks of the calls that
-         * follow it (the program freed it since the last launch). */
-        e = graph_mem_revive(n->u.alloc.mem);
-    }
+    struct graph_mem *m = n->u.alloc.mem;
     struct rt_stream *s = rt_stream_resolve(h, -1);
-    struct timed_op *t = e ? NULL : s ? stream_timed_new(n->type == cudaGraphNodeTypeMemAlloc
-                                                  ? "graph alloc" : "graph free", 0)
-                           : NULL;
-    if (!t && !e) {
-        e = s ? cudaErrorMemoryAllocation : cudaErrorInvalidResourceHandle;
-    } else if (t) {
-        t->data = n;
+    struct timed_op *t = NULL;
+    e = graph_mem_revive(m);
+    if (!e && !s) {
+        e = cudaErrorInvalidResourceHandle;
+    } else if (!e && !(t = stream_timed_new("graph alloc", 0))) {
+        e = cudaErrorMemoryAllocation;
+    }
+    if (!e) {
+        m->refs++;      /* the op may outlive the executable graph */
+        t->data = m;
         t->act = mem_act;
+        t->op.release = mem_op_release;
         e = rt_enqueue(s, &t->op);
     }
     rt_leave();
