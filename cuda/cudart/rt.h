@@ -9,8 +9,7 @@
  *   api_costs.c    a machine file's api-costs: (api_costs.h)
  *   machine.c      the machine underneath, in this process (rt_machine_ops)
  *   remote*.c      the machine through a p2psim server (remote.h)
- *   device*.c      devices: the calls (device.c), what a device is
- *                  (device_props.c: properties, attributes)
+ *   device*.c      devices: calls (device.c), properties (device_props.c)
  *   peer.c         peer access
  *   ipc.c          CUDA IPC memory and event handles
  *   stream*.c      streams and host functions (stream.c), the operation
@@ -26,6 +25,7 @@
  *   symbol.c       cudaMemcpyToSymbol and friends
  *   drv_bridge.c   what the driver API (cuda/driver/) asks of the runtime
  *   kernel_attr.c  a kernel's limits and attributes, occupancy
+ *   graph*.c       graphs, nodes, executable graphs, capture (graph_int.h)
  *   config.c       cache and shared-memory preferences (recorded only)
  *   channel.c      channel descriptors of arrays and textures
  *   array.c        CUDA arrays, the copies to and from them (texture_int.h)
