@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MIB ((size_t)1 << 20)
 #define GIB ((size_t)1 << 30)
@@ -585,7 +586,10 @@ START_TEST(test_memory_pool_access_makes_copies_direct)
 }
 END_TEST
 
-START_TEST(test_memory_pool_sharing_not_supported)
+/* Sharing rules in one process (two processes: cudart-ipc): a pool made
+ * with POSIX descriptors exports as one, the default pool (no handle
+ * types) and its pointers do not, other handle types are not served. */
+START_TEST(test_memory_pool_sharing_rules)
 {
     cudaMemPool_t pool;
     int fd;
@@ -603,11 +607,25 @@ START_TEST(test_memory_pool_sharing_not_supported)
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = 0;
     ck_cuda_ok(cudaMemPoolCreate(&shared, &props));
-    ck_cuda(cudaMemPoolExportToShareableHandle(
-                &fd, shared, cudaMemHandleTypePosixFileDescriptor, 0),
+    fd = -1;
+    ck_cuda_ok(cudaMemPoolExportToShareableHandle(
+        &fd, shared, cudaMemHandleTypePosixFileDescriptor, 0));
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_cuda(cudaMemPoolExportToShareableHandle(&fd, shared,
+                                               cudaMemHandleTypeFabric, 0),
             cudaErrorNotSupported);
+    ck_cuda(cudaMemPoolExportToShareableHandle(
+                &fd, shared, cudaMemHandleTypePosixFileDescriptor, 1),
+            cudaErrorInvalidValue);
     ck_cuda_ok(cudaMallocAsync(&p, 4096, 0));
-    ck_cuda(cudaMemPoolExportPointer(&data, p), cudaErrorNotSupported);
+    ck_cuda(cudaMemPoolExportPointer(&data, p), cudaErrorInvalidValue);
+    void *q;
+    ck_cuda_ok(cudaMallocFromPoolAsync(&q, 4096, shared, 0));
+    ck_cuda_ok(cudaMemPoolExportPointer(&data, q));
+    /* importing into a pool that is not imported */
+    ck_cuda(cudaMemPoolImportPointer(&p, shared, &data),
+            cudaErrorInvalidValue);
 }
 END_TEST
 
@@ -668,7 +686,7 @@ Suite *make_cudart_memory_suite(void)
     tcase_add_test(tc, test_memory_pool_release_threshold_and_trim);
     tcase_add_test(tc, test_memory_pool_access_round_trip);
     tcase_add_test(tc, test_memory_pool_access_makes_copies_direct);
-    tcase_add_test(tc, test_memory_pool_sharing_not_supported);
+    tcase_add_test(tc, test_memory_pool_sharing_rules);
     suite_add_tcase(s, tc);
     return s;
 }
