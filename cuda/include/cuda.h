@@ -15,6 +15,7 @@
 #define __cuda_cuda_h__
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define CUDA_VERSION 13000
 
@@ -72,8 +73,8 @@ typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef unsigned long long CUmemGenericAllocationHandle_v1;
 typedef CUmemGenericAllocationHandle_v1 CUmemGenericAllocationHandle;
-typedef unsigned int cuuint32_t;
-typedef unsigned long long cuuint64_t;
+typedef uint32_t cuuint32_t;
+typedef uint64_t cuuint64_t;
 
 /* 16 bytes; the guard is shared with driver_types.h (the runtime's
  * cudaUUID_t), so a program may include both. */
@@ -88,10 +89,12 @@ typedef struct CUuuid_st CUuuid;
 #define CU_IPC_HANDLE_SIZE 64
 typedef struct CUipcMemHandle_st {
     char reserved[CU_IPC_HANDLE_SIZE];
-} CUipcMemHandle;
+} CUipcMemHandle_v1;
+typedef CUipcMemHandle_v1 CUipcMemHandle;
 typedef struct CUipcEventHandle_st {
     char reserved[CU_IPC_HANDLE_SIZE];
-} CUipcEventHandle;
+} CUipcEventHandle_v1;
+typedef CUipcEventHandle_v1 CUipcEventHandle;
 
 #define CU_STREAM_LEGACY ((CUstream)0x1)
 #define CU_STREAM_PER_THREAD ((CUstream)0x2)
@@ -365,6 +368,7 @@ typedef enum CUdevice_P2PAttribute_enum {
     CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK = 1,
     CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED = 2,
     CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED = 3,
+    CU_DEVICE_P2P_ATTRIBUTE_ACCESS_ACCESS_SUPPORTED = 4,  /* deprecated name */
     CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED = 4,
     CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED = 5
 } CUdevice_P2PAttribute;
@@ -386,10 +390,33 @@ typedef enum CUctx_flags_enum {
 } CUctx_flags;
 
 /* cuCtxCreate_v4's parameters; p2psim takes none of them (NULL). */
+typedef enum CUexecAffinityType_enum {
+    CU_EXEC_AFFINITY_TYPE_SM_COUNT = 0,
+    CU_EXEC_AFFINITY_TYPE_MAX
+} CUexecAffinityType;
+typedef struct CUexecAffinitySmCount_st {
+    unsigned int val;
+} CUexecAffinitySmCount_v1;
+typedef CUexecAffinitySmCount_v1 CUexecAffinitySmCount;
+typedef struct CUexecAffinityParam_st {
+    CUexecAffinityType type;
+    union {
+        CUexecAffinitySmCount smCount;
+    } param;
+} CUexecAffinityParam_v1;
+typedef CUexecAffinityParam_v1 CUexecAffinityParam;
+typedef enum CUcigDataType_enum {
+    CIG_DATA_TYPE_D3D12_COMMAND_QUEUE = 0x1,
+    CIG_DATA_TYPE_NV_BLOB = 0x2
+} CUcigDataType;
+typedef struct CUctxCigParam_st {
+    CUcigDataType sharedDataType;
+    void *sharedData;
+} CUctxCigParam;
 typedef struct CUctxCreateParams_st {
-    void *execAffinityParams;
+    CUexecAffinityParam *execAffinityParams;
     int numExecAffinityParams;
-    void *cigParams;
+    CUctxCigParam *cigParams;
 } CUctxCreateParams;
 
 typedef enum CUlimit_enum {
@@ -399,7 +426,11 @@ typedef enum CUlimit_enum {
     CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH = 3,
     CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = 4,
     CU_LIMIT_MAX_L2_FETCH_GRANULARITY = 5,
-    CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 6
+    CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 6,
+    CU_LIMIT_SHMEM_SIZE = 7,
+    CU_LIMIT_CIG_ENABLED = 8,
+    CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED = 9,
+    CU_LIMIT_MAX = 10
 } CUlimit;
 
 typedef enum CUfunc_cache_enum {
@@ -451,7 +482,8 @@ typedef enum CUpointer_attribute_enum {
     CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17,
     CU_POINTER_ATTRIBUTE_MAPPING_SIZE = 18,
     CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR = 19,
-    CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID = 20
+    CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID = 20,
+    CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE = 21
 } CUpointer_attribute;
 
 /* The virtual memory management API. */
@@ -540,12 +572,34 @@ typedef enum CUjit_option_enum {
     CU_JIT_GENERATE_DEBUG_INFO = 11,
     CU_JIT_LOG_VERBOSE = 12,
     CU_JIT_GENERATE_LINE_INFO = 13,
-    CU_JIT_CACHE_MODE = 14
+    CU_JIT_CACHE_MODE = 14,
+    CU_JIT_NEW_SM3X_OPT = 15,
+    CU_JIT_FAST_COMPILE = 16,
+    CU_JIT_GLOBAL_SYMBOL_NAMES = 17,
+    CU_JIT_GLOBAL_SYMBOL_ADDRESSES = 18,
+    CU_JIT_GLOBAL_SYMBOL_COUNT = 19,
+    CU_JIT_LTO = 20,
+    CU_JIT_FTZ = 21,
+    CU_JIT_PREC_DIV = 22,
+    CU_JIT_PREC_SQRT = 23,
+    CU_JIT_FMA = 24,
+    CU_JIT_REFERENCED_KERNEL_NAMES = 25,
+    CU_JIT_REFERENCED_KERNEL_COUNT = 26,
+    CU_JIT_REFERENCED_VARIABLE_NAMES = 27,
+    CU_JIT_REFERENCED_VARIABLE_COUNT = 28,
+    CU_JIT_OPTIMIZE_UNUSED_DEVICE_VARIABLES = 29,
+    CU_JIT_POSITION_INDEPENDENT_CODE = 30,
+    CU_JIT_MIN_CTA_PER_SM = 31,
+    CU_JIT_MAX_THREADS_PER_BLOCK = 32,
+    CU_JIT_OVERRIDE_DIRECTIVE_VALUES = 33,
+    CU_JIT_SPLIT_COMPILE = 34,
+    CU_JIT_NUM_OPTIONS = 35
 } CUjit_option;
 
 typedef enum CUlibraryOption_enum {
     CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
-    CU_LIBRARY_BINARY_IS_PRESERVED = 1
+    CU_LIBRARY_BINARY_IS_PRESERVED = 1,
+    CU_LIBRARY_NUM_OPTIONS = 2
 } CUlibraryOption;
 
 typedef enum CUfunction_attribute_enum {
@@ -586,19 +640,86 @@ typedef enum CUlaunchAttributeID_enum {
     CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
     CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
     CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7,
-    CU_LAUNCH_ATTRIBUTE_PRIORITY = 8
+    CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
+    CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
+    CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
+    CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11,
+    CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
+    CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
+    CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
+    CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING = 16
 } CUlaunchAttributeID;
+
+typedef enum CUaccessProperty_enum {
+    CU_ACCESS_PROPERTY_NORMAL = 0,
+    CU_ACCESS_PROPERTY_STREAMING = 1,
+    CU_ACCESS_PROPERTY_PERSISTING = 2
+} CUaccessProperty;
+typedef struct CUaccessPolicyWindow_st {
+    void *base_ptr;
+    size_t num_bytes;
+    float hitRatio;
+    CUaccessProperty hitProp;
+    CUaccessProperty missProp;
+} CUaccessPolicyWindow_v1;
+typedef CUaccessPolicyWindow_v1 CUaccessPolicyWindow;
+typedef enum CUsynchronizationPolicy_enum {
+    CU_SYNC_POLICY_AUTO = 1,
+    CU_SYNC_POLICY_SPIN = 2,
+    CU_SYNC_POLICY_YIELD = 3,
+    CU_SYNC_POLICY_BLOCKING_SYNC = 4
+} CUsynchronizationPolicy;
+typedef enum CUclusterSchedulingPolicy_enum {
+    CU_CLUSTER_SCHEDULING_POLICY_DEFAULT = 0,
+    CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1,
+    CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING = 2
+} CUclusterSchedulingPolicy;
+typedef enum CUlaunchMemSyncDomain_enum {
+    CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT = 0,
+    CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE = 1
+} CUlaunchMemSyncDomain;
+typedef struct CUlaunchMemSyncDomainMap_st {
+    unsigned char default_;
+    unsigned char remote;
+} CUlaunchMemSyncDomainMap;
+typedef struct CUgraphDeviceUpdatableNode_st *CUgraphDeviceNode;
 
 /* A launch attribute's value: 64 bytes, read as the member its id names. */
 typedef union CUlaunchAttributeValue_union {
     char pad[64];
+    CUaccessPolicyWindow accessPolicyWindow;
     int cooperative;
+    CUsynchronizationPolicy syncPolicy;
     struct {
         unsigned int x;
         unsigned int y;
         unsigned int z;
     } clusterDim;
+    CUclusterSchedulingPolicy clusterSchedulingPolicyPreference;
+    int programmaticStreamSerializationAllowed;
+    struct {
+        CUevent event;
+        int flags;
+        int triggerAtBlockStart;
+    } programmaticEvent;
+    struct {
+        CUevent event;
+        int flags;
+    } launchCompletionEvent;
     int priority;
+    CUlaunchMemSyncDomainMap memSyncDomainMap;
+    CUlaunchMemSyncDomain memSyncDomain;
+    struct {
+        unsigned int x;
+        unsigned int y;
+        unsigned int z;
+    } preferredClusterDim;
+    struct {
+        int deviceUpdatable;
+        CUgraphDeviceNode devNode;
+    } deviceUpdatableKernelNode;
+    unsigned int sharedMemCarveout;
+    unsigned int nvlinkUtilCentricScheduling;
 } CUlaunchAttributeValue;
 
 typedef struct CUlaunchAttribute_st {

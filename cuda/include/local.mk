@@ -40,6 +40,7 @@ EXTRA_DIST += \
 	tests/abi/abi_rt_graph.inc \
 	tests/abi/abi_rt_memcpy.inc \
 	tests/abi/abi_rt_texture.inc \
+	tests/abi/driver_abi.c \
 	tests/abi/compile.sh \
 	tests/abi/compile_samples.c \
 	tests/abi/dwarf.awk \

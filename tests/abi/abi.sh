@@ -209,6 +209,28 @@ if [ $built = yes ]; then
     same_dw "debug: enums, structs, typedefs, signatures" \
         "$w/ours.dw" "$w/toolkit.dw"
     same_dw "debug, per-thread default stream" "$w/ours-pt.dw" "$w/toolkit-pt.dw"
+    # ---- the driver API's header (cuda.h), on its own -------------------------
+    drv_ok=yes
+    for side in ours toolkit; do
+        inc=$ours_inc
+        [ $side = toolkit ] && inc=$CUDA_INCLUDE
+        if ! $gcc -std=c11 $dbg $quiet -I"$inc" -c "$abi/driver_abi.c" \
+            -o "$w/drv-$side.o" >"$w/drv-$side.log" 2>&1 ||
+            ! $gcc "$w/drv-$side.o" -o "$w/drv-$side" >>"$w/drv-$side.log" 2>&1 ||
+            ! "$w/drv-$side" >"$w/drv-$side.txt"; then
+            bad "driver: cuda.h ($side) does not build"
+            sed 's/^/    /' "$w/drv-$side.log" | head -20
+            drv_ok=no
+        else
+            dwarf "$w/drv-$side.o" >"$w/drv-$side.dw"
+        fi
+    done
+    if [ $drv_ok = yes ]; then
+        same "driver: CUDA_VERSION" "$w/drv-ours.txt" "$w/drv-toolkit.txt"
+        same_dw "driver: cuda.h's enums, structs, typedefs" \
+            "$w/drv-ours.dw" "$w/drv-toolkit.dw"
+    fi
+
     same_dw "debug: per-thread twins in p2psim_cudart_internal.h" \
         "$w/ours-int.dw" "$w/toolkit-pt.dw" '^func cuda[A-Za-z]*_pt(ds|sz)$'
 
@@ -267,7 +289,8 @@ EOF
         tr '\n' ' ' <"$ours_inc/cuda_runtime_api.h" |
             grep -o 'CUDARTAPI[[:space:]]*[A-Za-z_][A-Za-z0-9_]*[[:space:]]*(' |
             sed 's/CUDARTAPI[[:space:]]*/function /; s/[[:space:]]*($//'
-        cat "$ours_inc"/*.h | awk '
+        # cuda.h (the driver API) is compared on its own, above
+        ls "$ours_inc"/*.h | grep -v '/cuda\.h$' | xargs cat | awk '
             $1 == "#define" && $2 ~ /^(cuda|CUDA)[A-Za-z0-9_]*$/ &&
             NF >= 3 && $3 !~ /^(P2PSIM_|\\)/ { print "macro " $2 " " }
             $1 == "#define" && NF == 2 &&
