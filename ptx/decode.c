@@ -605,6 +605,19 @@ static void finish_mem_defaults(struct ptx_insn *in, const struct mods *m)
     }
 }
 
+unsigned ptx__split_opcode(const char *opcode, char *buf, size_t bl,
+                           char **parts, unsigned max)
+{
+    unsigned np = 0;
+    char *save = NULL;
+    snprintf(buf, bl, "%s", opcode);
+    for (char *tok = strtok_r(buf, ".", &save); tok && np < max;
+         tok = strtok_r(NULL, ".", &save)) {
+        parts[np++] = tok;
+    }
+    return np;
+}
+
 int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
                unsigned n, struct ptx_insn *in, char *why, size_t wl)
 {
@@ -612,14 +625,8 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         return ptx__decode_tex(p, opcode, opds, n, in, why, wl);
     }
     char buf[128];
-    snprintf(buf, sizeof(buf), "%s", opcode);
     char *parts[16];
-    unsigned np = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ".", &save); tok && np < 16;
-         tok = strtok_r(NULL, ".", &save)) {
-        parts[np++] = tok;
-    }
+    unsigned np = ptx__split_opcode(opcode, buf, sizeof(buf), parts, 16);
     /* "L2::cache_hint" etc. contain no '.', so they stay single parts */
     int opi = -1;
     for (size_t i = 0; np && i < N_OF(op_table); i++) {

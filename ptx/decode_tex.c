@@ -173,14 +173,8 @@ int ptx__decode_tex(struct ptx_parse *p, const char *opcode, char **opds,
                     unsigned n, struct ptx_insn *in, char *why, size_t wl)
 {
     char buf[128];
-    snprintf(buf, sizeof(buf), "%s", opcode);
     char *parts[12];
-    unsigned np = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ".", &save); tok && np < 12;
-         tok = strtok_r(NULL, ".", &save)) {
-        parts[np++] = tok;
-    }
+    unsigned np = ptx__split_opcode(opcode, buf, sizeof(buf), parts, 12);
     static const char *const ops[] = {"tex", "tld4", "suld", "sust", "txq",
                                       "suq"};
     static const uint8_t opcodes[] = {OP_TEX, OP_TLD4, OP_SULD, OP_SUST,

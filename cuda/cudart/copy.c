@@ -445,17 +445,12 @@ static cudaError_t copy_enqueue(void *dst, const void *src, size_t len,
     return cudaSuccess;
 }
 
-static bool fence_done(void *arg)
-{
-    return ((const struct rt_fence *)arg)->done;
-}
-
 static cudaError_t wait_fence(struct rt_fence *f)
 {
     if (!f) {
         return cudaSuccess;
     }
-    cudaError_t e = rt_wait(fence_done, f, SIM_TIME_MAX);
+    cudaError_t e = rt_wait(rt_fence_done, f, SIM_TIME_MAX);
     if (!e) {
         e = f->status;
     }

@@ -160,7 +160,7 @@ static cudaError_t event_sync(cudaEvent_t e)
     if (!f) {
         return cudaSuccess;
     }
-    cudaError_t err = rt_wait(stream_fence_done, f, SIM_TIME_MAX);
+    cudaError_t err = rt_wait(rt_fence_done, f, SIM_TIME_MAX);
     if (!err) {
         err = f->status;
     }

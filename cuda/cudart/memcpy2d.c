@@ -562,11 +562,6 @@ static void set_start(struct rt_op *op, sim_time_t at)
     }
 }
 
-static bool fence_done(void *arg)
-{
-    return ((const struct rt_fence *)arg)->done;
-}
-
 /*
  * Set the rows of shape s (its d side) at ptr to value on stream h; sync:
  * cudaMemset2D/3D, which wait when the target is pinned or managed
@@ -621,7 +616,7 @@ static cudaError_t set_queue(void *ptr, int value,
     e = rt_enqueue(st, &m->op);
     if (f) {
         if (e == cudaSuccess) {
-            e = rt_wait(fence_done, f, SIM_TIME_MAX);
+            e = rt_wait(rt_fence_done, f, SIM_TIME_MAX);
             if (e == cudaSuccess) {
                 e = (cudaError_t)f->status;
             }

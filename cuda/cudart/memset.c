@@ -115,11 +115,6 @@ static void memset_start(struct rt_op *op, sim_time_t at)
     }
 }
 
-static bool fence_done(void *arg)
-{
-    return ((const struct rt_fence *)arg)->done;
-}
-
 /*
  * Queue a memset of count bytes at ptr on stream h; sync: the synchronous
  * form (waits when the target is pinned or managed memory).
@@ -161,7 +156,7 @@ static cudaError_t memset_queue(void *ptr, int value, size_t count,
     cudaError_t e = rt_enqueue(s, &m->op);
     if (f) {
         if (e == cudaSuccess) {
-            e = rt_wait(fence_done, f, SIM_TIME_MAX);
+            e = rt_wait(rt_fence_done, f, SIM_TIME_MAX);
             if (e == cudaSuccess) {
                 e = (cudaError_t)f->status;
             }

@@ -317,6 +317,9 @@ cudaError_t rt_ipc_pool_open(int fd, int *device, uint64_t *token);
  * nobody will do).
  */
 cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline);
+/* rt_wait's condition for a struct rt_fence *arg: it has been reached
+ * (stream_op.c). */
+bool rt_fence_done(void *arg);
 
 /* The calling thread's state (created on first use). */
 struct rt_thread *rt_self(void);

@@ -131,7 +131,7 @@ cudaError_t rt_stream_sync(struct rt_stream *s)
     if (!f) {
         return cudaSuccess;
     }
-    cudaError_t e = rt_wait(stream_fence_done, f, SIM_TIME_MAX);
+    cudaError_t e = rt_wait(rt_fence_done, f, SIM_TIME_MAX);
     if (!e && f->status) {
         e = f->status;
     }

@@ -47,8 +47,6 @@ extern struct CUevent_st *stream_events;
 
 /* ---- stream_op.c ---- */
 
-/* rt_wait's condition: the fence arg has been reached. */
-bool stream_fence_done(void *arg);
 /* Take s out of rt.streams and free it (destroyed, its queue drained). */
 void stream_free(struct rt_stream *s);
 /* A timed op (what: its name in traces) that lasts duration. */

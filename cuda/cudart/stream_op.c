@@ -49,7 +49,7 @@ void rt_fence_put(struct rt_fence *f)
     }
 }
 
-bool stream_fence_done(void *arg)
+bool rt_fence_done(void *arg)
 {
     const struct rt_fence *f = arg;
     return f->done;
