@@ -5,7 +5,7 @@
 # Each folder has a .may_include file listing the project include prefixes
 # its sources may use ("sim/", "models/", ...), one per line; a file obeys
 # the nearest .may_include at or above its folder. Every project header a
-# .c/.h/.cpp file reaches, directly or through other headers, must start
+# .c/.h/.cpp/.inc file reaches, directly or through other headers, must start
 # with one of those prefixes: a public header may not carry a lower
 # layer's types upward. An include "x.h" names the file beside the
 # includer if there is one, else x.h under the top of the tree (-I
@@ -24,7 +24,7 @@ for d in common traces ptx sim models machine cuda tools bench tests fuzz; do
 done
 [ -n "$dirs" ] || { echo "check-includes: no source folder under $top"; exit 2; }
 # shellcheck disable=SC2086
-find $dirs \( -type f \( -name '*.c' -o -name '*.h' -o -name '*.cpp' \
+find $dirs \( -type f \( -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.inc' \
     -o -name .may_include \) \) -print | sort | awk '
 # norm(p): p without "./" and "dir/.." steps.
 function norm(p,    n, i, a, out, k, s) {

@@ -106,10 +106,7 @@ pkglib_LTLIBRARIES = cuda/cudart/libcudart.la
 cuda_cudart_libcudart_la_SOURCES = \
 	%reldir%/dispatch.h \
 	%reldir%/dispatch_rt.c
-nodist_cuda_cudart_libcudart_la_SOURCES = \
-	cuda/cudart/dispatch.c \
-	cuda/cudart/unserved.c \
-	cuda/cudart/sim_names.h
+nodist_cuda_cudart_libcudart_la_SOURCES = cuda/cudart/dispatch.c cuda/cudart/unserved.c cuda/cudart/sim_names.h
 cuda_cudart_libcudart_la_LIBADD = cuda/cudart/libcudart_sim.la \
 	cuda/passthrough/libpassthru.la cuda/cudart/libcudart_error.la \
 	cuda/cudart/libcudart_costs.la machine/libp2psim.la -lpthread -lm

@@ -2,8 +2,7 @@
  * cuda/cudart/rt.h - the CUDA shim's runtime state, shared by the files of
  * cuda/cudart/ (not installed, not seen by programs).
  *
- * File map (memory_int.h, stream_int.h, launch_int.h: what the files of
- * one group share among themselves):
+ * File map (each *_int.h: what the files of one group share):
  *   dispatch*.c    what programs call: dispatch.c (generated), dispatch_rt.c
  *   rt.c           start-up, the lock, host clocks, rt_wait, costs, the report
  *   api_costs.c    a machine file's api-costs: (api_costs.h)
@@ -26,8 +25,9 @@
  *   drv_bridge.c   what the driver API (cuda/driver/) asks of the runtime
  *   kernel_attr.c  a kernel's limits and attributes, occupancy
  *   graph*.c       graphs, nodes, executable graphs, capture (graph_int.h)
- *   config.c       cache and shared-memory preferences (recorded only)
+ *   config.c       cache and bank preferences (recorded only)
  *   channel.c      channel descriptors of arrays and textures
+ *   relfatbin.c    the PTX of -rdc=true programs (__nv_relfatbin)
  *   array.c        CUDA arrays, the copies to and from them (texture_int.h)
  *   texture.c      texture and surface objects
  *   error*.c       error names, last and sticky error, last-error calls
