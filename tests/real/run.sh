@@ -17,7 +17,8 @@
 # 2), P2PSIM_REAL_TIMEOUT (seconds per run before it is called a hang,
 # default 600; the hang guard only, as is P2PSIM_REAL_XFAIL_TIMEOUT, default
 # 120, for a run expected to fail), P2PSIM_REAL_REBUILD=1 (retry samples
-# whose build failed before).  Set by make: top_srcdir, top_builddir,
+# whose build failed before), P2PSIM_REAL_RDC=0 (build without -rdc=true,
+# which most samples' CMakeLists.txt ask for).  Set by make: top_srcdir, top_builddir,
 # P2PSIM, SAN_FLAGS.
 #
 # Verdicts: PASS (exit status 0 and the sample's success line where the
@@ -151,29 +152,29 @@ if [ "$(cat "$work/unpacked" 2>/dev/null)" != "$tarname" ]; then
     echo "$tarname" > "$work/unpacked"
 fi
 
-# Configure once, again when this folder's CMake files or the samples
-# that keep -rdc=true (NEEDS rdc in the manifest) change.
-keep=$(awk -F'|' '$1 ~ /^run/ && $5 ~ /(^|[ ,])rdc([ ,]|$)/ {
-    p = $2; gsub(/[ \t]/, "", p); sub(/.*\//, "", p); printf "%s%s", sep, p; sep = ";" }' "$manifest")
+# Configure once, again when this folder's CMake files change or
+# P2PSIM_REAL_RDC does.
+rdc=${P2PSIM_REAL_RDC:-1}
+[ "$rdc" = 0 ] && rdc=OFF || rdc=ON
 if [ ! -f "$work/configured" ] || [ "$here/CMakeLists.txt" -nt "$work/configured" ] ||
    [ "$here/ptx-only.cmake" -nt "$work/configured" ] ||
-   [ "$(cat "$work/configured")" != "$keep" ]; then
-    echo "real programs: configuring with $nvcc"
+   [ "$(cat "$work/configured")" != "rdc $rdc" ]; then
+    echo "real programs: configuring with $nvcc (-rdc as the samples say: $rdc)"
     rm -f "$work"/nobuild/*
     cmake -S "$here" -B "$bld" -DP2PSIM_REAL_SAMPLES="$src/Samples" \
         -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_RUNTIME_LIBRARY=Shared \
         -DCMAKE_PROJECT_INCLUDE="$here/ptx-only.cmake" \
-        -DP2PSIM_REAL_RDC_KEEP="$keep" \
+        -DP2PSIM_REAL_RDC="$rdc" \
         -DCMAKE_BUILD_TYPE=Release > "$work/cmake.log" 2>&1 ||
         { echo "real programs: cmake failed ($work/cmake.log):" >&2
           tail -n 20 "$work/cmake.log" >&2; exit 1; }
-    echo "$keep" > "$work/configured"
+    echo "rdc $rdc" > "$work/configured"
 fi
 
-# Build what is not built yet, and has not failed before.
+# Build (make finds what is up to date) what has not failed before.
 [ "${P2PSIM_REAL_REBUILD:-0}" = 1 ] && rm -f "$work"/nobuild/*
 targets=$(printf '%s\n' "$plan" | while IFS='|' read -r path prog rest; do
-    [ -x "$bld/$path/$prog" ] || [ -f "$work/nobuild/$prog" ] || echo "$prog"
+    [ -f "$work/nobuild/$prog" ] || echo "$prog"
 done | sort -u)
 if [ -n "$targets" ]; then
     # A target CMake does not know (its CMakeLists.txt found no package it
@@ -190,7 +191,7 @@ if [ -n "$targets" ]; then
     targets=$want
 fi
 if [ -n "$targets" ]; then
-    echo "real programs: building $(echo $targets | wc -w) sample(s) (make -k -j$jobs)"
+    echo "real programs: building $(echo $targets | wc -w) sample(s) where not built (make -k -j$jobs)"
     # Six driver-API samples build their kernels' fat binary by hand with
     # code=sm_XX (SASS only, which p2psim cannot run): nvcc's own
     # NVCC_APPEND_FLAGS adds the PTX of compute_75 to every nvcc command.
@@ -229,7 +230,6 @@ run_one() {
     # Does the machine lack what the sample needs (then a waiver is a pass)?
     lacks=0
     for n in $(echo "$needs" | tr ',' ' '); do
-        [ "$n" = rdc ] && continue
         case ",$mprops," in *",$n,"*) ;; *) lacks=1 ;; esac
     done
     # The hang guard: a run expected to fail gets the shorter one.
