@@ -401,7 +401,9 @@ bool rt_capture_event(struct CUevent_st *ev, cudaStream_t h, bool wait,
             *e = cudaErrorMemoryAllocation;
             return true;
         }
-        memcpy(v, cs->deps, cs->n * sizeof(*v));
+        if (cs->n) {
+            memcpy(v, cs->deps, cs->n * sizeof(*v));
+        }
         free(x->deps);
         x->ev = ev;
         x->f = ev->f;

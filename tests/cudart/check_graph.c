@@ -206,6 +206,7 @@ static float timed_work(bool graph)
     uint32_t add = 1;
     void *args[] = { &d, &add };
     cudaGraphExec_t x = NULL;
+    cudaGraph_t g = NULL;
     if (graph) {
         ck_cuda_ok(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
     }
@@ -213,7 +214,6 @@ static float timed_work(bool graph)
     ck_cuda_ok(cudaLaunchKernel(k, d3(N / 256), d3(256), args, 0, s));
     ck_cuda_ok(cudaMemcpyAsync(h, d, big, cudaMemcpyDeviceToHost, s));
     if (graph) {
-        cudaGraph_t g;
         ck_cuda_ok(cudaStreamEndCapture(s, &g));
         ck_cuda_ok(cudaGraphInstantiate(&x, g, 0));
         ck_cuda_ok(cudaEventRecord(e0, s));
@@ -232,6 +232,10 @@ static float timed_work(bool graph)
     }
     float ms;
     ck_cuda_ok(cudaEventElapsedTime(&ms, e0, e1));
+    if (graph) {
+        ck_cuda_ok(cudaGraphExecDestroy(x));
+        ck_cuda_ok(cudaGraphDestroy(g));
+    }
     return ms;
 }
 
