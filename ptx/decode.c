@@ -67,6 +67,7 @@ static const struct {
     {"st", OP_ST},         {"cvta", OP_CVTA},     {"cvt", OP_CVT},
     {"add", OP_ADD},       {"sub", OP_SUB},       {"mul", OP_MUL},
     {"mad", OP_MAD},       {"div", OP_DIV},       {"rem", OP_REM},
+    {"mul24", OP_MUL},     {"mad24", OP_MAD},
     {"min", OP_MIN},       {"max", OP_MAX},       {"abs", OP_ABS},
     {"neg", OP_NEG},       {"and", OP_AND},       {"or", OP_OR},
     {"xor", OP_XOR},       {"not", OP_NOT},       {"cnot", OP_CNOT},
@@ -644,7 +645,9 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
     }
     in->op = (uint8_t)op_table[opi].op;
     in->vec = 1;
-    in->flags = 0;
+    in->flags = strcmp(parts[0], "mul24") == 0 || strcmp(parts[0], "mad24") == 0
+                    ? PIF_24
+                    : 0;
     struct mods m;
     memset(&m, 0, sizeof(m));
     bool warp_bar = false, bmsk_mode = false, bar_red = false;
@@ -938,6 +941,12 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
     case OP_MAD:
         if ((in->flags & (PIF_HI | PIF_WIDE)) && is_float(in->type)) {
             snprintf(why, wl, "float .hi/.wide");
+            return -1;
+        }
+        if ((in->flags & PIF_24) && ((in->flags & PIF_WIDE) ||
+                                     (in->type != PT_S32 &&
+                                      in->type != PT_U32))) {
+            snprintf(why, wl, "mul24/mad24 other than .lo/.hi .s32/.u32");
             return -1;
         }
         break;

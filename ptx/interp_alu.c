@@ -67,6 +67,17 @@ static uint64_t int_bin(unsigned op, unsigned t, uint16_t flags, uint64_t a,
     case OP_SUB:
         return (flags & PIF_SAT) ? sat_s32((int64_t)a - (int64_t)b) : a - b;
     case OP_MUL:
+        if (flags & PIF_24) {
+            /* the low 24 bits of each, as a signed or unsigned 24-bit
+             * number; .hi is bits 16..47 of the 48-bit product */
+            int64_t x = (int64_t)(a & 0xffffff), y = (int64_t)(b & 0xffffff);
+            if (s) {
+                x = (x ^ 0x800000) - 0x800000;
+                y = (y ^ 0x800000) - 0x800000;
+            }
+            uint64_t pr = (uint64_t)(x * y);
+            return (flags & PIF_HI) ? pr >> 16 : pr;
+        }
         if (flags & PIF_HI) {
             return int_mulhi(a, b, t);
         }
@@ -266,7 +277,7 @@ void ptx__exec_alu(struct ptx_warp *w, const struct ptx_insn *in, uint32_t exec)
                     put(w, d, l, flt_bin(op, t, val(w, a, l), val(w, b, l)));
                 }
             }
-        } else if (!(in->flags & (PIF_SAT | PIF_HI | PIF_WIDE))) {
+        } else if (!(in->flags & (PIF_SAT | PIF_HI | PIF_WIDE | PIF_24))) {
             unsigned sh = ext_sh[t];
             bool s = ext_signed[t];
             switch (op) {

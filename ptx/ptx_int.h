@@ -100,6 +100,7 @@ struct ptx_opd {
 #define PIF_FTZ 0x0100u    /* .ftz: flush f32 subnormals */
 #define PIF_SHIFTAMT 0x0200u /* bfind.shiftamt */
 #define PIF_WRAP 0x0400u   /* bmsk.wrap (vs .clamp) */
+#define PIF_24 0x0800u     /* mul24 / mad24: 24-bit operands */
 
 /* bar.red's operations. */
 enum { PTX_BAR_RED_POPC = 1, PTX_BAR_RED_AND, PTX_BAR_RED_OR };

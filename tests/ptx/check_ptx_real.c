@@ -398,6 +398,21 @@ START_TEST(test_ptx_real_vabsdiff4)
 }
 END_TEST
 
+START_TEST(test_ptx_real_mul24)
+{
+    uint32_t out[4] = {0};
+    uint32_t *po = out;
+    void *args[] = {&po};
+    struct ptx_error err = {0};
+    ck_assert_int_eq(ptx_test_run(real, "mul24", 1, 1, args, &err), 0);
+    /* the low 24 bits: 0x800003 (-8388605 signed, 8388611 unsigned) by 5 */
+    ck_assert_uint_eq(out[0], 0xfd80000fu);
+    ck_assert_uint_eq(out[1], 0x280u);
+    ck_assert_uint_eq(out[2], 0xfd800016u);
+    ck_assert_uint_eq(out[3], 0xfffffd80u);
+}
+END_TEST
+
 Suite *make_ptx_real_suite(void)
 {
     Suite *s = suite_create("ptx-real");
@@ -411,6 +426,7 @@ Suite *make_ptx_real_suite(void)
     tcase_add_test(tc, test_ptx_real_calls_printf_assert);
     tcase_add_test(tc, test_ptx_real_half_precision);
     tcase_add_test(tc, test_ptx_real_vabsdiff4);
+    tcase_add_test(tc, test_ptx_real_mul24);
     suite_add_tcase(s, tc);
     return s;
 }
