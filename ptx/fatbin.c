@@ -33,7 +33,7 @@
 #include "ptx/ptx_int.h"
 
 #define FATBIN_WRAPPER_MAGIC 0x466243B1u
-#define FATBIN_CONTAINER_MAGIC 0xBA55ED50u
+#define FATBIN_CONTAINER_MAGIC PTX_FATBIN_CONTAINER_MAGIC
 #define FATBIN_KIND_PTX 1
 #define FATBIN_KIND_ELF 2
 #define FATBIN_FLAG_LZ4 0x2000u
@@ -42,22 +42,6 @@
 
 /* A fat binary's error has no PTX line. */
 #define fb_err(err, code, ...) ptx__set_err(err, code, 0, __VA_ARGS__)
-
-static uint16_t rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
 
 /* One entry's PTX text, decompressed; malloc'd and NUL-terminated. */
 static int entry_text(const uint8_t *payload, uint64_t payload_bytes,
@@ -147,14 +131,14 @@ int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
     if (!len) {
         len = &dummy;
     }
-    if (!p || !text || size < 16 || rd32(p) != FATBIN_CONTAINER_MAGIC) {
+    if (!p || !text || size < 16 || ptx__rd32(p) != FATBIN_CONTAINER_MAGIC) {
         fb_err(err, PTX_EINVAL, "not a fat binary (container magic 0x%x, "
-               "expected 0x%x)", p && size >= 4 ? rd32(p) : 0,
+               "expected 0x%x)", p && size >= 4 ? ptx__rd32(p) : 0,
                FATBIN_CONTAINER_MAGIC);
         return PTX_EINVAL;
     }
-    uint16_t hdr = rd16(p + 6);
-    uint64_t total = rd64(p + 8);
+    uint16_t hdr = ptx__rd16(p + 6);
+    uint64_t total = ptx__rd64(p + 8);
     if (hdr < 16 || total > PTX_FATBIN_MAX_BYTES) {
         fb_err(err, PTX_EINVAL, "fat binary: bad container sizes (header "
                "%u bytes, entries %llu; a header has at least 16, the "
@@ -172,9 +156,9 @@ int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
     const uint8_t *best = NULL;
     unsigned best_arch = 0, n_elf = 0, elf_arch = 0;
     while ((size_t)(end - e) >= FATBIN_ENTRY_MIN) {
-        uint16_t kind = rd16(e);
-        uint32_t ehdr = rd32(e + 4);
-        uint64_t payload = rd64(e + 8);
+        uint16_t kind = ptx__rd16(e);
+        uint32_t ehdr = ptx__rd32(e + 4);
+        uint64_t payload = ptx__rd64(e + 8);
         if (ehdr < FATBIN_ENTRY_MIN || ehdr > (size_t)(end - e) ||
             payload > (size_t)(end - e) - ehdr) {
             fb_err(err, PTX_EINVAL, "fat binary: entry at offset %zu has "
@@ -183,7 +167,7 @@ int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
                    (unsigned long long)payload, (size_t)(end - e));
             return PTX_EINVAL;
         }
-        unsigned arch = rd32(e + 28);
+        unsigned arch = ptx__rd32(e + 28);
         if (kind == FATBIN_KIND_PTX && (!best || arch > best_arch)) {
             best = e;
             best_arch = arch;
@@ -201,9 +185,9 @@ int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
                n_elf, elf_arch);
         return PTX_ENOPTX;
     }
-    uint32_t ehdr = rd32(best + 4);
-    return entry_text(best + ehdr, rd64(best + 8), rd32(best + 16),
-                      rd64(best + 40), ehdr >= 64 ? rd64(best + 56) : 0,
+    uint32_t ehdr = ptx__rd32(best + 4);
+    return entry_text(best + ehdr, ptx__rd64(best + 8), ptx__rd32(best + 16),
+                      ptx__rd64(best + 40), ehdr >= 64 ? ptx__rd64(best + 56) : 0,
                       text, len, err);
 }
 
@@ -211,9 +195,9 @@ int ptx_fatbin_extract(const void *wrapper, char **text, size_t *len,
                        struct ptx_error *err)
 {
     const uint8_t *w = wrapper;
-    if (!w || rd32(w) != FATBIN_WRAPPER_MAGIC) {
+    if (!w || ptx__rd32(w) != FATBIN_WRAPPER_MAGIC) {
         fb_err(err, PTX_EINVAL, "not a fat binary wrapper (magic 0x%x, "
-               "expected 0x%x)", w ? rd32(w) : 0, FATBIN_WRAPPER_MAGIC);
+               "expected 0x%x)", w ? ptx__rd32(w) : 0, FATBIN_WRAPPER_MAGIC);
         return PTX_EINVAL;
     }
     const uint8_t *data;
@@ -221,16 +205,16 @@ int ptx_fatbin_extract(const void *wrapper, char **text, size_t *len,
     /* The registration gives no size: the container header's own sizes
      * bound the walk (its 16 bytes are read once the magic matched). */
     size_t bound = data ? 4 : 0;
-    if (data && rd32(data) == FATBIN_CONTAINER_MAGIC) {
-        uint16_t hdr = rd16(data + 6);
-        uint64_t total = rd64(data + 8);
+    if (data && ptx__rd32(data) == FATBIN_CONTAINER_MAGIC) {
+        uint16_t hdr = ptx__rd16(data + 6);
+        uint64_t total = ptx__rd64(data + 8);
         bound = 16;
         if (hdr >= 16 && total <= PTX_FATBIN_MAX_BYTES) {
             bound = (size_t)hdr + (size_t)total;
         }
     }
     int rc = ptx_fatbin_extract_data(data, bound, text, len, err);
-    if (rc == PTX_ENOPTX && rd32(w + 4) == 2 && err) {
+    if (rc == PTX_ENOPTX && ptx__rd32(w + 4) == 2 && err) {
         /* -rdc=true: the PTX is in __nv_relfatbin, not registered */
         size_t n = strlen(err->msg);
         snprintf(err->msg + n, sizeof(err->msg) - n, "; this program was "

@@ -263,4 +263,24 @@ unsigned ptx_type_bytes(enum ptx_type t);
 int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
                unsigned n, struct ptx_insn *in, char *why, size_t why_len);
 
+/* Fat binaries (fatbin.c, ptx_link.c): a container's magic, and
+ * little-endian reads of its fields. */
+#define PTX_FATBIN_CONTAINER_MAGIC 0xBA55ED50u
+
+static inline uint16_t ptx__rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t ptx__rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t ptx__rd64(const uint8_t *p)
+{
+    return (uint64_t)ptx__rd32(p) | (uint64_t)ptx__rd32(p + 4) << 32;
+}
+
 #endif /* P2PSIM_PTX_PTX_INT_H */

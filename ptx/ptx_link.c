@@ -16,7 +16,6 @@
 #include "ptx/ptx_int.h"
 
 #define LINK_NAME_MAX 256
-#define CONTAINER_MAGIC 0xBA55ED50u
 
 enum stmt_kind {
     S_HEADER,       /* .version, .target, .address_size */
@@ -707,12 +706,6 @@ int ptx_link_texts(const char *const *units, unsigned n,
     return rc;
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
 void ptx_relfatbin_units_free(char **units, unsigned n)
 {
     for (unsigned i = 0; units && i < n; i++) {
@@ -734,13 +727,12 @@ int ptx_relfatbin_units(const void *section, size_t size, char ***units_out,
     }
     size_t off = 0;
     while (off + 16 <= size && !rc) {
-        if (rd32(p + off) != CONTAINER_MAGIC) {
+        if (ptx__rd32(p + off) != PTX_FATBIN_CONTAINER_MAGIC) {
             off += 8;           /* containers are 8-byte aligned */
             continue;
         }
-        uint16_t hdr = (uint16_t)(p[off + 6] | p[off + 7] << 8);
-        uint64_t total = (uint64_t)rd32(p + off + 8) |
-                         (uint64_t)rd32(p + off + 12) << 32;
+        uint16_t hdr = ptx__rd16(p + off + 6);
+        uint64_t total = ptx__rd64(p + off + 8);
         if (hdr < 16 || total > size - off - 16 || hdr > size - off - total) {
             ptx__set_err(err, PTX_EINVAL, 0, "__nv_relfatbin: a container "
                          "at offset %zu overruns the section (%zu bytes)",

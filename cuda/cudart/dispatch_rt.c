@@ -76,16 +76,22 @@ void dispatch_leave(struct dispatch_call *c)
     }
 }
 
+/* True once per slot: the first caller reports. */
+static bool report_once(void **slot)
+{
+    void *expect = NULL;
+    return __atomic_compare_exchange_n(slot, &expect, DISPATCH_REPORTED,
+                                       false, __ATOMIC_RELAXED,
+                                       __ATOMIC_RELAXED);
+}
+
 void dispatch_unserved(struct dispatch_call *c)
 {
     /* The real backend said it when the lookup failed (passthru.c). */
     if (c->is_real) {
         return;
     }
-    void *expect = NULL;
-    if (__atomic_compare_exchange_n(c->slot, &expect, DISPATCH_REPORTED,
-                                    false, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED)) {
+    if (report_once(c->slot)) {
         fprintf(stderr, "p2psim: %s is not served by the simulated runtime "
                         "yet: cudaErrorNotSupported\n", c->name);
     }
@@ -102,9 +108,7 @@ cudaError_t dispatch_unserved_error(struct dispatch_call *c)
 
 int dispatch_unserved_name(const char *name, void **slot)
 {
-    void *expect = NULL;
-    if (__atomic_compare_exchange_n(slot, &expect, DISPATCH_REPORTED, false,
-                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    if (report_once(slot)) {
         fprintf(stderr, "p2psim: %s is not served by p2psim's runtime%s: "
                         "cudaErrorNotSupported\n", name,
                 passthru_backend_is_real() ? " (nor forwarded to the real one)"

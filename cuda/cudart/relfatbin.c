@@ -95,8 +95,10 @@ static bool find_section(int fd, ElfW(Shdr) *out)
          (names = malloc(ns->sh_size + 1)) != NULL &&
          read_at(fd, names, ns->sh_size, (off_t)ns->sh_offset);
     bool found = false;
-    for (unsigned i = 0; ok && i < eh.e_shnum && !found; i++) {
+    if (ok) {
         names[ns->sh_size] = '\0';
+    }
+    for (unsigned i = 0; ok && i < eh.e_shnum && !found; i++) {
         if (sh[i].sh_name < ns->sh_size &&
             strcmp(names + sh[i].sh_name, "__nv_relfatbin") == 0) {
             *out = sh[i];
@@ -123,6 +125,7 @@ static void load_object(const struct rel_find *f, struct rel_cache *c)
 {
     int fd = open(f->path, O_RDONLY | O_CLOEXEC);
     ElfW(Shdr) sh;
+    memset(&sh, 0, sizeof(sh));
     if (fd < 0 || !find_section(fd, &sh)) {
         snprintf(c->err.msg, sizeof(c->err.msg), "the program was built "
                  "with -rdc=true, and its file (%.200s) has no "
