@@ -184,7 +184,7 @@ static int scan_stmt(struct unit *u, size_t p, size_t *end)
     }
     bool section = word_is(t, p, w, ".section");
     int paren = 0, brace = 0;
-    bool want_name = false, ret_group = false, body = false;
+    bool want_name = false, body = false;
     size_t last_id_b = 0, last_id_e = 0;
     bool have_id = false, id_closed = false;
     size_t q = p;
@@ -200,9 +200,8 @@ static int scan_stmt(struct unit *u, size_t p, size_t *end)
             break;
         }
         if (c == '(') {
-            if (top && want_name && !have_id) {
-                ret_group = true;
-            }
+            /* a .func's return parameters come before its name: words in
+             * parentheses are not top-level, so the name is the next one */
             paren++;
             q++;
             continue;
@@ -270,7 +269,6 @@ static int scan_stmt(struct unit *u, size_t p, size_t *end)
         }
         q++;
     }
-    (void)ret_group;
     if (s.kind == S_VAR && last_id_e > last_id_b) {
         set_name(&s, t, last_id_b, last_id_e);
     }
