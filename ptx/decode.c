@@ -606,19 +606,6 @@ static void finish_mem_defaults(struct ptx_insn *in, const struct mods *m)
     }
 }
 
-unsigned ptx__split_opcode(const char *opcode, char *buf, size_t bl,
-                           char **parts, unsigned max)
-{
-    unsigned np = 0;
-    char *save = NULL;
-    snprintf(buf, bl, "%s", opcode);
-    for (char *tok = strtok_r(buf, ".", &save); tok && np < max;
-         tok = strtok_r(NULL, ".", &save)) {
-        parts[np++] = tok;
-    }
-    return np;
-}
-
 int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
                unsigned n, struct ptx_insn *in, char *why, size_t wl)
 {

@@ -1,6 +1,7 @@
 /*
  * ptx/parse_lex.c - the parser's lexing and error reporting: white space
- * and comments, words, numbers, skipping statements and blocks; module
+ * and comments, words, numbers, opcodes cut at their dots, skipping
+ * statements and blocks; module
  * errors with line and column, unsupported constructs recorded against
  * the kernel, strings the module owns, arrays that grow.
  *
@@ -324,4 +325,17 @@ int ptx__read_uint(struct ptx_parse *p, unsigned long long *v, const char *what)
         return -1;
     }
     return 1;
+}
+
+unsigned ptx__split_opcode(const char *opcode, char *buf, size_t bl,
+                           char **parts, unsigned max)
+{
+    unsigned np = 0;
+    char *save = NULL;
+    snprintf(buf, bl, "%s", opcode);
+    for (char *tok = strtok_r(buf, ".", &save); tok && np < max;
+         tok = strtok_r(NULL, ".", &save)) {
+        parts[np++] = tok;
+    }
+    return np;
 }

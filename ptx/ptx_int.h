@@ -263,6 +263,11 @@ unsigned ptx_type_bytes(enum ptx_type t);
 int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
                unsigned n, struct ptx_insn *in, char *why, size_t why_len);
 
+/* parse_lex.c: an opcode copied into buf (bl bytes) and cut at its dots
+ * into parts[] (max of them, the rest dropped); returns how many. */
+unsigned ptx__split_opcode(const char *opcode, char *buf, size_t bl,
+                           char **parts, unsigned max);
+
 /* Fat binaries (fatbin.c, ptx_link.c): a container's magic, and
  * little-endian reads of its fields. */
 #define PTX_FATBIN_CONTAINER_MAGIC 0xBA55ED50u

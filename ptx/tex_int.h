@@ -56,11 +56,6 @@ static inline int ptx__is_tex_opcode(const char *s)
     return 0;
 }
 
-/* decode.c: an opcode copied into buf (bl bytes) and cut at its dots into
- * parts[] (max of them, the rest dropped); returns how many. */
-unsigned ptx__split_opcode(const char *opcode, char *buf, size_t bl,
-                           char **parts, unsigned max);
-
 /* decode_tex.c: as ptx_decode(), for the opcodes above. */
 int ptx__decode_tex(struct ptx_parse *p, const char *opcode, char **opds,
                     unsigned n, struct ptx_insn *in, char *why, size_t wl);
