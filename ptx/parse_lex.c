@@ -1,9 +1,9 @@
 /*
  * ptx/parse_lex.c - the parser's lexing and error reporting: white space
  * and comments, words, numbers, opcodes cut at their dots, skipping
- * statements and blocks; module
- * errors with line and column, unsupported constructs recorded against
- * the kernel, strings the module owns, arrays that grow.
+ * statements and blocks; module errors with line and column, unsupported
+ * constructs recorded against the kernel, strings the module owns, arrays
+ * that grow.
  *
  * Nothing here reads at or beyond the end of the text (it need not be
  * NUL-terminated); a number that does not fit 64 bits fails the parse.
