@@ -26,6 +26,18 @@ static uint64_t flat_time(void *user, enum ptx_time_sreg which)
     return *(const uint64_t *)user;
 }
 
+/* n bytes from s to d, with fixed-size copies (a call of a variable-size
+ * memcpy per lane would cost more than the rest of the request). */
+static inline void copy_n(void *d, const void *s, unsigned n)
+{
+    switch (n) {
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    case 16: memcpy(d, s, 16); break;
+    default: memcpy(d, s, n); break;
+    }
+}
+
 static void flat_serve(struct ptx_mem_req *q)
 {
     for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
@@ -35,10 +47,10 @@ static void flat_serve(struct ptx_mem_req *q)
         void *p = (void *)(uintptr_t)q->addr[l];
         switch (q->op) {
         case PTX_MEM_LD:
-            memcpy(q->result[l], p, q->bytes_per_lane);
+            copy_n(q->result[l], p, q->bytes_per_lane);
             break;
         case PTX_MEM_ST:
-            memcpy(p, q->data[l], q->bytes_per_lane);
+            copy_n(p, q->data[l], q->bytes_per_lane);
             break;
         case PTX_MEM_ATOM:
         case PTX_MEM_RED: {

@@ -230,13 +230,12 @@ static void lanes_exit(struct ptx_warp *w, uint32_t exec)
 
 static uint32_t guard_mask(const struct ptx_warp *w, const struct ptx_insn *in)
 {
-    uint32_t m = 0;
-    LANES(w->group, l) {
-        if ((R(w, in->guard, l) & 1u) ^ in->guard_neg) {
-            m |= 1u << l;
-        }
+    const uint64_t *p = &R(w, in->guard, 0);
+    uint32_t m = 0, neg = in->guard_neg;
+    for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
+        m |= (((uint32_t)p[l] & 1u) ^ neg) << l;
     }
-    return m;
+    return m & w->group;
 }
 
 static enum ptx_stop stop_error(struct ptx_warp *w, struct ptx_mem_req *req,
@@ -434,6 +433,11 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
         const struct ptx_insn *in = &w->insns[w->pc];
         uint32_t exec = in->guard == PTX_NOREG ? w->group : guard_mask(w, in);
         w->n_instr++;
+        if (w->fast && w->fast[w->pc].h &&
+            (exec == 0 || ptx__fast_exec(w, &w->fast[w->pc], exec))) {
+            w->pc++;
+            goto next;
+        }
         switch (in->op) {
         case OP_MOV:
             ptx__exec_mov(w, in, exec);
@@ -661,10 +665,7 @@ int ptx_warp_resume(struct ptx_warp *w, const struct ptx_mem_req *req)
     const struct ptx_insn *in = &w->insns[w->pend];
     w->state = WS_RUN;
     if (in->op == OP_LD) {
-        LANES(w->pend_mask, l) {
-            ptx__bytes_to_regs(w, in, &in->o[0], l,
-                               (const uint8_t *)req->result[l]);
-        }
+        ptx__mem_result(w, in, w->pend_mask, req);
     } else if (in->op == OP_ATOM) {
         LANES(w->pend_mask, l) {
             put(w, &in->o[0], l, ext(req->result[l][0], in->type));
@@ -742,8 +743,9 @@ struct ptx_warp *ptx_warp_new(const struct ptx_kernel *k,
         return NULL;
     }
     struct ptx_warp *w = calloc(1, sizeof(*w));
+    size_t n_slots = (size_t)k->n_regs + k->n_cvals;
     if (w) {
-        w->r = malloc((size_t)k->n_regs * PTX_WARP_SIZE * sizeof(uint64_t));
+        w->r = malloc(n_slots * PTX_WARP_SIZE * sizeof(uint64_t));
         w->local = calloc(PTX_WARP_SIZE, k->local_bytes ? k->local_bytes : 1);
         if (k->n_calls) {
             w->cstack = calloc((size_t)PTX_WARP_SIZE * PTX_CALL_DEPTH_MAX,
@@ -756,8 +758,14 @@ struct ptx_warp *ptx_warp_new(const struct ptx_kernel *k,
         return NULL;
     }
     memset(w->r, 0, (size_t)k->n_regs * PTX_WARP_SIZE * sizeof(uint64_t));
+    for (unsigned i = 0; i < k->n_cvals; i++) {
+        for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
+            R(w, k->n_regs + i, l) = k->cvals[i];
+        }
+    }
     w->k = k;
     w->insns = k->insns;
+    w->fast = k->fast;
     w->n_insns = k->n_insns;
     w->param = param_buf;
     w->param_bytes = k->info.param_bytes;

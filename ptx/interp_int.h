@@ -3,7 +3,8 @@
  * interpreter's files: interp.c (the run loop, control flow and
  * divergence, shuffles and votes, the warp's life), interp_alu.c
  * (arithmetic), interp_move.c (moves, conversions, comparisons) and
- * interp_mem.c (loads, stores and atomics).
+ * interp_mem.c (loads, stores and atomics); interp_fast.c runs the
+ * common forms from a pre-decoded copy of the code.
  *
  * Registers: a slot is 64 bits per lane (ptx_int.h); a lane loop reads
  * an operand through struct lane_src, so its body has no branch on the
@@ -24,6 +25,7 @@ enum warp_state { WS_RUN, WS_MEM, WS_DONE, WS_ERROR };
 struct ptx_warp {
     const struct ptx_kernel *k;
     const struct ptx_insn *insns;
+    const struct ptx_fast *fast; /* k->fast: the pre-decoded form */
     unsigned n_insns;
     const uint8_t *param;      /* launch parameter buffer (not owned) */
     uint32_t param_bytes;
@@ -209,6 +211,11 @@ void ptx__exec_setp(struct ptx_warp *w, const struct ptx_insn *in,
                     uint32_t exec);
 void ptx__exec_selp(struct ptx_warp *w, const struct ptx_insn *in,
                     uint32_t exec);
+/* An instruction of k->fast over the lanes in exec (exec != 0).
+ * Return: false when it must go through the general interpreter (a
+ * shared access out of bounds, to be reported), nothing done. */
+bool ptx__fast_exec(struct ptx_warp *w, const struct ptx_fast *f,
+                    uint32_t exec);
 /* f16 and f16x2 arithmetic (interp_f16.c). */
 void ptx__exec_f16(struct ptx_warp *w, const struct ptx_insn *in,
                    uint32_t exec);
@@ -220,6 +227,10 @@ int ptx__exec_mem(struct ptx_warp *w, const struct ptx_insn *in,
 /* The fields of req that every memory request of in shares. */
 void ptx__req_common(const struct ptx_warp *w, const struct ptx_insn *in,
                      struct ptx_mem_req *req, enum ptx_mem_op op);
+/* A load's results (req->result) into the destination registers of the
+ * lanes in mask. */
+void ptx__mem_result(struct ptx_warp *w, const struct ptx_insn *in,
+                     uint32_t mask, const struct ptx_mem_req *req);
 /* Loaded bytes into the destination register(s) of lane l. */
 void ptx__bytes_to_regs(struct ptx_warp *w, const struct ptx_insn *in,
                         const struct ptx_opd *d, unsigned l,

@@ -228,6 +228,116 @@ void ptx__req_common(const struct ptx_warp *w, const struct ptx_insn *in,
     req->error = NULL;
 }
 
+/* The registers a ld/st of vec 4- or 8-byte elements reads or writes
+ * (o: one register, or a vector of them). Return: false when one is the
+ * sink or the operand is of another kind. */
+static bool value_regs(const struct ptx_insn *in, const struct ptx_opd *o,
+                       uint16_t regs[4])
+{
+    unsigned eb = ptx_type_bytes((enum ptx_type)in->type);
+    if ((eb != 4 && eb != 8) || eb * in->vec > 16) {
+        return false;
+    }
+    if (o->kind == OPD_REG && in->vec == 1) {
+        regs[0] = o->reg;
+        return true;
+    }
+    if (o->kind != OPD_VEC || o->n != in->vec) {
+        return false;
+    }
+    for (unsigned i = 0; i < in->vec; i++) {
+        if (o->vregs[i] == PTX_NOREG) {
+            return false;
+        }
+        regs[i] = o->vregs[i];
+    }
+    return true;
+}
+
+/*
+ * A global ld/st of 4- or 8-byte elements from [reg + imm], generic
+ * addresses included when no running lane falls in the shared or local
+ * window: the request's addresses and store data filled by straight
+ * lane loops (the lanes that do not run get values too, which the
+ * executor ignores). Return: false when it does not apply, req's
+ * common fields only set.
+ */
+static bool fast_global(const struct ptx_warp *w, const struct ptx_insn *in,
+                        uint32_t exec, const struct ptx_opd *mo,
+                        const struct ptx_opd *vo, struct ptx_mem_req *req)
+{
+    const struct ptx_warp_ctx *c = &w->ctx;
+    uint16_t regs[4];
+    if ((in->space != PS_GLOBAL && in->space != PS_GENERIC) ||
+        mo->kind != OPD_MEM || mo->reg == PTX_NOREG || mo->var != PTX_NOVAR ||
+        !value_regs(in, vo, regs)) {
+        return false;
+    }
+    const uint64_t *base = &R(w, mo->reg, 0);
+    uint64_t off = (uint64_t)mo->imm;
+    uint32_t inside = 0;
+    for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
+        uint64_t a = base[l] + off;
+        req->addr[l] = a;
+        inside |= (uint32_t)((a - c->shared_window_base <
+                              c->shared_window_bytes) |
+                             (a - c->local_window_base <
+                              c->local_window_bytes))
+                  << l;
+    }
+    if (in->space == PS_GENERIC && (inside & exec)) {
+        return false;
+    }
+    if (in->op == OP_ST) {
+        unsigned eb = ptx_type_bytes((enum ptx_type)in->type);
+        if (eb * in->vec < 16) {
+            memset(req->data, 0, sizeof(req->data));
+        }
+        for (unsigned i = 0; i < in->vec; i++) {
+            const uint64_t *v = &R(w, regs[i], 0);
+            for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
+                if (eb == 4) {
+                    uint32_t u = (uint32_t)v[l];
+                    memcpy((uint8_t *)req->data[l] + 4 * i, &u, 4);
+                } else {
+                    req->data[l][i] = v[l];
+                }
+            }
+        }
+    }
+    req->mask = exec;
+    return true;
+}
+
+void ptx__mem_result(struct ptx_warp *w, const struct ptx_insn *in,
+                     uint32_t mask, const struct ptx_mem_req *req)
+{
+    uint16_t regs[4];
+    if (!value_regs(in, &in->o[0], regs)) {
+        LANES(mask, l) {
+            ptx__bytes_to_regs(w, in, &in->o[0], l,
+                               (const uint8_t *)req->result[l]);
+        }
+        return;
+    }
+    unsigned eb = ptx_type_bytes((enum ptx_type)in->type);
+    bool sx = in->type == PT_S32;
+    for (unsigned i = 0; i < in->vec; i++) {
+        uint64_t *d = &R(w, regs[i], 0);
+        if (eb == 8) {
+            LANES(mask, l) {
+                d[l] = req->result[l][i];
+            }
+            continue;
+        }
+        LANES(mask, l) {
+            uint32_t u;
+            memcpy(&u, (const uint8_t *)req->result[l] + 4 * i, 4);
+            d[l] = sx ? (uint64_t)(int64_t)(int32_t)u : u;
+        }
+    }
+}
+
 int ptx__exec_mem(struct ptx_warp *w, const struct ptx_insn *in, uint32_t exec,
                   struct ptx_mem_req *req)
 {
@@ -240,6 +350,9 @@ int ptx__exec_mem(struct ptx_warp *w, const struct ptx_insn *in, uint32_t exec,
                                : is_red ? PTX_MEM_RED
                                         : is_atom ? PTX_MEM_ATOM : PTX_MEM_LD;
     ptx__req_common(w, in, req, op);
+    if (!is_atom && fast_global(w, in, exec, mo, vo, req)) {
+        return 1;
+    }
     uint32_t global = 0;
     LANES(exec, l) {
         uint64_t addr = lane_addr(w, mo, l);

@@ -23,6 +23,7 @@ ptx_libptx_la_SOURCES = \
 	%reldir%/interp_move.c \
 	%reldir%/interp_call.c \
 	%reldir%/interp_f16.c \
+	%reldir%/interp_fast.c \
 	%reldir%/interp_tex.c \
 	%reldir%/tex_int.h \
 	%reldir%/ptx_tex.h \

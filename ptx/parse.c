@@ -418,6 +418,11 @@ struct ptx_module *ptx_module_parse(const char *text, size_t len,
     if (!rc) {
         rc = ptx__link_calls(&p);
     }
+    for (unsigned i = 0; !rc && i < p.m->n_kernels; i++) {
+        if (ptx__fast_prepare(p.m->kernels[i])) {
+            rc = ptx_parse_nomem(&p);
+        }
+    }
     if (rc == 0 && p.m->version == 0) {
         struct loc l = {1, text};
         rc = ptx__fail_at(&p, l, PTX_EPARSE, "not a PTX module: no .version");
@@ -448,6 +453,7 @@ void ptx_module_free(struct ptx_module *m)
         free(m->kernels[i]->insns);
         free(m->kernels[i]->calls);
         free(m->kernels[i]->funcs);
+        ptx__fast_free(m->kernels[i]);
         free(m->kernels[i]);
     }
     for (unsigned i = 0; i < m->n_strings; i++) {

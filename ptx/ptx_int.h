@@ -177,6 +177,17 @@ struct ptx_func_inst {
     uint32_t slot_lo, slot_hi, loc_lo, loc_hi;
 };
 
+/* An instruction's pre-decoded form (interp_fast.c): a specialized
+ * handler (0: the general interpreter) and its operands as offsets
+ * (slot * 32) into the warp's registers; an immediate is a constant
+ * slot, n_regs + i holding cvals[i] in every lane. */
+struct ptx_fast {
+    uint16_t h;
+    uint8_t flip;   /* setp: signed order; selp: the predicate negated */
+    uint32_t d, a, b, c;
+    uint64_t imm;   /* ld/st .shared: the address's offset */
+};
+
 struct ptx_kernel {
     const struct ptx_module *mod;
     struct ptx_call *calls;
@@ -188,6 +199,9 @@ struct ptx_kernel {
     struct ptx_insn *insns;
     unsigned n_insns, cap_insns;
     unsigned n_regs;          /* slots, SR_COUNT included */
+    struct ptx_fast *fast;    /* n_insns, or NULL (all general) */
+    uint64_t *cvals;          /* constant slots' values */
+    unsigned n_cvals;
     uint32_t local_bytes;
     /* The first unsupported construct (error line 0: none). */
     unsigned err_line;
@@ -232,6 +246,13 @@ int ptx_parse_label(struct ptx_parse *p, const char *name);
 /* Fail the parse for running out of memory (ptx_module_parse() returns
  * NULL with PTX_ENOMEM). Return: PTX_ENOMEM. */
 int ptx_parse_nomem(struct ptx_parse *p);
+
+/* ---- interp_fast.c: the pre-decoded form ---- */
+
+/* k->fast and the constant slots, once the kernel's code is complete.
+ * Return: 0 or PTX_ENOMEM. */
+int ptx__fast_prepare(struct ptx_kernel *k);
+void ptx__fast_free(struct ptx_kernel *k);
 
 /* ---- interp_f16.c: half precision ---- */
 
