@@ -242,6 +242,7 @@ int p2psim_gpu_describe(const struct p2psim *p, unsigned i,
     out->nvlink_gen = in->nvlink_gen;
     out->atomics_pcie = in->atomics_pcie;
     out->atomics_nvlink = in->atomics_nvlink;
+    out->compression = in->compression;
     return 0;
 }
 

@@ -83,6 +83,7 @@ struct p2psim_gpu_desc {
     unsigned nvlink_links;      /* 0: none */
     unsigned nvlink_gen;
     bool atomics_pcie, atomics_nvlink; /* native atomics over each */
+    bool compression;           /* generic memory compression (catalog) */
 };
 
 /* Fill *out for GPU i: 0, or -SIM_EINVAL for a bad index (out untouched). */

@@ -21,7 +21,7 @@ static const char *const gpu_catalog_keys[] = {
     "p2psim-gpu", "name", "class", "architecture", "compute-capability",
     "memory", "memory-bandwidth", "bar1", "pcie", "nvlink", "copy-engines",
     "sms", "sm-clock", "memory-clock", "memory-bus-width", "l2-cache",
-    "atomics", "p2p", "mps", "mrrs", "tags", "ce-setup", "ce-local-setup",
+    "atomics", "compression", "p2p", "mps", "mrrs", "tags", "ce-setup", "ce-local-setup",
     "hbm-latency", "l2-bandwidth", "rcb", "bar1-page", "sm-outstanding",
     "sm-wc-lines", "sm-wc-timeout", "launch-latency", "cpl-timeout",
     "sources", NULL,

@@ -435,12 +435,23 @@ static const struct attr_field attr_fields[cudaDevAttrMax] = {
 #undef F
 
 /*
+ * The driver's CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED, which
+ * the runtime's enum does not name and CUDA's runtime answers by number,
+ * as the driver does: the GPU's catalog `compression`.
+ */
+#define RT_ATTR_GENERIC_COMPRESSION 107
+
+/*
  * Attributes without a field in the CUDA 13 layout. Reserved and retired
  * values (cudaDevAttrReserved92, the gaps) and anything else: invalid.
  */
 static bool attribute_computed(const struct p2psim_gpu_desc *g,
                                enum cudaDeviceAttr attr, int *v)
 {
+    if ((int)attr == RT_ATTR_GENERIC_COMPRESSION) {
+        *v = g->compression;
+        return true;
+    }
     switch (attr) {
     case cudaDevAttrClockRate: /* kHz */
         *v = (int)(g->sm_clock_hz / 1000);

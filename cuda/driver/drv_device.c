@@ -337,8 +337,9 @@ CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 /* The attributes the driver has and the runtime does not: what p2psim's
  * machine offers (the virtual memory management API with POSIX file
  * descriptors is served; stream memory operations, multi-device
- * cooperative launches, fabric and Windows handles, compression,
- * multicast are not). */
+ * cooperative launches, fabric and Windows handles, hardware
+ * decompression, multicast are not). Generic compression is the
+ * runtime's (by number: the GPU's catalog). */
 static bool driver_only_attribute(CUdevice_attribute a, CUdevice dev, int *v)
 {
     switch (a) {
@@ -358,7 +359,6 @@ static bool driver_only_attribute(CUdevice_attribute a, CUdevice dev, int *v)
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH:
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED:
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED:
-    case CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED:
     case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED:
     case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS:
     case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR:

@@ -17,10 +17,17 @@
  * A copy or memset over several mappings is one call of the runtime per
  * mapping (drv_vmm_run): the runtime's allocations are its mappings.
  *
+ * Compression. allocFlags.compressionType CU_MEM_ALLOCATION_COMP_GENERIC
+ * gives compressible memory on a GPU with generic compression (its
+ * catalog's `compression`: A100 and later) and ordinary memory elsewhere,
+ * as CUDA's driver does; cuMemGetAllocationPropertiesFromHandle says
+ * which (an exported handle carries it). Compressible memory holds and
+ * moves its bytes as any other: compression changes no timing here.
+ *
  * Model: the physical memory is freed when its creating process releases
  * its last handle and mapping, whatever other processes still map;
  * access flags grant a device access or not (read-only is read-write);
- * the granularity is 2 MiB. Caps: DRV_VMM_MAX_DEVICES devices per access
+ * the granularity is 2 MiB, compressible or not. Caps: DRV_VMM_MAX_DEVICES devices per access
  * mask.
  */
 #define _GNU_SOURCE /* memfd_create */
@@ -49,6 +56,7 @@ struct vmm_phys {
     unsigned refs;              /* handles + mappings */
     bool imported;              /* another process's: never freed here */
     unsigned handle_types;      /* requestedHandleTypes */
+    unsigned char comp_type;    /* CUmemAllocationCompType granted */
     struct vmm_phys *next;
 };
 
@@ -66,6 +74,7 @@ struct vmm_record {
     int32_t gpu;
     int32_t pid;
     uint64_t off, size;
+    unsigned char comp_type;
     char server[256];           /* P2PSIM_SERVER of the exporter, or "" */
 };
 
@@ -107,7 +116,8 @@ static CUresult check_prop(const CUmemAllocationProp *prop)
 {
     int n = 0;
     if (!prop || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED ||
-        prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE) {
+        prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+        prop->allocFlags.compressionType > CU_MEM_ALLOCATION_COMP_GENERIC) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     CUresult r = cuDeviceGetCount(&n);
@@ -133,7 +143,8 @@ CUresult cuMemGetAllocationGranularity(size_t *granularity,
 }
 
 static CUresult phys_add(int gpu, uint64_t off, uint64_t size, bool imported,
-                         unsigned types, CUmemGenericAllocationHandle *h)
+                         unsigned types, unsigned char comp_type,
+                         CUmemGenericAllocationHandle *h)
 {
     struct vmm_phys *p = calloc(1, sizeof(*p));
     if (!p) {
@@ -146,6 +157,7 @@ static CUresult phys_add(int gpu, uint64_t off, uint64_t size, bool imported,
     p->refs = 1;
     p->imported = imported;
     p->handle_types = types;
+    p->comp_type = comp_type;
     pthread_mutex_lock(&vmm_lock);
     p->next = physs;
     physs = p;
@@ -171,12 +183,25 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
         ~(unsigned)CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
         return CUDA_ERROR_NOT_SUPPORTED;    /* Windows, fabric */
     }
+    /* compressible where the GPU has generic compression, else not */
+    int comp = 0;
+    if (prop->allocFlags.compressionType == CU_MEM_ALLOCATION_COMP_GENERIC) {
+        r = cuDeviceGetAttribute(
+            &comp, CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED,
+            prop->location.id);
+        if (r) {
+            return r;
+        }
+    }
     r = drv_result(p2psim_drv_phys_alloc(prop->location.id, size, &off));
     if (r) {
         return r;
     }
     r = phys_add(prop->location.id, off, size, false,
-                 prop->requestedHandleTypes, handle);
+                 prop->requestedHandleTypes,
+                 comp ? CU_MEM_ALLOCATION_COMP_GENERIC
+                      : CU_MEM_ALLOCATION_COMP_NONE,
+                 handle);
     if (r) {
         p2psim_drv_phys_free(prop->location.id, off, size);
     }
@@ -211,6 +236,7 @@ CUresult cuMemGetAllocationPropertiesFromHandle(
         prop->location.id = p->gpu;
         prop->requestedHandleTypes =
             (CUmemAllocationHandleType)p->handle_types;
+        prop->allocFlags.compressionType = p->comp_type;
     }
     pthread_mutex_unlock(&vmm_lock);
     return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
@@ -475,6 +501,7 @@ CUresult cuMemExportToShareableHandle(void *shareableHandle,
         rec.gpu = p->gpu;
         rec.off = p->off;
         rec.size = p->size;
+        rec.comp_type = p->comp_type;
     }
     pthread_mutex_unlock(&vmm_lock);
     if (!p || !allowed) {
@@ -530,5 +557,5 @@ CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
     /* Imported: the memory stays the exporter's to free. */
     return r ? r : phys_add(rec.gpu, rec.off, rec.size, true,
                             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
-                            handle);
+                            rec.comp_type, handle);
 }

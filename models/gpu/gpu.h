@@ -70,6 +70,7 @@ struct gpu_info {
     unsigned nvlink_gen;
     uint64_t nvlink_link_rate;  /* bytes/s per direction per link; 0 = by gen */
     bool atomics_pcie, atomics_nvlink;
+    bool compression;           /* generic (compute data) compression */
     bool p2p_blocked;           /* the product blocks P2P (GeForce) */
     bool p2p_unlocked;          /* ...and the machine lifted the block */
 };

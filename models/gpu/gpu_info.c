@@ -72,6 +72,10 @@ int gpu_info_configure(struct gpu_info *info, const char *name,
     rc = rc ? rc : get_text(p, "architecture", info->architecture,
                             sizeof(info->architecture), err);
     rc = rc ? rc : get_cc(info, p, err);
+    /* compute data compression came with Ampere (compute capability 8.0) */
+    info->compression = info->cc_major >= 8;
+    rc = rc ? rc : sim_props_get_bool(p, "compression", &info->compression,
+                                      0, err);
     v = info->sms;
     rc = rc ? rc : sim_props_get_u64(p, "sms", &v, 1, 4096, 0, err);
     info->sms = (unsigned)v;

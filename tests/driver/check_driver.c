@@ -620,6 +620,80 @@ START_TEST(test_vmm_map_two_gpus)
 }
 END_TEST
 
+/* Generic compression: the GPU's catalog says whether it has it (A100:
+ * yes, V100: no); a compressible cuMemCreate is compressible only where
+ * it is, and says so. */
+static void check_compression(const char *machine, int want)
+{
+    start(machine);
+    int v = -1;
+    CU_OK(cuDeviceGetAttribute(
+        &v, CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED, 0));
+    ck_assert_int_eq(v, want);
+    v = -1;
+    ck_assert_int_eq(cudaDeviceGetAttribute(&v, (enum cudaDeviceAttr)107, 0),
+                     cudaSuccess);
+    ck_assert_int_eq(v, want);
+    CUcontext c;
+    CU_OK(cuDevicePrimaryCtxRetain(&c, 0));
+    CU_OK(cuCtxSetCurrent(c));
+    CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED };
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
+    size_t g = 0;
+    CU_OK(cuMemGetAllocationGranularity(&g, &prop,
+                                        CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    CUmemGenericAllocationHandle h, h2;
+    CU_OK(cuMemCreate(&h, g, &prop, 0));
+    CUmemAllocationProp got;
+    CU_OK(cuMemGetAllocationPropertiesFromHandle(&got, h));
+    ck_assert_int_eq(got.allocFlags.compressionType,
+                     want ? CU_MEM_ALLOCATION_COMP_GENERIC
+                          : CU_MEM_ALLOCATION_COMP_NONE);
+    /* it holds bytes as any memory; its retained handle says the same */
+    CUdeviceptr va;
+    CU_OK(cuMemAddressReserve(&va, g, 0, 0, 0));
+    CU_OK(cuMemMap(va, g, 0, h, 0));
+    CUmemAccessDesc acc = { { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+                            CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+    CU_OK(cuMemSetAccess(va, g, &acc, 1));
+    CU_OK(cuMemsetD32(va, 0x5a5a5a5a, g / 4));
+    uint32_t x = 0;
+    CU_OK(cuMemcpyDtoH(&x, va + g - 4, 4));
+    ck_assert_uint_eq(x, 0x5a5a5a5a);
+    CU_OK(cuMemRetainAllocationHandle(&h2, (void *)(uintptr_t)va));
+    CU_OK(cuMemGetAllocationPropertiesFromHandle(&got, h2));
+    ck_assert_int_eq(got.allocFlags.compressionType != 0, want);
+    CU_OK(cuMemRelease(h2));
+    CU_OK(cuMemUnmap(va, g));
+    CU_OK(cuMemAddressFree(va, g));
+    CU_OK(cuMemRelease(h));
+    /* not compressible unless asked; no such type as 2 */
+    prop.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_NONE;
+    CU_OK(cuMemCreate(&h, g, &prop, 0));
+    CU_OK(cuMemGetAllocationPropertiesFromHandle(&got, h));
+    ck_assert_int_eq(got.allocFlags.compressionType,
+                     CU_MEM_ALLOCATION_COMP_NONE);
+    CU_OK(cuMemRelease(h));
+    prop.allocFlags.compressionType = 2;
+    ck_assert_int_eq(cuMemCreate(&h, g, &prop, 0), CUDA_ERROR_INVALID_VALUE);
+    ck_assert_int_eq(cuMemGetAllocationGranularity(
+                         &g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+                     CUDA_ERROR_INVALID_VALUE);
+}
+
+START_TEST(test_vmm_compression_a100)
+{
+    check_compression(NULL, 1);     /* the default machine: A100 PCIe */
+}
+END_TEST
+
+START_TEST(test_vmm_compression_v100)
+{
+    check_compression("dgx1-v100.yaml", 0);
+}
+END_TEST
+
 /* ---- f: entry points ------------------------------------------------------------------ */
 
 typedef CUresult alloc_fn(CUdeviceptr *, size_t);
@@ -693,6 +767,8 @@ Suite *make_driver_suite(void)
     TCase *e = tcase_create("vmm");
     tcase_set_timeout(e, 120);
     tcase_add_test(e, test_vmm_map_two_gpus);
+    tcase_add_test(e, test_vmm_compression_a100);
+    tcase_add_test(e, test_vmm_compression_v100);
     suite_add_tcase(s, e);
     TCase *f = tcase_create("entry-points");
     tcase_add_test(f, test_proc_address);
