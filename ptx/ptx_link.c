@@ -1,6 +1,7 @@
 /*
  * ptx/ptx_link.c - one PTX module from the units of a program built with
- * -rdc=true (link.h says what is linked and how).
+ * -rdc=true, or from those of the driver's JIT linker (ptx_link.h says
+ * what is linked and how).
  */
 #include <config.h>
 
@@ -404,8 +405,8 @@ static int resolve(struct unit *u, unsigned n, struct ptx_error *err)
                     }
                     if (!other_weak) {
                         ptx__set_err(err, PTX_EINVAL, 0, "linking the "
-                                     "-rdc=true units: '%s' is defined "
-                                     "in two of them", s->name);
+                                     "PTX units: '%s' is defined in two "
+                                     "of them", s->name);
                         return PTX_EINVAL;
                     }
                 }
@@ -661,9 +662,11 @@ static int resolve_readable(struct unit *u, unsigned n, struct ptx_error *err)
     }
 }
 
-int ptx_link_texts(const char *const *units, unsigned n,
-                   bool (*want)(const char *kernel, void *arg), void *arg,
-                   char **text, size_t *len, struct ptx_error *err)
+/* ptx_link_texts(), or with all every unit linked (ptx_link_all). */
+static int link_texts(const char *const *units, unsigned n,
+                      bool (*want)(const char *kernel, void *arg), void *arg,
+                      bool all, char **text, size_t *len,
+                      struct ptx_error *err)
 {
     if (!units || !text || n > PTX_LINK_MAX_UNITS) {
         ptx__set_err(err, PTX_EINVAL, 0, "linking: %u units (at most %u)", n,
@@ -681,14 +684,17 @@ int ptx_link_texts(const char *const *units, unsigned n,
         u[i].n = strlen(u[i].t);
         rc = scan_unit(&u[i]);
     }
-    if (!rc && !choose(u, n, want, arg)) {
+    for (unsigned i = 0; all && i < n; i++) {
+        u[i].chosen = true;
+    }
+    if (!rc && !all && !choose(u, n, want, arg)) {
         ptx__set_err(err, PTX_ENOPTX, 0, "none of the %u PTX units of the "
                      "-rdc=true image defines a kernel the program "
                      "registered", n);
         rc = PTX_ENOPTX;
     }
     if (!rc) {
-        rc = resolve_readable(u, n, err);
+        rc = all ? resolve(u, n, err) : resolve_readable(u, n, err);
     }
     if (!rc) {
         rc = emit(u, n, text, len);
@@ -702,6 +708,19 @@ int ptx_link_texts(const char *const *units, unsigned n,
     }
     free(u);
     return rc;
+}
+
+int ptx_link_texts(const char *const *units, unsigned n,
+                   bool (*want)(const char *kernel, void *arg), void *arg,
+                   char **text, size_t *len, struct ptx_error *err)
+{
+    return link_texts(units, n, want, arg, false, text, len, err);
+}
+
+int ptx_link_all(const char *const *units, unsigned n, char **text,
+                 size_t *len, struct ptx_error *err)
+{
+    return link_texts(units, n, NULL, NULL, true, text, len, err);
 }
 
 void ptx_relfatbin_units_free(char **units, unsigned n)

@@ -61,6 +61,16 @@ int ptx_link_texts(const char *const *units, unsigned n,
                    char **text, size_t *len, struct ptx_error *err);
 
 /**
+ * ptx_link_all() - every one of the @n PTX texts linked, as the driver's
+ * JIT linker links what a program adds (cuLinkComplete,
+ * cuda/driver/drv_link.c): no unit is left out, so a symbol two of them
+ * define is PTX_EINVAL, and a unit that does not parse makes the text
+ * not parse (the caller parses it). Return: 0, PTX_EINVAL, PTX_ENOMEM.
+ */
+int ptx_link_all(const char *const *units, unsigned n, char **text,
+                 size_t *len, struct ptx_error *err);
+
+/**
  * ptx_relfatbin_units() - the PTX text of each container of the section
  * that has PTX (the first step of ptx_link_relfatbin): *units a malloc'd
  * array of *n malloc'd texts; free with ptx_relfatbin_units_free().

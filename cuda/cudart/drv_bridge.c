@@ -1,7 +1,8 @@
 /*
  * cuda/cudart/drv_bridge.c - the runtime's side of p2psim's driver API
  * (drv_bridge.h): modules from PTX text or a fat binary, registered in
- * registry.c's table as nvcc's are, so that cuLaunchKernel is a
+ * registry.c's table as nvcc's are (and the JIT linker's PTX units,
+ * linked by ptx/ptx_link.h), so that cuLaunchKernel is a
  * cudaLaunchKernel of the same machinery; and the mappings of the
  * virtual memory management API, which are allocations of the table
  * (RT_ALLOC_VMM) at an address of the driver's reservation.
@@ -20,6 +21,7 @@
 
 #include "cuda/cudart/launch_int.h"
 #include "cuda/cudart/memory.h"
+#include "ptx/ptx_link.h"
 
 /* ---- modules --------------------------------------------------------------- */
 
@@ -33,16 +35,21 @@ static const struct p2psim_fatbin_wrapper drv_wrapper = {
     empty_container, NULL,
 };
 
-/* The PTX text of image: 0, or an error with msg. */
-static cudaError_t image_ptx(const void *image, char **text, size_t *len,
-                             struct ptx_error *err)
+/* The PTX text of image (size bytes, 0: unknown): 0, or an error with
+ * err. */
+static cudaError_t image_ptx(const void *image, size_t size, char **text,
+                             size_t *len, struct ptx_error *err)
 {
     const unsigned char *b = image;
-    uint32_t magic;
-    memcpy(&magic, b, sizeof(magic));
+    uint32_t magic = 0;
+    if (!size || size >= sizeof(magic)) {
+        memcpy(&magic, b, sizeof(magic));
+    }
     int rc;
     if (magic == P2PSIM_FATBIN_WRAPPER_MAGIC) {
         rc = ptx_fatbin_extract(image, text, len, err);
+    } else if (magic == P2PSIM_FATBIN_CONTAINER_MAGIC && size) {
+        rc = ptx_fatbin_extract_data(image, size, text, len, err);
     } else if (magic == P2PSIM_FATBIN_CONTAINER_MAGIC) {
         struct p2psim_fatbin_wrapper w = {
             P2PSIM_FATBIN_WRAPPER_MAGIC, P2PSIM_FATBIN_WRAPPER_VERSION,
@@ -56,8 +63,8 @@ static cudaError_t image_ptx(const void *image, char **text, size_t *len,
                  "PTX in it (nvcc -fatbin -gencode ...,code=compute_XX)");
         return cudaErrorNoKernelImageForDevice;
     } else {
-        *len = strlen(image);
-        *text = strdup(image);
+        *len = size ? strnlen(image, size) : strlen(image);
+        *text = strndup(image, *len);
         if (!*text) {
             return cudaErrorMemoryAllocation;
         }
@@ -72,31 +79,45 @@ static cudaError_t image_ptx(const void *image, char **text, size_t *len,
     return rc ? cudaErrorInvalidKernelImage : cudaSuccess;
 }
 
-cudaError_t p2psim_drv_module_load(const void *image, void ***handle,
-                                   char *msg, size_t msg_size)
+/* The PTX text of image and its parsed module: 0, or an error with msg. */
+static cudaError_t image_module(const void *image, size_t size, char **text,
+                                size_t *len, struct ptx_module **mod,
+                                char *msg, size_t msg_size)
 {
     struct ptx_error err;
-    char *text = NULL;
-    size_t len = 0;
     memset(&err, 0, sizeof(err));
-    if (!image || !handle) {
-        return cudaErrorInvalidValue;
-    }
-    cudaError_t e = image_ptx(image, &text, &len, &err);
-    struct ptx_module *mod = NULL;
+    *text = NULL;
+    *mod = NULL;
+    cudaError_t e = image_ptx(image, size, text, len, &err);
     if (!e) {
-        mod = ptx_module_parse(text, len, &err);
-        if (!mod) {
+        *mod = ptx_module_parse(*text, *len, &err);
+        if (!*mod) {
             e = err.code == PTX_ENOMEM ? cudaErrorMemoryAllocation
                                        : cudaErrorInvalidPtx;
         }
     }
     if (e) {
-        free(text);
+        free(*text);
+        *text = NULL;
         if (msg && msg_size) {
             snprintf(msg, msg_size, "%s", err.msg[0] ? err.msg
                                                      : "not a module");
         }
+    }
+    return e;
+}
+
+cudaError_t p2psim_drv_module_load(const void *image, void ***handle,
+                                   char *msg, size_t msg_size)
+{
+    char *text = NULL;
+    size_t len = 0;
+    struct ptx_module *mod = NULL;
+    if (!image || !handle) {
+        return cudaErrorInvalidValue;
+    }
+    cudaError_t e = image_module(image, 0, &text, &len, &mod, msg, msg_size);
+    if (e) {
         return e;
     }
     void **h = __cudaRegisterFatBinary((void *)&drv_wrapper);
@@ -114,6 +135,56 @@ cudaError_t p2psim_drv_module_load(const void *image, void ***handle,
     pthread_mutex_unlock(&reg_lock);
     *handle = h;
     return cudaSuccess;
+}
+
+cudaError_t p2psim_drv_image_ptx(const void *image, size_t size, char **text,
+                                 size_t *len, char *msg, size_t msg_size)
+{
+    struct ptx_module *mod = NULL;
+    size_t n = 0;
+    if (!image || !text) {
+        return cudaErrorInvalidValue;
+    }
+    cudaError_t e = image_module(image, size, text, &n, &mod, msg, msg_size);
+    ptx_module_free(mod);
+    if (!e && len) {
+        *len = n;
+    }
+    return e;
+}
+
+cudaError_t p2psim_drv_link(const char *const *units, unsigned n,
+                            char **text, size_t *len, char *msg,
+                            size_t msg_size)
+{
+    struct ptx_error err;
+    memset(&err, 0, sizeof(err));
+    size_t n_text = 0;
+    *text = NULL;
+    int rc = ptx_link_all(units, n, text, &n_text, &err);
+    cudaError_t e = rc == 0 ? cudaSuccess
+                    : rc == PTX_ENOMEM ? cudaErrorMemoryAllocation
+                    : rc == PTX_EPARSE ? cudaErrorInvalidPtx
+                                       : cudaErrorInvalidKernelImage;
+    if (!e) {
+        /* the linked module must read as one, as its load will */
+        struct ptx_module *mod = ptx_module_parse(*text, n_text, &err);
+        e = mod ? cudaSuccess
+            : err.code == PTX_ENOMEM ? cudaErrorMemoryAllocation
+                                     : cudaErrorInvalidPtx;
+        ptx_module_free(mod);
+    }
+    if (e) {
+        free(*text);
+        *text = NULL;
+        if (msg && msg_size) {
+            snprintf(msg, msg_size, "%s", err.msg[0] ? err.msg
+                                                     : "cannot link");
+        }
+    } else if (len) {
+        *len = n_text;
+    }
+    return e;
 }
 
 void p2psim_drv_module_unload(void **handle)

@@ -34,6 +34,25 @@ extern "C" {
 cudaError_t p2psim_drv_module_load(const void *image, void ***handle,
                                    char *msg, size_t msg_size);
 void p2psim_drv_module_unload(void **handle);
+/*
+ * p2psim_drv_image_ptx - the PTX text of image, as p2psim_drv_module_load
+ * reads it, of size bytes (0: unknown; a fat binary's header then bounds
+ * it, and PTX text ends at its NUL), checked to parse: *text malloc'd,
+ * free() it; *len its strlen (may be NULL). Errors as for
+ * p2psim_drv_module_load, why in msg.
+ */
+cudaError_t p2psim_drv_image_ptx(const void *image, size_t size, char **text,
+                                 size_t *len, char *msg, size_t msg_size);
+/*
+ * p2psim_drv_link - one PTX text from n PTX texts (units), every one
+ * linked (ptx/ptx_link.h, ptx_link_all) and the result checked to parse:
+ * *text malloc'd, free() it. Returns 0, cudaErrorInvalidKernelImage (a
+ * symbol defined twice), cudaErrorInvalidPtx, cudaErrorMemoryAllocation;
+ * why in msg.
+ */
+cudaError_t p2psim_drv_link(const char *const *units, unsigned n,
+                            char **text, size_t *len, char *msg,
+                            size_t msg_size);
 /* Whether the module has a kernel (.entry) of that name. */
 int p2psim_drv_module_has_kernel(void **handle, const char *name);
 /* The address and size of the module's .global/.const variable name on

@@ -7,6 +7,7 @@
  *   drv_device.c   cuInit, versions, errors, devices, contexts
  *   drv_memory.c   allocations, copies, memsets, pointer attributes
  *   drv_module.c   modules, functions, launches, occupancy, libraries
+ *   drv_link.c     the JIT linker (cuLink*), the JIT options' outputs
  *   drv_stream.c   streams, events, IPC handles
  *   drv_vmm.c      the virtual memory management API
  *   drv_legacy.c   the names of older interfaces (drv_unversioned.h)
@@ -73,6 +74,26 @@ int drv_ctx_device(CUcontext ctx);
  * memory management API (n when p is in none): a copy or memset is split
  * there, as each mapping is an allocation of its own to the runtime. */
 size_t drv_vmm_run(uintptr_t p, size_t n);
+
+/* The whole file, NUL-terminated (PTX is text), *size its bytes (the NUL
+ * not counted); NULL with errno. drv_module.c. */
+char *drv_read_file(const char *fname, size_t *size);
+
+/*
+ * The JIT options (cuModuleLoadDataEx, cuLink*), drv_link.c.
+ * drv_jit_check: CUDA_ERROR_INVALID_VALUE, with a p2psim line naming who,
+ * for an option CUDA does not have or arrays missing.
+ * drv_jit_log: msg into the info (error false) or error log buffer of
+ * the options, whose size option becomes the bytes written (NUL
+ * included). drv_jit_wall_time: CU_JIT_WALL_TIME's value becomes the
+ * milliseconds, a float.
+ */
+CUresult drv_jit_check(const char *who, unsigned n, const CUjit_option *opt,
+                       void **val);
+void drv_jit_log(unsigned n, const CUjit_option *opt, void **val,
+                 const char *msg, bool error);
+void drv_jit_wall_time(unsigned n, const CUjit_option *opt, void **val,
+                       double seconds);
 
 /* A module: the runtime's registry module and the functions taken from it. */
 struct CUmod_st {

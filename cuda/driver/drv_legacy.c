@@ -32,6 +32,14 @@ CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle,
                             unsigned int Flags);
 CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
                           cuuint64_t flags);
+CUresult cuLinkCreate(unsigned int numOptions, CUjit_option *options,
+                      void **optionValues, CUlinkState *stateOut);
+CUresult cuLinkAddData(CUlinkState state, CUjitInputType type, void *data,
+                       size_t size, const char *name, unsigned int numOptions,
+                       CUjit_option *options, void **optionValues);
+CUresult cuLinkAddFile(CUlinkState state, CUjitInputType type,
+                       const char *path, unsigned int numOptions,
+                       CUjit_option *options, void **optionValues);
 
 CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
@@ -121,4 +129,27 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
                           cuuint64_t flags)
 {
     return cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, NULL);
+}
+
+/* The linker before CUDA 6.5: the same arguments. */
+CUresult cuLinkCreate(unsigned int numOptions, CUjit_option *options,
+                      void **optionValues, CUlinkState *stateOut)
+{
+    return cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+}
+
+CUresult cuLinkAddData(CUlinkState state, CUjitInputType type, void *data,
+                       size_t size, const char *name, unsigned int numOptions,
+                       CUjit_option *options, void **optionValues)
+{
+    return cuLinkAddData_v2(state, type, data, size, name, numOptions,
+                            options, optionValues);
+}
+
+CUresult cuLinkAddFile(CUlinkState state, CUjitInputType type,
+                       const char *path, unsigned int numOptions,
+                       CUjit_option *options, void **optionValues)
+{
+    return cuLinkAddFile_v2(state, type, path, numOptions, options,
+                            optionValues);
 }

@@ -11,10 +11,11 @@
  * cuFuncGetAttribute and cuOccupancy*. A cubin holds only machine code:
  * loading one fails with CUDA_ERROR_NO_BINARY_FOR_GPU and a line saying
  * so. JIT options are taken and ignored, except the log buffers, which
- * get the loader's message. Modules are never unloaded by the driver
- * itself before cuModuleUnload. Caps: a module file of cuModuleLoad is at
- * most DRV_MODULE_FILE_MAX bytes; a kernel of at most DRV_MAX_PARAMS
- * parameters can be launched with CU_LAUNCH_PARAM_BUFFER_POINTER.
+ * get the loader's message (drv_link.c fills them). Modules are never
+ * unloaded by the driver itself before cuModuleUnload. Caps: a module
+ * file of cuModuleLoad is at most DRV_MODULE_FILE_MAX bytes; a kernel of
+ * at most DRV_MAX_PARAMS parameters can be launched with
+ * CU_LAUNCH_PARAM_BUFFER_POINTER.
  */
 #include <config.h>
 
@@ -52,28 +53,6 @@ static bool mod_valid(CUmodule m)
     return m && found;
 }
 
-/* Write msg into the log buffer options of cuModuleLoadDataEx. */
-static void jit_log(unsigned n, const CUjit_option *opt, void **val,
-                    const char *msg, bool error)
-{
-    CUjit_option want = error ? CU_JIT_ERROR_LOG_BUFFER
-                              : CU_JIT_INFO_LOG_BUFFER;
-    CUjit_option want_size = error ? CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
-                                   : CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES;
-    char *buf = NULL;
-    size_t size = 0;
-    for (unsigned i = 0; opt && val && i < n; i++) {
-        if (opt[i] == want) {
-            buf = val[i];
-        } else if (opt[i] == want_size) {
-            size = (size_t)(uintptr_t)val[i];
-        }
-    }
-    if (buf && size) {
-        snprintf(buf, size, "%s", msg);
-    }
-}
-
 static CUresult load(CUmodule *module, const void *image, unsigned n_opt,
                      const CUjit_option *opt, void **val, const char *what)
 {
@@ -96,10 +75,10 @@ static CUresult load(CUmodule *module, const void *image, unsigned n_opt,
                                                       : CUDA_ERROR_INVALID_IMAGE;
         fprintf(stderr, "p2psim: %s: the module cannot be loaded: %s\n",
                 what, msg);
-        jit_log(n_opt, opt, val, msg, true);
+        drv_jit_log(n_opt, opt, val, msg, true);
         return r;
     }
-    jit_log(n_opt, opt, val, "", false);
+    drv_jit_log(n_opt, opt, val, "", false);
     struct CUmod_st *m = calloc(1, sizeof(*m));
     struct mod_node *node = calloc(1, sizeof(*node));
     if (!m || !node) {
@@ -136,8 +115,7 @@ CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
     return load(module, fatCubin, 0, NULL, NULL, "cuModuleLoadFatBinary");
 }
 
-/* The whole file, NUL-terminated (PTX is text); NULL with errno. */
-static char *read_file(const char *fname)
+char *drv_read_file(const char *fname, size_t *size)
 {
     FILE *f = fopen(fname, "rb");
     if (!f) {
@@ -176,6 +154,7 @@ static char *read_file(const char *fname)
         return NULL;
     }
     buf[len] = '\0';
+    *size = len;
     return buf;
 }
 
@@ -185,7 +164,8 @@ CUresult cuModuleLoad(CUmodule *module, const char *fname)
     if (!module || !fname) {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    char *image = read_file(fname);
+    size_t size = 0;
+    char *image = drv_read_file(fname, &size);
     if (!image) {
         fprintf(stderr, "p2psim: cuModuleLoad: cannot read %s: %s\n", fname,
                 strerror(errno));

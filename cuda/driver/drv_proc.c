@@ -33,6 +33,9 @@ LEGACY(cuEventDestroy)
 LEGACY(cuEventElapsedTime)
 LEGACY(cuIpcOpenMemHandle)
 LEGACY(cuGetProcAddress)
+LEGACY(cuLinkCreate)
+LEGACY(cuLinkAddData)
+LEGACY(cuLinkAddFile)
 
 struct drv_entry {
     const char *symbol;

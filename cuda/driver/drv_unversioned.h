@@ -23,5 +23,8 @@
 #undef cuEventElapsedTime
 #undef cuIpcOpenMemHandle
 #undef cuGetProcAddress
+#undef cuLinkCreate
+#undef cuLinkAddData
+#undef cuLinkAddFile
 
 #endif /* P2PSIM_CUDA_DRIVER_DRV_UNVERSIONED_H */

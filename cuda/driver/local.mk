@@ -13,6 +13,7 @@ cuda_driver_libcuda_la_SOURCES = \
 	%reldir%/drv_device.c \
 	%reldir%/drv_memory.c \
 	%reldir%/drv_module.c \
+	%reldir%/drv_link.c \
 	%reldir%/drv_stream.c \
 	%reldir%/drv_vmm.c \
 	%reldir%/drv_legacy.c \
@@ -46,6 +47,7 @@ cuda/driver/unserved.c: $(srcdir)/cuda/driver/gen-unserved.awk \
 		$(srcdir)/cuda/driver/drv_device.c \
 		$(srcdir)/cuda/driver/drv_memory.c \
 		$(srcdir)/cuda/driver/drv_module.c \
+		$(srcdir)/cuda/driver/drv_link.c \
 		$(srcdir)/cuda/driver/drv_stream.c \
 		$(srcdir)/cuda/driver/drv_vmm.c \
 		$(srcdir)/cuda/driver/drv_legacy.c \

@@ -1,6 +1,7 @@
 /*
- * tests/driver/driver_main.c - runner of the driver API's suite
- * (check_driver.c); every test runs in its own process.
+ * tests/driver/driver_main.c - runner of the driver API's suites
+ * (check_driver.c, check_driver_link.c); every test runs in its own
+ * process.
  */
 #include <config.h>
 
@@ -10,5 +11,5 @@
 #include "tests/check_p2psim.h"
 #include "tests/driver/driver_test.h"
 
-#define SUITES(X) X(make_driver_suite)
+#define SUITES(X) X(make_driver_suite) X(make_driver_link_suite)
 CHECK_RUNNER_MAIN("check_driver", SUITES)

@@ -2,7 +2,8 @@
  * tests/ptx/check_ptx_link.c - linking the PTX units of a -rdc=true
  * program (ptx/ptx_link.h): which units are taken, externs resolved,
  * internal names renamed, weak definitions kept once, a symbol defined
- * twice refused, an unreadable unit left out, and the section walk.
+ * twice refused, an unreadable unit left out, and the section walk; and
+ * ptx_link_all, which links every unit (the driver's JIT linker).
  */
 #include <config.h>
 
@@ -186,6 +187,31 @@ START_TEST(test_link_section_walk)
 }
 END_TEST
 
+/* ptx_link_all (the driver's JIT linker): every unit is linked, the one
+ * nothing uses too, and a second definition is refused. */
+START_TEST(test_link_all_keeps_every_unit)
+{
+    const char *u[] = { unit_kernel, unit_data, unit_other };
+    struct ptx_error e;
+    char *t = NULL;
+    size_t len = 0;
+    memset(&e, 0, sizeof(e));
+    ck_assert_int_eq(ptx_link_all(u, 3, &t, &len, &e), 0);
+    ck_assert_uint_eq(len, strlen(t));
+    ck_assert_ptr_nonnull(strstr(t, "unrelated"));
+    ck_assert_ptr_null(strstr(t, ".extern"));
+    struct ptx_module *m = ptx_module_parse(t, len, &e);
+    ck_assert_msg(m != NULL, "%s", e.msg);
+    ck_assert_uint_eq(ptx_module_var_count(m), 5);
+    ptx_module_free(m);
+    free(t);
+    const char *twice[] = { unit_kernel, unit_data, unit_data };
+    memset(&e, 0, sizeof(e));
+    ck_assert_int_eq(ptx_link_all(twice, 3, &t, &len, &e), PTX_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "'gv' is defined in two"));
+}
+END_TEST
+
 Suite *make_ptx_link_suite(void)
 {
     Suite *s = suite_create("ptx-link");
@@ -195,6 +221,7 @@ Suite *make_ptx_link_suite(void)
     tcase_add_test(tc, test_link_weak_once_strong_twice_refused);
     tcase_add_test(tc, test_link_drops_unreadable_unit);
     tcase_add_test(tc, test_link_section_walk);
+    tcase_add_test(tc, test_link_all_keeps_every_unit);
     suite_add_tcase(s, tc);
     return s;
 }
