@@ -7,5 +7,7 @@ common_libcommon_la_SOURCES = \
 	%reldir%/fdio.c \
 	%reldir%/fdio.h \
 	%reldir%/osthread.c \
-	%reldir%/osthread.h
+	%reldir%/osthread.h \
+	%reldir%/realclock.c \
+	%reldir%/realclock.h
 EXTRA_DIST += common/.may_include

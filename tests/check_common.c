@@ -11,6 +11,7 @@
 
 #define SUITES(X)                                                             \
     X(make_atomic_suite)                                                      \
-    X(make_fdio_suite)
+    X(make_fdio_suite)                                                        \
+    X(make_realclock_suite)
 
 CHECK_RUNNER_MAIN("check_common", SUITES)

@@ -11,6 +11,7 @@
 /* common/ */
 Suite *make_atomic_suite(void);
 Suite *make_fdio_suite(void);
+Suite *make_realclock_suite(void);
 
 /* sim/ */
 Suite *make_event_suite(void);

@@ -21,7 +21,8 @@ tests_check_common_SOURCES = \
 	%reldir%/check_p2psim.h \
 	%reldir%/check_common.c \
 	%reldir%/common/check_atomic.c \
-	%reldir%/common/check_fdio.c
+	%reldir%/common/check_fdio.c \
+	%reldir%/common/check_realclock.c
 tests_check_common_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_common_LDADD = common/libcommon.la $(CHECK_LIBS) -lpthread
 
@@ -288,6 +289,11 @@ EXTRA_DIST += tests/shim/dispatch-gen.sh tests/shim/passthrough.sh \
 # follows memcpy-async-d2d.
 TESTS += tests/shim/api-costs.sh
 EXTRA_DIST += tests/shim/api-costs.sh tests/shim/d2d_calls.c
+# tests/shim/host-clock.sh: the program's clocks, sleeps and blocking
+# outside CUDA under `p2psim run` (cuda/host/, libp2psim-host.so).
+TESTS += tests/shim/host-clock.sh
+EXTRA_DIST += tests/shim/host-clock.sh tests/shim/host_clock.c \
+	tests/shim/host_chrono.cc
 
 # p2psim bench, sweep and validate end to end (cli_bench.sh), and sweep
 # under mpirun -np 2 against a serial run (sweep_mpi.sh; exits 77 without

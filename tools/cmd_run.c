@@ -23,6 +23,9 @@
  *                    server
  *   P2PSIM_RECORD    with --record FILE: the shim writes the API trace
  *                    there (traces/api-trace.md); FILE is emptied first
+ *   LD_PRELOAD       libp2psim-host.so (cuda/host/), not with --real:
+ *                    simulated clocks and sleeps (not with --real-clock:
+ *                    P2PSIM_REAL_CLOCK=1); P2PSIM_CLOCK_ORIGIN: REALTIME's
  *
  * It forks and waits rather than exec'ing in place, so that it can say how
  * the program ended and return its status, and forward SIGINT, SIGTERM and
@@ -46,6 +49,7 @@
 #include <sys/types.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "machine/p2psim.h"
@@ -71,6 +75,7 @@ struct run_opts {
     struct cli_trace tr;        /* --trace, --counters, ... */
     const char *record;         /* --record FILE: the API trace */
     bool real;                  /* --real: NVIDIA's runtime, a real GPU */
+    bool real_clock;            /* --real-clock: no simulated host clocks */
     bool single;                /* --single-process: no server */
     bool quiet;
 };
@@ -130,6 +135,12 @@ static void run_usage(FILE *f)
             "every call\n"
             "                to NVIDIA's libcudart.so.13 "
             "(P2PSIM_REAL_CUDART: its path)\n"
+            "  --real-clock  the program's clocks and sleeps are the "
+            "computer's; by default\n"
+            "                clock_gettime, gettimeofday, time, "
+            "std::chrono and sleeps read\n"
+            "                and spend the calling thread's simulated "
+            "clock\n"
             "  --single-process\n"
             "                simulate the machine inside the program's own "
             "process, with\n"
@@ -354,13 +365,8 @@ static void find_driver(const char *shim_dir, char *out, size_t size)
  * links libnvrtc, and only then (a preload before a sanitizer's runtime
  * would stop an instrumented program). drv: the driver's folder.
  */
-static int preload_nvrtc(const char *drv, const char *prog)
+static int prepend_preload(const char *lib)
 {
-    char lib[PATH_MAX + 32];
-    snprintf(lib, sizeof(lib), "%s/libp2psim-nvrtc.so", drv);
-    if (!*drv || access(lib, R_OK) != 0 || !elf_needs(prog, "libnvrtc.so")) {
-        return 0;
-    }
     const char *old = getenv("LD_PRELOAD");
     size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
     char *pre = malloc(len);
@@ -371,6 +377,52 @@ static int preload_nvrtc(const char *drv, const char *prog)
              old ? old : "");
     int rc = setenv("LD_PRELOAD", pre, 1);
     free(pre);
+    return rc;
+}
+
+static int preload_nvrtc(const char *drv, const char *prog)
+{
+    char lib[PATH_MAX + 32];
+    snprintf(lib, sizeof(lib), "%s/libp2psim-nvrtc.so", drv);
+    if (!*drv || access(lib, R_OK) != 0 || !elf_needs(prog, "libnvrtc.so")) {
+        return 0;
+    }
+    return prepend_preload(lib);
+}
+
+/*
+ * libp2psim-host.so (cuda/host/: the program's clocks and sleeps are its
+ * threads' simulated ones, its blocking outside CUDA is counted): beside
+ * the shim where installed, cuda/host/.libs in the build tree. Not with
+ * --real, nor for a program built with a sanitizer whose runtime must be
+ * the first library loaded (its clocks stay real). Every process of the
+ * program reads REALTIME from the same origin, P2PSIM_CLOCK_ORIGIN (the
+ * wall time now, ns).
+ */
+static int preload_host(const struct run_opts *o, const char *shim_dir,
+                        const char *prog)
+{
+    static const char *const rel[] = { "", "/../../host/.libs" };
+    if (o->real || elf_needs(prog, "libasan.so") ||
+        elf_needs(prog, "libtsan.so") || elf_needs(prog, "libhwasan.so")) {
+        return 0;
+    }
+    int rc = o->real_clock ? setenv("P2PSIM_REAL_CLOCK", "1", 1)
+                           : unsetenv("P2PSIM_REAL_CLOCK");
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    char origin[32];
+    snprintf(origin, sizeof(origin), "%lld",
+             (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+    rc |= setenv("P2PSIM_CLOCK_ORIGIN", origin, 1);
+    for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+        char lib[PATH_MAX + 48], path[PATH_MAX];
+        snprintf(lib, sizeof(lib), "%s%s/libp2psim-host.so", shim_dir,
+                 rel[i]);
+        if (access(lib, R_OK) == 0 && realpath(lib, path)) {
+            return rc | prepend_preload(path);
+        }
+    }
     return rc;
 }
 
@@ -393,6 +445,7 @@ static int set_environment(const struct run_opts *o, const char *shim_dir,
     int rc = setenv("LD_LIBRARY_PATH", ld, 1);
     free(ld);
     rc |= preload_nvrtc(drv, prog);
+    rc |= preload_host(o, shim_dir, prog);
     if (machine) {
         rc |= setenv("P2PSIM_TOPOLOGY", machine, 1);
     }
@@ -678,6 +731,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         CLI_TRACE_PLOT_OPTION,
         { "record", required_argument, NULL, 'R' },
         { "real", no_argument, NULL, 'C' },
+        { "real-clock", no_argument, NULL, 'K' },
         { "single-process", no_argument, NULL, 'S' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
@@ -692,6 +746,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         case 's': o->stats = optarg; break;
         case 'R': o->record = optarg; break;
         case 'C': o->real = true; break;
+        case 'K': o->real_clock = true; break;
         case 'S': o->single = true; break;
         case 'q': o->quiet = true; break;
         case 'h': run_usage(stdout); return 1;

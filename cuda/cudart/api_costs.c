@@ -28,6 +28,7 @@ const char *const api_cost_names[API_COST_N + 1] = {
     [API_COST_MALLOC] = "malloc",
     [API_COST_SYNC] = "sync",
     [API_COST_HOST_FUNCTION] = "host-function",
+    [API_COST_CLOCK_READ] = "clock-read",
     [API_COST_N] = NULL,
 };
 

@@ -31,6 +31,7 @@ enum api_cost {
     API_COST_MALLOC,            /* malloc: cudaMalloc or cudaFree */
     API_COST_SYNC,              /* sync: return from a synchronization */
     API_COST_HOST_FUNCTION,     /* host-function: its dispatch */
+    API_COST_CLOCK_READ,        /* clock-read: the program reads a clock */
     API_COST_N
 };
 

@@ -74,7 +74,8 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/config.c \
 	%reldir%/relfatbin.c \
 	%reldir%/relfatbin.h \
-	%reldir%/stream_attr.c
+	%reldir%/stream_attr.c \
+	%reldir%/rt_host.c
 cuda_cudart_libcudart_sim_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-include cuda/cudart/sim_names.h
 

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "common/fdio.h"
+#include "common/realclock.h"
 #include "cuda/cudart/rt.h"
 #include "machine/links.h"
 #include "sim/error.h"
@@ -430,7 +431,7 @@ static void declare_outside(void)
 static void sleep_ms(long ms)
 {
     struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    while (real_nanosleep(&ts, &ts) < 0 && errno == EINTR) {
     }
 }
 
@@ -465,8 +466,7 @@ static void *service_main(void *arg)
                 if (!rm.service) {
                     /* Host functions run here may ask for a thread; this
                      * one never counts as running. */
-                    rm.service = rt_self();
-                    rm.service->state = RT_EXITED;
+                    rm.service = rt_self();     /* RT_EXITED */
                 }
                 process_inbox(NULL);
                 pthread_cond_broadcast(&rt.cond);

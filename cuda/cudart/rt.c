@@ -14,6 +14,7 @@
  * of the event that released it. So a thread never enqueues work "in the
  * past", and a multi-threaded program sees one consistent timeline.
  */
+#define _GNU_SOURCE /* PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP */
 #include <config.h>
 
 #include "cuda/cudart/rt.h"
@@ -27,6 +28,7 @@
 #include <time.h>
 
 #include "common/osthread.h"
+#include "common/realclock.h"
 #include "cuda/cudart/api_costs.h"
 #include "cuda/cudart/remote.h"
 #include "machine/links.h"
@@ -34,7 +36,9 @@
 #include "sim/sim.h"
 
 struct rt rt = {
-    .lock = PTHREAD_MUTEX_INITIALIZER,
+    /* error-checking: rt_host.c's hooks, which a thread of the runtime's own
+     * code may reach with the lock held (a read at exit), see EDEADLK */
+    .lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP,
     .cond = PTHREAD_COND_INITIALIZER,
 };
 
@@ -71,6 +75,10 @@ sim_time_t rt_costs[RT_COST_N] = {
     [RT_COST_SYNC] = SIM_NS(2600),
     /* [estimate] the driver's callback thread picking up a host function */
     [RT_COST_HOSTFN] = SIM_NS(2000),
+    /* [estimate] clock_gettime through the vDSO on a current x86 host,
+     * some 20 ns; charged per read of the simulated clock (rt_host.c), so
+     * that a loop waiting for its own clock to pass a time ends */
+    [RT_COST_CLOCK_READ] = SIM_NS(20),
 };
 
 /*
@@ -91,6 +99,7 @@ static const int rt_cost_key[RT_COST_N] = {
     [RT_COST_MALLOC] = API_COST_MALLOC,
     [RT_COST_SYNC] = API_COST_SYNC,
     [RT_COST_HOSTFN] = API_COST_HOST_FUNCTION,
+    [RT_COST_CLOCK_READ] = API_COST_CLOCK_READ,
 };
 _Static_assert((int)RT_COST_N == (int)API_COST_N + 1,
                "every runtime cost but RT_COST_MEMCPY_SYNC has a key");
@@ -121,6 +130,10 @@ static long rt_grace_ms = 20;
 static uint64_t rt_spin_ns = 200000000; /* P2PSIM_HOST_SPIN_MS */
 static atomic_uint rt_entering; /* threads on their way into the lock */
 static bool rt_newcomer_busy;   /* a thread not seen yet is runnable */
+static bool rt_hook_busy;       /* one told blocked (rt_host.c) is runnable */
+static _Thread_local unsigned rt_inside;        /* in a call, lock held */
+static _Thread_local bool rt_internal_self;     /* one of the runtime's */
+static _Thread_local sim_time_t rt_pre_clock;   /* reads before start-up */
 
 /* ---- host threads -------------------------------------------------------------- */
 
@@ -148,8 +161,13 @@ struct rt_thread *rt_self(void)
         abort();
     }
     t->clock = rt.ready ? rt_machine->now() : 0;
-    t->state = RT_RUNNING;
-    t->id = rt.n_threads++;
+    if (t->clock < rt_pre_clock) {
+        t->clock = rt_pre_clock;        /* clock reads before start-up */
+    }
+    /* One of the runtime's threads (it runs host functions) is never
+     * waited for and is not the program's. */
+    t->state = rt_internal_self ? RT_EXITED : RT_RUNNING;
+    t->id = rt_internal_self ? 0 : rt.n_threads++;
     t->deadline = SIM_TIME_MAX;
     t->ostid = osthread_self();
     t->pth = pthread_self();
@@ -158,6 +176,11 @@ struct rt_thread *rt_self(void)
     rt_self_ = t;
     pthread_setspecific(rt_key, t);
     return t;
+}
+
+struct rt_thread *rt_self_peek(void)
+{
+    return rt_self_;
 }
 
 void rt_charge(sim_time_t d)
@@ -244,6 +267,7 @@ static void rt_init(void)
     }
     rt.ready = true;
     atexit(rt_report);
+    rt_driver_start();
 }
 
 static cudaError_t enter(bool sticky)
@@ -260,9 +284,21 @@ static cudaError_t enter(bool sticky)
     atomic_fetch_add(&rt_entering, 1);
     pthread_mutex_lock(&rt.lock);
     atomic_fetch_sub(&rt_entering, 1);
+    rt_inside++;
+    rt_come_in();
+    int s = sticky ? cudart_error_sticky() : 0;
+    if (s) {
+        rt_leave();
+        return s;
+    }
+    return cudaSuccess;
+}
+
+void rt_come_in(void)
+{
     rt_activity++;
     rt_newcomer_busy = false;   /* looked at again at the next grace */
-    self = rt_self();
+    struct rt_thread *self = rt_self();
     self->cpu_marked = false;
     self->look.seen = false;
     if (self->state != RT_RUNNING) {
@@ -273,12 +309,24 @@ static cudaError_t enter(bool sticky)
     if (self->clock < now) {
         self->clock = now;
     }
-    int s = sticky ? cudart_error_sticky() : 0;
-    if (s) {
-        pthread_mutex_unlock(&rt.lock);
-        return s;
+}
+
+bool rt_host_lock(void)
+{
+    if (rt_inside || rt_internal_self) {
+        return false;
     }
-    return cudaSuccess;
+    return pthread_mutex_lock(&rt.lock) == 0;   /* EDEADLK: it holds it */
+}
+
+void rt_host_pre_clock(sim_time_t d)
+{
+    rt_pre_clock = sim_time_add(rt_pre_clock, d);
+}
+
+sim_time_t rt_host_pre_now(void)
+{
+    return rt_pre_clock;
 }
 
 cudaError_t rt_enter(void)
@@ -293,6 +341,7 @@ cudaError_t rt_enter_nosticky(void)
 
 void rt_leave(void)
 {
+    rt_inside--;
     pthread_mutex_unlock(&rt.lock);
 }
 
@@ -322,6 +371,16 @@ static bool waiter_released(const struct rt_thread *t, sim_time_t now)
     return now >= t->deadline || (t->until && t->until(t->until_arg));
 }
 
+/* Threads in rt_wait. */
+static unsigned threads_waiting(void)
+{
+    unsigned n = 0;
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        n += t->state == RT_WAITING;
+    }
+    return n;
+}
+
 /* The simulation's stop condition: no waiter released yet. */
 static bool none_released(void *arg)
 {
@@ -333,6 +392,16 @@ static bool none_released(void *arg)
         }
     }
     return true;
+}
+
+/*
+ * ... and no host function has run: it may have woken a thread blocked
+ * outside CUDA, or started one, which is looked at before time goes on
+ * (so that it comes back, or first calls, at the time of the callback).
+ */
+static bool keep_running(void *arg)
+{
+    return !rt.hostfn_ran && none_released(arg);
 }
 
 /*
@@ -352,7 +421,8 @@ static bool run_simulation(void)
         return true;
     }
     rt.running_sim = true;
-    bool ok = rt_machine->advance(none_released, NULL, limit);
+    rt.hostfn_ran = false;
+    bool ok = rt_machine->advance(keep_running, NULL, limit);
     rt.running_sim = false;
     return ok;
 }
@@ -414,6 +484,7 @@ static unsigned rt_n_internal;
 
 void rt_thread_internal(void)
 {
+    rt_internal_self = true;
     pthread_mutex_lock(&rt.lock);
     if (rt_n_internal < RT_INTERNAL) {
         rt_internal[rt_n_internal++] = osthread_self();
@@ -524,7 +595,19 @@ static void grace_expired(void)
  */
 static void outside_woken(void)
 {
+    rt_hook_busy = false;
     for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        if (t->state == RT_OUTSIDE && t->told) {
+            /* Told blocked (rt_host.c): back once it says so; while it is
+             * runnable it is on its way into the call, or woken and on
+             * its way back, and is looked at again soon. */
+            if (__atomic_load_n(&t->back, __ATOMIC_ACQUIRE)) {
+                t->state = RT_RUNNING;
+            } else if (osthread_runnable(t->ostid)) {
+                rt_hook_busy = true;
+            }
+            continue;
+        }
         if (t->state == RT_OUTSIDE && osthread_runnable(t->ostid) &&
             !(t->cpu_marked && spun(t->cpu_mark, osthread_cpu_ns(t->pth)))) {
             t->state = RT_RUNNING;
@@ -533,10 +616,18 @@ static void outside_woken(void)
     }
 }
 
+/* How long to wait before looking again: a thread that is about to call
+ * or block is looked at again soon. */
+static long look_soon(void)
+{
+    bool soon = (rt_newcomer_busy || rt_hook_busy) && threads_running() == 0;
+    return soon && rt_grace_ms > 2 ? 2 : rt_grace_ms;
+}
+
 static void timed_wait(long ms)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    real_clock_gettime(CLOCK_REALTIME, &ts);     /* the futex's clock */
     ts.tv_sec += ms / 1000;
     ts.tv_nsec += (ms % 1000) * 1000000L;
     if (ts.tv_nsec >= 1000000000L) {
@@ -570,7 +661,7 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
             }
         }
         if (!rt.running_sim && threads_running() == 0 &&
-            !rt_newcomer_busy && none_released(NULL)) {
+            !rt_newcomer_busy && !rt_hook_busy && none_released(NULL)) {
             if (!run_simulation()) {
                 e = rt_machine_failed ? cudaErrorMemoryAllocation
                                       : cudaErrorUnknown;
@@ -586,7 +677,7 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
         }
         /* A runnable thread not seen yet is looked at again soon: it
          * makes its first call, or falls asleep, without calling in. */
-        timed_wait(rt_newcomer_busy && rt_grace_ms > 2 ? 2 : rt_grace_ms);
+        timed_wait(look_soon());
         slept = true;
         if (rt_newcomer_busy && !rt.running_sim) {
             rt_newcomer_busy = newcomer_busy();
@@ -606,6 +697,82 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
         }
     }
     return e;
+}
+
+/* ---- the driver ----------------------------------------------------------------- */
+
+/*
+ * While every program thread is blocked outside CUDA (told by rt_host.c, or
+ * seen so at grace checks) or has exited, and none waits in rt_wait, no
+ * thread would run the simulation: work already queued, and the stream
+ * callbacks that would wake the threads, would never run. The driver, a
+ * thread of the runtime's own, runs it then, stopping after each host
+ * function as rt_wait does (the callback may wake or start a thread, which
+ * is looked at before time goes on). So when time moves depends on what
+ * the program's threads do, never on how fast the computer runs them: a
+ * program whose main thread waits on a barrier that callbacks release
+ * ends at the same simulated time at any load. Once a run ends with
+ * nothing left to do, the driver waits for a call before it tries again.
+ */
+static bool driver_keep(void *arg)
+{
+    (void)arg;
+    return !rt.hostfn_ran && threads_running() == 0 &&
+           threads_waiting() == 0;
+}
+
+static void *driver_main(void *arg)
+{
+    (void)arg;
+    rt_thread_internal();
+    pthread_mutex_lock(&rt.lock);
+    uint64_t seen = rt_activity, idle_at = UINT64_MAX;
+    for (;;) {
+        bool alone = !rt.running_sim && threads_running() == 0 &&
+                     threads_waiting() == 0;
+        if (alone) {
+            outside_woken();
+            if (threads_running() == 0 && !rt_newcomer_busy &&
+                unknown_threads()) {
+                rt_newcomer_busy = newcomer_busy();
+            }
+        }
+        if (alone && threads_running() == 0 && !rt_newcomer_busy &&
+            !rt_hook_busy && rt_activity != idle_at) {
+            rt.running_sim = true;
+            rt.hostfn_ran = false;
+            bool ok = rt_machine->advance(driver_keep, NULL, SIM_TIME_MAX);
+            rt.running_sim = false;
+            if (!ok || !rt.hostfn_ran) {
+                idle_at = rt_activity;  /* nothing more until a call */
+            }
+            pthread_cond_broadcast(&rt.cond);
+            continue;
+        }
+        timed_wait(look_soon());
+        if (rt_newcomer_busy && !rt.running_sim) {
+            rt_newcomer_busy = newcomer_busy();
+        } else if (rt_activity == seen && !rt.running_sim &&
+                   threads_waiting() == 0) {
+            grace_expired();
+        }
+        seen = rt_activity;
+    }
+    return NULL;
+}
+
+void rt_driver_start(void)
+{
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &attr, driver_main, NULL) != 0) {
+        fprintf(stderr, "p2psim: cannot start the runtime's driver thread; "
+                        "a program blocked outside CUDA will not see time "
+                        "move\n");
+    }
+    pthread_attr_destroy(&attr);
 }
 
 /* ---- the report at exit ------------------------------------------------------- */

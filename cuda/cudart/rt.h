@@ -4,7 +4,7 @@
  *
  * File map (each *_int.h: what the files of one group share):
  *   dispatch*.c    what programs call: dispatch.c (generated), dispatch_rt.c
- *   rt.c           start-up, the lock, host clocks, rt_wait, costs, the report
+ *   rt*.c          start-up, lock, clocks (rt_host.c: the preload's), rt_wait
  *   api_costs.c    a machine file's api-costs: (api_costs.h)
  *   machine.c      the machine underneath, in this process (rt_machine_ops)
  *   remote*.c      the machine through a p2psim server (remote.h)
@@ -56,7 +56,8 @@ struct rt_op;
 enum rt_thread_state {
     RT_RUNNING,                 /* in the program, between calls */
     RT_WAITING,                 /* in rt_wait */
-    RT_OUTSIDE,                 /* blocked outside CUDA (pthread_join) */
+    RT_OUTSIDE,                 /* blocked outside CUDA (pthread_join):
+                                   told (rt_host.c), or seen (rt.c) */
     RT_EXITED,
 };
 
@@ -77,6 +78,8 @@ struct rt_thread {
     bool cpu_marked;            /* cpu_mark taken since the last call */
     uint64_t cpu_mark;          /* its CPU time then, ns */
     struct osthread_look look;  /* asleep at grace checks since then */
+    bool told;                  /* OUTSIDE: said so itself (rt_host.c) */
+    bool back;                  /* told, and back (set unlocked) */
     struct rt_thread *next;     /* all threads */
 };
 
@@ -323,12 +326,33 @@ bool rt_fence_done(void *arg);
 
 /* The calling thread's state (created on first use). */
 struct rt_thread *rt_self(void);
+/* The calling thread's, if it has one (no lock needed): NULL before its
+ * first call. */
+struct rt_thread *rt_self_peek(void);
 /* Charge the calling thread d of host time (a call's own cost). */
 void rt_charge(sim_time_t d);
 
 /* The calling thread is the runtime's own (remote.c's service thread): it
  * is never waited for as a thread about to make its first call. */
 void rt_thread_internal(void);
+
+/*
+ * The program's threads outside calls (rt_host.c, for the preloaded
+ * cuda/host/ library). rt_host_lock: if the calling thread is the
+ * program's and not inside the runtime (its own code, which may hold the
+ * lock), take the lock: true. With the lock held, rt_come_in takes the caller in as a call does (back from
+ * outside, its clock caught up with the simulation). A clock read before
+ * start-up charges the thread's pre-start clock (rt_host_pre_clock),
+ * where its clock begins (rt_host_pre_now).
+ */
+bool rt_host_lock(void);
+void rt_come_in(void);
+void rt_host_pre_clock(sim_time_t d);
+sim_time_t rt_host_pre_now(void);
+
+/* Start the thread that runs the simulation while every program thread
+ * is blocked outside CUDA and none waits in rt_wait (rt.c, rt_init). */
+void rt_driver_start(void);
 
 /*
  * Host-side costs of calls, in ps, indexed by enum rt_cost. rt.c holds the
@@ -347,6 +371,7 @@ enum rt_cost {
     RT_COST_MALLOC,             /* cudaMalloc + cudaFree pair, split */
     RT_COST_SYNC,               /* return from a synchronization */
     RT_COST_HOSTFN,             /* a host function's dispatch */
+    RT_COST_CLOCK_READ,         /* the program reads its clock (rt_host.c) */
     RT_COST_N
 };
 extern sim_time_t rt_costs[RT_COST_N];
@@ -477,6 +502,7 @@ struct rt {
     struct rt_thread *threads;
     unsigned n_threads;
     bool running_sim;           /* a thread is inside the simulation */
+    bool hostfn_ran;            /* a host function ran: the run stops */
     /* allocations (memory.c): sorted by base */
     struct rt_alloc **allocs;
     unsigned n_allocs, cap_allocs;

@@ -427,8 +427,10 @@ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr,
 static void run_hostfn(struct timed_op *t)
 {
     /* Runs in whichever thread drives the simulation, with the lock held:
-     * a CUDA call from inside returns cudaErrorNotPermitted (rt_enter). */
+     * a CUDA call from inside returns cudaErrorNotPermitted (rt_enter).
+     * The run stops after it (rt.c, keep_running). */
     struct rt_thread *self = rt_self();
+    rt.hostfn_ran = true;
     self->in_callback = true;
     if (t->fn) {
         t->fn(t->data);

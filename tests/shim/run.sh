@@ -192,8 +192,8 @@ else
     echo "long_copy: not built (no shared shim?): skipped"
 fi
 # A program that links libnvrtc gets NVRTC's PTX for its cubin (the
-# driver's cuda/driver/nvrtc_cubin.c, preloaded), others no preload, and
-# --real neither. The NVRTC here is a fake that tells the two apart.
+# driver's cuda/driver/nvrtc_cubin.c, preloaded), others only the host
+# clocks' libp2psim-host.so (cuda/host/), and --real neither. The NVRTC here is a fake that tells the two apart.
 # Not in a sanitizer build: a preload there stops instrumented programs.
 mkdir -p "$work/nvrtc"
 cat > "$work/nvrtc/fake.c" <<'EOF'
@@ -232,8 +232,16 @@ if [ -z "${SAN_FLAGS:-}" ] &&
     check "NVRTC's own cubin with --real" 0 "^cubin=ELF size=4$" \
         env LD_LIBRARY_PATH="$work/nvrtc" "$p2psim" run --real --quiet -- \
         "$work/nvrtc/prog"
-    check "no preload for a program without NVRTC" 0 "^preload=$" \
+    check "only the host clocks' preload for a program without NVRTC" 0 \
+        "^preload=[^:]*/libp2psim-host\.so$" \
         env -u LD_PRELOAD "$p2psim" run --quiet -- \
+        sh -c 'echo "preload=$LD_PRELOAD"'
+    check "--real-clock: the same preload, told" 0 \
+        "^preload=[^:]*/libp2psim-host\.so real=1$" \
+        env -u LD_PRELOAD "$p2psim" run --real-clock --quiet -- \
+        sh -c 'echo "preload=$LD_PRELOAD real=$P2PSIM_REAL_CLOCK"'
+    check "no preload with --real" 0 "^preload=$" \
+        env -u LD_PRELOAD "$p2psim" run --real --quiet -- \
         sh -c 'echo "preload=$LD_PRELOAD"'
 else
     echo "NVRTC preload: not checked (sanitizer build, or no compiler)"
