@@ -26,32 +26,40 @@ static uint64_t flat_time(void *user, enum ptx_time_sreg which)
     return *(const uint64_t *)user;
 }
 
-/* n bytes from s to d, with fixed-size copies (a call of a variable-size
- * memcpy per lane would cost more than the rest of the request). */
-static inline void copy_n(void *d, const void *s, unsigned n)
+/* A load's or store's lanes, n bytes each: with n a constant where
+ * inlined, each copy is a move (a call of a variable-size memcpy per
+ * lane would cost more than the rest of the request). */
+static inline void serve_copy(struct ptx_mem_req *q, unsigned n)
 {
-    switch (n) {
-    case 4: memcpy(d, s, 4); break;
-    case 8: memcpy(d, s, 8); break;
-    case 16: memcpy(d, s, 16); break;
-    default: memcpy(d, s, n); break;
+    bool ld = q->op == PTX_MEM_LD;
+    for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
+        if (q->mask >> l & 1u) {
+            void *p = (void *)(uintptr_t)q->addr[l];
+            if (ld) {
+                memcpy(q->result[l], p, n);
+            } else {
+                memcpy(p, q->data[l], n);
+            }
+        }
     }
 }
 
 static void flat_serve(struct ptx_mem_req *q)
 {
+    if (q->op == PTX_MEM_LD || q->op == PTX_MEM_ST) {
+        switch (q->bytes_per_lane) {
+        case 4: serve_copy(q, 4); return;
+        case 8: serve_copy(q, 8); return;
+        case 16: serve_copy(q, 16); return;
+        default: serve_copy(q, q->bytes_per_lane); return;
+        }
+    }
     for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
         if (!(q->mask >> l & 1u)) {
             continue;
         }
         void *p = (void *)(uintptr_t)q->addr[l];
         switch (q->op) {
-        case PTX_MEM_LD:
-            copy_n(q->result[l], p, q->bytes_per_lane);
-            break;
-        case PTX_MEM_ST:
-            copy_n(p, q->data[l], q->bytes_per_lane);
-            break;
         case PTX_MEM_ATOM:
         case PTX_MEM_RED: {
             uint64_t old = 0, nv;

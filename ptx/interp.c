@@ -230,12 +230,7 @@ static void lanes_exit(struct ptx_warp *w, uint32_t exec)
 
 static uint32_t guard_mask(const struct ptx_warp *w, const struct ptx_insn *in)
 {
-    const uint64_t *p = &R(w, in->guard, 0);
-    uint32_t m = 0, neg = in->guard_neg;
-    for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
-        m |= (((uint32_t)p[l] & 1u) ^ neg) << l;
-    }
-    return m & w->group;
+    return ptx__pred_mask(&R(w, in->guard, 0), in->guard_neg) & w->group;
 }
 
 static enum ptx_stop stop_error(struct ptx_warp *w, struct ptx_mem_req *req,
@@ -430,14 +425,32 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
             lanes_exit(w, w->group); /* fell off the end: as ret */
             continue;
         }
+        /* pre-decoded instructions back to back (the entry past the
+         * last one has no handler) */
+        for (const struct ptx_fast *f = w->fast ? &w->fast[w->pc] : NULL;
+             f && f->h; f = &w->fast[w->pc]) {
+            uint32_t exec = f->guard == PTX_NOREG
+                                ? w->group
+                                : ptx__pred_mask(&R(w, f->guard, 0),
+                                                 f->guard_neg) & w->group;
+            if (exec && !ptx__fast_exec(w, f, exec)) {
+                break; /* the general path reports it */
+            }
+            w->n_instr++;
+            w->pc++;
+            if (w->group != w->live && w->pc >= w->others_min) {
+                reselect(w);
+            }
+            if (budget && ++steps >= budget) {
+                return PTX_STOP_YIELD;
+            }
+        }
+        if (w->pc >= w->n_insns) {
+            continue;
+        }
         const struct ptx_insn *in = &w->insns[w->pc];
         uint32_t exec = in->guard == PTX_NOREG ? w->group : guard_mask(w, in);
         w->n_instr++;
-        if (w->fast && w->fast[w->pc].h &&
-            (exec == 0 || ptx__fast_exec(w, &w->fast[w->pc], exec))) {
-            w->pc++;
-            goto next;
-        }
         switch (in->op) {
         case OP_MOV:
             ptx__exec_mov(w, in, exec);

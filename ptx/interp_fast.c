@@ -31,18 +31,6 @@
 #include "ptx/ptx_int.h"
 #include "ptx/interp_int.h"
 
-/* The lane loops compiled for AVX-512, for AVX2 with FMA and for the
- * base instruction set, the best chosen at load time: the base x86-64
- * has no 64-bit variable shifts or compares and calls fmaf per lane. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&     \
-    defined(__ELF__)
-#define FAST_CLONES                                                         \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",       \
-                                 "default")))
-#else
-#define FAST_CLONES
-#endif
-
 /* Constant slots a kernel may have (a warp copies them at creation);
  * instructions with further distinct immediates stay general. */
 #define FAST_CONSTS_MAX 512u
@@ -387,7 +375,7 @@ int ptx__fast_prepare(struct ptx_kernel *k)
     free(k->fast);
     free(k->cvals);
     k->n_cvals = 0;
-    k->fast = calloc(k->n_insns ? k->n_insns : 1, sizeof(*k->fast));
+    k->fast = calloc((size_t)k->n_insns + 1, sizeof(*k->fast));
     k->cvals = malloc(FAST_CONSTS_MAX * sizeof(*k->cvals));
     pp.hash = calloc(pp.hcap, sizeof(*pp.hash));
     if (!k->fast || !k->cvals || !pp.hash) {
@@ -396,6 +384,8 @@ int ptx__fast_prepare(struct ptx_kernel *k)
     }
     for (unsigned i = 0; i < k->n_insns; i++) {
         prepare_insn(&pp, &k->insns[i], &k->fast[i]);
+        k->fast[i].guard = k->insns[i].guard;
+        k->fast[i].guard_neg = k->insns[i].guard_neg;
     }
     free(pp.hash);
     return 0;
@@ -420,14 +410,6 @@ void ptx__fast_free(struct ptx_kernel *k)
      : (K) == K_S ? (uint64_t)(int64_t)(int32_t)(v) : (uint64_t)(v))
 #define SIGNED(K) ((K) == K_S || (K) == K_I)
 #define BITS(K) ((K) <= K_S ? 32u : 64u)
-
-/* Lane loops may write the row they read (d == a): each lane reads and
- * writes its own element only, which ivdep tells the vectorizer. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define IVDEP _Pragma("GCC ivdep")
-#else
-#define IVDEP
-#endif
 
 /* A lane loop: x, y, z are lane l's raw sources, expr its result; the
  * lanes outside exec keep their value. */
@@ -504,6 +486,16 @@ static bool shared_offsets(const struct ptx_warp *w, const struct ptx_fast *f,
         }                                                                   \
         return true;                                                        \
     }
+
+FAST_CLONES
+uint32_t ptx__pred_mask(const uint64_t *p, uint32_t neg)
+{
+    uint32_t m = 0;
+    for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
+        m |= (((uint32_t)p[l] & 1u) ^ neg) << l;
+    }
+    return m;
+}
 
 FAST_CLONES
 bool ptx__fast_exec(struct ptx_warp *w, const struct ptx_fast *f,

@@ -66,6 +66,28 @@ struct ptx_warp {
     for (uint32_t m_ = (mask), l = 0; l < PTX_WARP_SIZE; l++)               \
         if ((m_ >> l) & 1u)
 
+/* A function of lane loops compiled for AVX-512, for AVX2 with FMA and
+ * for the base instruction set, the best chosen at load time: the base
+ * x86-64 has no 64-bit variable shifts or compares and calls fmaf per
+ * lane. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&     \
+    defined(__ELF__)
+#define FAST_CLONES                                                         \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",       \
+                                 "default")))
+#else
+#define FAST_CLONES
+#endif
+
+/* Before a lane loop that may write a row it reads (d == a): each lane
+ * reads and writes its own elements only, which ivdep tells the
+ * vectorizer. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define IVDEP _Pragma("GCC ivdep")
+#else
+#define IVDEP
+#endif
+
 #define R(w, reg, l) ((w)->r[(size_t)(reg) * PTX_WARP_SIZE + (l)])
 
 /* An operand that is neither a register nor an immediate: a time
@@ -216,6 +238,8 @@ void ptx__exec_selp(struct ptx_warp *w, const struct ptx_insn *in,
  * shared access out of bounds, to be reported), nothing done. */
 bool ptx__fast_exec(struct ptx_warp *w, const struct ptx_fast *f,
                     uint32_t exec);
+/* The lanes whose predicate row p (bit 0) is true, or false when neg. */
+uint32_t ptx__pred_mask(const uint64_t *p, uint32_t neg);
 /* f16 and f16x2 arithmetic (interp_f16.c). */
 void ptx__exec_f16(struct ptx_warp *w, const struct ptx_insn *in,
                    uint32_t exec);

@@ -255,6 +255,79 @@ static bool value_regs(const struct ptx_insn *in, const struct ptx_opd *o,
 }
 
 /*
+ * Store data and load results of the 32 lanes between registers and the
+ * request's rows, vec elements of eb bytes (value_regs' forms), each
+ * form a loop of its own with the elements written out, which the
+ * compiler turns into vector shuffles. Stores zero the bytes past the
+ * access.
+ */
+#define TO_ROWS(T, ...)                                                     \
+    IVDEP for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {                    \
+        T u_[16 / sizeof(T)] = {__VA_ARGS__};                               \
+        memcpy(req->data[l], u_, 16);                                       \
+    }                                                                       \
+    return
+
+FAST_CLONES
+static void regs_to_rows(const struct ptx_warp *w, const uint16_t *regs,
+                         unsigned eb, unsigned vec, struct ptx_mem_req *req)
+{
+    const uint64_t *s0 = &R(w, regs[0], 0), *s1 = s0, *s2 = s0, *s3 = s0;
+    if (vec > 1) {
+        s1 = &R(w, regs[1], 0);
+    }
+    if (vec > 2) {
+        s2 = &R(w, regs[2], 0);
+        s3 = &R(w, regs[3], 0);
+    }
+    switch (eb * 4 + vec) {
+    case 4 * 4 + 1: TO_ROWS(uint32_t, (uint32_t)s0[l]);
+    case 4 * 4 + 2: TO_ROWS(uint32_t, (uint32_t)s0[l], (uint32_t)s1[l]);
+    case 4 * 4 + 4:
+        TO_ROWS(uint32_t, (uint32_t)s0[l], (uint32_t)s1[l], (uint32_t)s2[l],
+                (uint32_t)s3[l]);
+    case 8 * 4 + 1: TO_ROWS(uint64_t, s0[l]);
+    default: TO_ROWS(uint64_t, s0[l], s1[l]);
+    }
+}
+
+/* Loaded elements into the registers of every lane, 32-bit ones zero-
+ * or (SX, s32) sign-extended. */
+#define X32(v) (sx ? (uint64_t)(int64_t)(int32_t)(v) : (uint64_t)(v))
+#define FROM_ROWS(T, body)                                                  \
+    IVDEP for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {                    \
+        T u_[16 / sizeof(T)];                                               \
+        memcpy(u_, req->result[l], 16);                                     \
+        body;                                                               \
+    }                                                                       \
+    return
+
+FAST_CLONES
+static void rows_to_regs(struct ptx_warp *w, const uint16_t *regs,
+                         unsigned eb, unsigned vec, bool sx,
+                         const struct ptx_mem_req *req)
+{
+    uint64_t *d0 = &R(w, regs[0], 0), *d1 = d0, *d2 = d0, *d3 = d0;
+    if (vec > 1) {
+        d1 = &R(w, regs[1], 0);
+    }
+    if (vec > 2) {
+        d2 = &R(w, regs[2], 0);
+        d3 = &R(w, regs[3], 0);
+    }
+    switch (eb * 4 + vec) {
+    case 4 * 4 + 1: FROM_ROWS(uint32_t, d0[l] = X32(u_[0]));
+    case 4 * 4 + 2:
+        FROM_ROWS(uint32_t, d0[l] = X32(u_[0]); d1[l] = X32(u_[1]));
+    case 4 * 4 + 4:
+        FROM_ROWS(uint32_t, d0[l] = X32(u_[0]); d1[l] = X32(u_[1]);
+                  d2[l] = X32(u_[2]); d3[l] = X32(u_[3]));
+    case 8 * 4 + 1: FROM_ROWS(uint64_t, d0[l] = u_[0]);
+    default: FROM_ROWS(uint64_t, d0[l] = u_[0]; d1[l] = u_[1]);
+    }
+}
+
+/*
  * A global ld/st of 4- or 8-byte elements from [reg + imm], generic
  * addresses included when no running lane falls in the shared or local
  * window: the request's addresses and store data filled by straight
@@ -289,21 +362,8 @@ static bool fast_global(const struct ptx_warp *w, const struct ptx_insn *in,
         return false;
     }
     if (in->op == OP_ST) {
-        unsigned eb = ptx_type_bytes((enum ptx_type)in->type);
-        if (eb * in->vec < 16) {
-            memset(req->data, 0, sizeof(req->data));
-        }
-        for (unsigned i = 0; i < in->vec; i++) {
-            const uint64_t *v = &R(w, regs[i], 0);
-            for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
-                if (eb == 4) {
-                    uint32_t u = (uint32_t)v[l];
-                    memcpy((uint8_t *)req->data[l] + 4 * i, &u, 4);
-                } else {
-                    req->data[l][i] = v[l];
-                }
-            }
-        }
+        regs_to_rows(w, regs, ptx_type_bytes((enum ptx_type)in->type),
+                     in->vec, req);
     }
     req->mask = exec;
     return true;
@@ -322,6 +382,10 @@ void ptx__mem_result(struct ptx_warp *w, const struct ptx_insn *in,
     }
     unsigned eb = ptx_type_bytes((enum ptx_type)in->type);
     bool sx = in->type == PT_S32;
+    if (mask == UINT32_MAX) {
+        rows_to_regs(w, regs, eb, in->vec, sx, req);
+        return;
+    }
     for (unsigned i = 0; i < in->vec; i++) {
         uint64_t *d = &R(w, regs[i], 0);
         if (eb == 8) {

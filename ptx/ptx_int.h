@@ -184,6 +184,8 @@ struct ptx_func_inst {
 struct ptx_fast {
     uint16_t h;
     uint8_t flip;   /* setp: signed order; selp: the predicate negated */
+    uint8_t guard_neg;
+    uint16_t guard; /* as struct ptx_insn's */
     uint32_t d, a, b, c;
     uint64_t imm;   /* ld/st .shared: the address's offset */
 };
@@ -199,7 +201,7 @@ struct ptx_kernel {
     struct ptx_insn *insns;
     unsigned n_insns, cap_insns;
     unsigned n_regs;          /* slots, SR_COUNT included */
-    struct ptx_fast *fast;    /* n_insns, or NULL (all general) */
+    struct ptx_fast *fast;    /* n_insns + 1 (the last h 0), or NULL */
     uint64_t *cvals;          /* constant slots' values */
     unsigned n_cvals;
     uint32_t local_bytes;
