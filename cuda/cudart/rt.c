@@ -624,16 +624,23 @@ static long look_soon(void)
     return soon && rt_grace_ms > 2 ? 2 : rt_grace_ms;
 }
 
-static void timed_wait(long ms)
+/* ms of wall time from now, on the clock of the futex's timeouts. */
+static struct timespec wall_in(long ms)
 {
     struct timespec ts;
-    real_clock_gettime(CLOCK_REALTIME, &ts);     /* the futex's clock */
+    real_clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_sec += ms / 1000;
     ts.tv_nsec += (ms % 1000) * 1000000L;
     if (ts.tv_nsec >= 1000000000L) {
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000L;
     }
+    return ts;
+}
+
+static void timed_wait(long ms)
+{
+    struct timespec ts = wall_in(ms);
     pthread_cond_timedwait(&rt.cond, &rt.lock, &ts);
 }
 
@@ -862,8 +869,12 @@ static void report_links(void)
 
 static void rt_report(void)
 {
-    if (pthread_mutex_trylock(&rt.lock) != 0) {
-        return; /* a thread is still inside a call: no consistent state */
+    /* The driver, or a thread between calls, may hold the lock for a
+     * moment; one still inside a call after 200 ms of wall time (or this
+     * thread, in a host function) means no consistent state. */
+    struct timespec ts = wall_in(200);
+    if (pthread_mutex_timedlock(&rt.lock, &ts) != 0) {
+        return;
     }
     p2psim_trace_stop(rt.p);    /* the counters at the end, the files */
     const char *stats = getenv("P2PSIM_STATS");
