@@ -14,7 +14,8 @@
  *   gpu_info.c      what the product is (catalog)
  *
  * Model: the HBM is one serialiser shared by BAR1 reads, AtomicOps, the
- * SMs' local accesses and LOCAL copies (hbm-bandwidth), plus a fixed
+ * SMs' local accesses and LOCAL copies (hbm-bandwidth, else what the
+ * memory's clock and bus width give: gpu_info_memory_rate), plus a fixed
  * access latency (hbm-latency); no banks, no channels, no refresh. Inbound
  * writes are not charged to it (they land at delivery; their bytes are
  * counted, bytes_written_in), so the link, not HBM, limits writes into a
@@ -66,7 +67,7 @@
  */
 #define GPU_DEF_CPL_TIMEOUT (50 * SIM_PS_PER_MS)
 #define GPU_DEF_HBM_LATENCY SIM_NS(300)
-#define GPU_DEF_HBM_BW UINT64_C(3000000000000) /* 3 TB/s */
+#define GPU_HBM_BW_UNSET UINT64_MAX
 #define GPU_DEF_BAR1_PAGE (UINT64_C(64) << 10)
 
 struct gpu *gpu__from(const struct sim_component *c)
@@ -429,7 +430,7 @@ static int gpu_configure_memory(struct gpu *g, const struct sim_props *p,
     if (rc < 0) {
         return rc;
     }
-    g->hbm_bytes_per_s = GPU_DEF_HBM_BW;
+    g->hbm_bytes_per_s = GPU_HBM_BW_UNSET; /* from the memory, once known */
     rc = sim_props_get_rate(p, "hbm-bandwidth", &g->hbm_bytes_per_s, 0, err);
     if (rc < 0) {
         return rc;
@@ -492,6 +493,9 @@ static int gpu_configure(struct sim_component *c, const struct sim_props *p,
     }
     if (rc == 0) {
         rc = gpu_info_configure(&g->info, c->name, p, err);
+    }
+    if (rc == 0 && g->hbm_bytes_per_s == GPU_HBM_BW_UNSET) {
+        g->hbm_bytes_per_s = gpu_info_memory_rate(&g->info);
     }
     if (rc == 0) {
         rc = sm__configure(g, p, err);

@@ -19,7 +19,8 @@
  *                           ce-setup)
  *   cpl-timeout     time    Completion Timeout (default 50ms; 0: none)
  *   hbm-latency     time    access latency as a completer (default 300ns)
- *   hbm-bandwidth   rate    (default 3TB/s)
+ *   hbm-bandwidth   rate    what the memory streams, reads plus writes
+ *                           (default: gpu_info_memory_rate)
  *   l2-bandwidth    rate    reads + writes a copy within HBM streams through
  *                           the L2 (l2.c; default 0: no L2 model, every
  *                           byte to HBM); the L2's size is l2-cache
@@ -78,6 +79,11 @@ struct gpu_info {
 int gpu_info_configure(struct gpu_info *info, const char *name,
                        const struct sim_props *p, struct sim_error *err);
 const struct gpu_info *gpu_get_info(const struct sim_component *g);
+/* What the memory streams (read plus written bytes per second): its peak,
+ * two transfers per memory-clock cycle (CUDA's memoryClockRate) over
+ * memory-bus-width bits, at the fraction of peak a device-to-device copy
+ * reaches on the project's H200. */
+uint64_t gpu_info_memory_rate(const struct gpu_info *info);
 
 /* ---- set up by the builder ---------------------------------------------------- */
 void gpu_set_pcie_id(struct sim_component *g, uint16_t id);
