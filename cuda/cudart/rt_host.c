@@ -6,8 +6,8 @@
  *
  * Model (docs/cuda-shim-design.md, "Time"):
  * - a thread's clock reads as its simulated clock: where its last call
- *   left it, caught up with the simulation as a call would be; pure host
- *   computation between calls costs no simulated time. Each read charges
+ *   (or return from blocking) left it; pure host computation between
+ *   calls costs no simulated time. Each read charges
  *   RT_COST_CLOCK_READ (api-costs clock-read), so a loop that waits for its
  *   own clock to pass a time ends. Before the runtime has started (no call
  *   yet), a thread's reads count from 0 by that cost, and its clock starts
@@ -51,7 +51,11 @@ static int host_clock(uint64_t *ns)
         *ns = t / SIM_PS_PER_NS;
         return 1;
     }
-    rt_come_in();
+    /* Not a call: the thread's state, the grace checks' marks and their
+     * count of calls stay as they were, so a thread that spins reading
+     * its clock while it waits for a callback is still found spinning
+     * (P2PSIM_HOST_SPIN_MS) and time moves; its clock catches up at its
+     * next call. */
     self = rt_self();
     *ns = self->clock / SIM_PS_PER_NS;
     self->clock = sim_time_add(self->clock, rt_costs[RT_COST_CLOCK_READ]);

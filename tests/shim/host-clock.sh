@@ -7,7 +7,8 @@
 # none of that holds. A main thread that waits on a condition variable or
 # a pthread barrier, which only a stream callback releases, ends, woken at
 # the same simulated time in every run (a 1 ms grace period, a server or
-# none). std::chrono (host_chrono.cc) reads the same clocks when a C++
+# none), and one that spins on its clock for a callback's flag ends.
+# std::chrono (host_chrono.cc) reads the same clocks when a C++
 # compiler is found.
 . "${top_srcdir:-.}/tests/shim/lib.sh"
 pkg=${PKG_CONFIG:-pkg-config}
@@ -69,6 +70,12 @@ for mode in cond barrier; do
     check "$mode: ends with --real-clock" 0 "^woken after" \
         run --real-clock -- "$work/host_clock" $mode
 done
+
+# A thread spinning on its clock for a callback's flag is found spinning
+# (a clock read is not a call), so time moves and the flag comes.
+check "spin: a loop on the clock for a callback's flag ends" 0 \
+    "^spun: flag seen$" env P2PSIM_HOST_SPIN_MS=20 "$p2psim" run --quiet \
+    --topology h200-x1 -- "$work/host_clock" spin
 
 cxx=${CXX:-c++}
 if command -v "$cxx" >/dev/null 2>&1; then

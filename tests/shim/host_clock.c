@@ -11,6 +11,8 @@
  *   host_clock cond     main waits on a condition variable that a host
  *                       function signals; prints its clock once woken
  *   host_clock barrier  the same with a pthread barrier
+ *   host_clock spin     main spins reading its clock until a host function
+ *                       sets a flag
  */
 #define _DEFAULT_SOURCE /* usleep; POSIX clocks, barriers */
 #define _POSIX_C_SOURCE 200809L
@@ -80,7 +82,7 @@ static int clocks(void)
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static pthread_barrier_t barrier;
-static int done;
+static volatile int done;
 
 static void CUDART_CB signal_main(void *arg)
 {
@@ -95,6 +97,29 @@ static void CUDART_CB meet_main(void *arg)
 {
     (void)arg;
     pthread_barrier_wait(&barrier);
+}
+
+static void CUDART_CB set_flag(void *arg)
+{
+    (void)arg;
+    done = 1;
+}
+
+static int spin(void)
+{
+    cudaStream_t s;
+    if (cudaStreamCreate(&s) != cudaSuccess) {
+        return 1;
+    }
+    cudaLaunchHostFunc(s, set_flag, NULL);
+    unsigned long long reads = 0;
+    while (!done) {
+        mono_ns();
+        reads++;
+    }
+    printf("spun: %s\n", reads ? "flag seen" : "no read");
+    cudaStreamDestroy(s);
+    return 0;
 }
 
 static int wait_outside(bool use_barrier)
@@ -132,6 +157,9 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "clock";
     if (strcmp(mode, "clock") == 0) {
         return clocks();
+    }
+    if (strcmp(mode, "spin") == 0) {
+        return spin();
     }
     return wait_outside(strcmp(mode, "barrier") == 0);
 }
