@@ -119,6 +119,7 @@ static cudaError_t grid_ws_alloc(struct kernel_op *ko, int dev)
 static void kernel_op_release(struct rt_op *op)
 {
     struct kernel_op *ko = (struct kernel_op *)op;
+    rt.kernels_live--;
     if (ko->grid_ws) {
         struct rt_alloc *a = ko->grid_ws;
         rt_alloc_remove(a);
@@ -519,6 +520,7 @@ static cudaError_t launch(struct CUkern_st *k, const struct p2psim_ckernel *ck,
         return cudaErrorMemoryAllocation;
     }
     ko->op.release = kernel_op_release;
+    rt.kernels_live++;          /* rt.c's catch-up, until released */
     snprintf(ko->name, sizeof(ko->name), "%s",
              k ? (k->name ? k->name : "(unnamed)") : p2psim_ckernel_name(ck));
     ko->kl.l.gpu = (unsigned)dev;

@@ -633,7 +633,9 @@ static bool remote_advance(bool (*keep_going)(void *arg), void *arg,
         if (!keep_going(arg) || (limit != SIM_TIME_MAX && rm.now >= limit)) {
             break;
         }
-        struct wire_idle i = { .limit = limit };
+        /* rt_leave's catch-up asks once, and only for the time nobody
+         * else holds up (wire.h, now_only). */
+        struct wire_idle i = { .limit = limit, .now_only = rt.catching_up };
         if (!send_request(WIRE_IDLE, &i, sizeof(i), NULL, 0, -1)) {
             ok = false;
             break;
@@ -645,7 +647,7 @@ static bool remote_advance(bool (*keep_going)(void *arg), void *arg,
             break;
         }
         process_inbox(&nothing);
-        if (got == 0 || !keep_going(arg)) {
+        if (got == 0 || !keep_going(arg) || rt.catching_up) {
             break;              /* rt_wait looks again */
         }
         if (nothing) {

@@ -12,7 +12,10 @@
  * the last thread to wait runs it, under the lock, until some waiter's
  * condition holds; that waiter leaves with its clock at the simulated time
  * of the event that released it. So a thread never enqueues work "in the
- * past", and a multi-threaded program sees one consistent timeline.
+ * past", and a multi-threaded program sees one consistent timeline. While
+ * a kernel is live, each call also brings the simulation up to the running
+ * threads' earliest clock as it leaves (catch_up), so that a kernel
+ * polling host memory sees a host store at the storing thread's clock.
  */
 #define _GNU_SOURCE /* PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP */
 #include <config.h>
@@ -339,8 +342,11 @@ cudaError_t rt_enter_nosticky(void)
     return enter(false);
 }
 
+static void catch_up(void);
+
 void rt_leave(void)
 {
+    catch_up();
     rt_inside--;
     pthread_mutex_unlock(&rt.lock);
 }
@@ -425,6 +431,44 @@ static bool run_simulation(void)
     bool ok = rt_machine->advance(keep_running, NULL, limit);
     rt.running_sim = false;
     return ok;
+}
+
+/*
+ * Catch-up: while a kernel is live (enqueued, running, or not yet
+ * released), every call on its way out brings the simulation up to the
+ * earliest clock of the threads running between calls (its own among
+ * them), stopping early where a waiter is released. No thread can enqueue
+ * before its own clock, so nothing lands in the simulated past; what
+ * changes is when the device looks at host memory: a kernel polling
+ * mapped or managed memory has run up to the storing thread's clock when
+ * the thread returns to its code, so a store it makes before its next
+ * call is seen at that clock, not when the host next waits (by which time
+ * every store is long made). Threads outside CUDA do not hold it back:
+ * their clocks catch up when they return. docs/memory-model.md, "Host
+ * stores".
+ */
+static void catch_up(void)
+{
+    if (!rt.kernels_live || rt.running_sim || rt_machine_failed) {
+        return;
+    }
+    sim_time_t limit = SIM_TIME_MAX;
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        if (t->state == RT_RUNNING && t->clock < limit) {
+            limit = t->clock;
+        }
+    }
+    if (limit == SIM_TIME_MAX || rt_machine->now() >= limit ||
+        !none_released(NULL)) {
+        return;
+    }
+    rt.running_sim = true;
+    rt.catching_up = true;
+    rt.hostfn_ran = false;
+    rt_machine->advance(keep_running, NULL, limit);
+    rt.catching_up = false;
+    rt.running_sim = false;
+    pthread_cond_broadcast(&rt.cond);
 }
 
 /*

@@ -311,9 +311,10 @@ cudaError_t rt_ipc_pool_open(int fd, int *device, uint64_t *token);
 
 /*
  * rt_wait - block the calling thread until until(arg) holds or simulated
- * time reaches deadline (SIM_TIME_MAX: none). Time advances only while
- * every host thread is waiting (or blocked outside, or gone); the last one
- * to wait runs the simulation. On return the thread's clock is at least
+ * time reaches deadline (SIM_TIME_MAX: none). Time goes on freely only
+ * while every host thread is waiting (or blocked outside, or gone; else
+ * only up to the running threads' clocks, rt_leave); the last one to wait
+ * runs the simulation. On return the thread's clock is at least
  * the time its condition became true. Called with the lock held.
  * Returns 0, or cudaErrorUnknown if the simulation ran dry with the
  * condition still false (a deadlock in the program: a wait for work
@@ -488,7 +489,8 @@ cudaError_t rt_remote_connect(const char *path);
  * One runtime per process: the machine (libp2psim), the devices, the
  * allocation table, streams and events, and the host threads' simulated
  * clocks. Every served call takes the runtime lock (rt_enter) and leaves
- * it (rt_leave); the simulation itself only runs inside rt_wait, under
+ * it (rt_leave); the simulation itself only runs inside rt_wait, and in
+ * rt_leave's catch-up up to the running threads' clocks, under
  * the lock, when every host thread of the program is waiting.
  */
 struct rt {
@@ -503,6 +505,8 @@ struct rt {
     unsigned n_threads;
     bool running_sim;           /* a thread is inside the simulation */
     bool hostfn_ran;            /* a host function ran: the run stops */
+    unsigned kernels_live;      /* kernel ops enqueued and not released */
+    bool catching_up;           /* rt_leave's advance (remote.c: try once) */
     /* allocations (memory.c): sorted by base */
     struct rt_alloc **allocs;
     unsigned n_allocs, cap_allocs;
@@ -521,6 +525,8 @@ extern struct rt rt;
  * from a host function). rt_leave drops the lock.
  */
 cudaError_t rt_enter(void);
+/* Drops the lock; first, while a kernel is live, the simulation is brought
+ * up to the running threads' clocks (rt.c, "catch-up"). */
 void rt_leave(void);
 /* rt_enter without the sticky check (error queries, teardown calls). */
 cudaError_t rt_enter_nosticky(void);

@@ -502,9 +502,13 @@ int srv_on_busy(struct server *s, struct srv_client *c, struct srv_req *r)
 int srv_on_idle(struct server *s, struct srv_client *c, struct srv_req *r)
 {
     const struct wire_idle *i = r->m;
-    (void)s;
     c->state = i->outside ? SRV_OUTSIDE : SRV_IDLE;
     c->limit = i->outside ? SIM_TIME_MAX : i->limit;
+    for (struct srv_client *o = s->clients; o && i->now_only; o = o->next) {
+        if (o != c && o->fd >= 0 && o->state == SRV_BUSY) {
+            c->limit = sim_now(s->sim);    /* no time now: answer at once */
+        }
+    }
     return 0;
 }
 

@@ -177,7 +177,8 @@ struct wire_hello {
 struct wire_idle {
     uint64_t limit;             /* ps; UINT64_MAX: none */
     uint32_t outside;           /* 1: blocked outside CUDA, wants nothing */
-    uint32_t pad;
+    uint32_t now_only;          /* 1: if another process is busy, the END
+                                   comes at once (a catch-up, rt.c) */
 };
 
 struct wire_loc {

@@ -4,7 +4,9 @@
  * versions of what the .cu programs of tests/kernels/ show, so that CI
  * (no nvcc) runs them: a kernel reading peer memory and verifying it,
  * two GPUs doing atomicAdd_system on one counter, a producer/consumer
- * across GPUs polling a flag, and the errors a faulting kernel gives.
+ * across GPUs polling a flag, a kernel polling a host-mapped flag that
+ * the host sets (seen at the host's clock), and the errors a faulting
+ * kernel gives.
  */
 #include <config.h>
 
@@ -189,6 +191,92 @@ START_TEST(test_kernels_producer_consumer_with_fence)
 }
 END_TEST
 
+/* Spins on a host-mapped flag; then writes the time it saw it set. */
+static void k_wait_host(void **args)
+{
+    const uint32_t *flag = *(uint32_t **)args[0];
+    uint64_t *seen = *(uint64_t **)args[1];
+    while (devapi_ld_volatile_u32(flag) == 0) {
+    }
+    uint64_t t = devapi_globaltimer();
+    devapi_store(seen, &t, 8, DEVAPI_WEAK, DEVAPI_GPU);
+}
+
+static const size_t wait_args[] = { 8, 8 };
+
+void cudart_test_host_store(cudaStream_t s, void (*launch)(void *arg),
+                            void *arg, volatile uint32_t *flag,
+                            uint32_t value, float *held_us, float *after_us)
+{
+    cudaStream_t other;
+    cudaEvent_t start, end, stored, busy;
+    ck_cuda_ok(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+    ck_cuda_ok(cudaEventCreate(&start));
+    ck_cuda_ok(cudaEventCreate(&end));
+    ck_cuda_ok(cudaEventCreate(&stored));
+    ck_cuda_ok(cudaEventCreate(&busy));
+    ck_cuda_ok(cudaEventRecord(start, s));
+    launch(arg);
+    ck_cuda_ok(cudaEventRecord(end, s));
+    for (int i = 0; i < 50; i++) {
+        ck_cuda_ok(cudaEventRecord(busy, other));
+    }
+    *flag = value;
+    ck_cuda_ok(cudaEventRecord(stored, other));
+    ck_cuda_ok(cudaStreamSynchronize(s));
+    float held = 0, after = 0;
+    ck_cuda_ok(cudaEventElapsedTime(&held, start, end));
+    ck_cuda_ok(cudaEventElapsedTime(&after, stored, end));
+    *held_us = held * 1e3f;
+    *after_us = after * 1e3f;
+    printf("host store: kernel held %.3f us, ended %.3f us after the "
+           "store's event\n", *held_us, *after_us);
+}
+
+struct wait_launch {
+    cudaStream_t s;
+    void **args;
+};
+
+static void launch_wait_host(void *arg)
+{
+    struct wait_launch *w = arg;
+    ck_cuda_ok(cudaLaunchKernel(p2psim_kernel_register("wait_host",
+                                                       k_wait_host, 2,
+                                                       wait_args),
+                                d3(1, 1, 1), d3(1, 1, 1), w->args, 0, w->s));
+}
+
+/*
+ * The host queues work behind a kernel that polls a pinned flag, then sets
+ * the flag: the kernel sees the store at the host's simulated clock (rt.c's
+ * catch-up), not at once (the store is in memory long before the host
+ * waits and the simulation runs) and not when the host waits. The queued
+ * calls (45 us) hold the kernel; it ends within a poll (a PCIe read, about
+ * 1.5 us here) of the store, whose event is charged 0.9 us after it.
+ */
+START_TEST(test_kernels_host_flag_at_host_time)
+{
+    cudart_test_machine("h200-x1.yaml");
+    volatile uint32_t *flag;
+    uint64_t *seen, t_seen = 0;
+    ck_cuda_ok(cudaHostAlloc((void **)&flag, 4, cudaHostAllocMapped));
+    ck_cuda_ok(cudaMalloc((void **)&seen, 8));
+    *flag = 0;
+    void *args[] = { &flag, &seen };
+    struct wait_launch w = { 0, args };
+    ck_cuda_ok(cudaStreamCreateWithFlags(&w.s, cudaStreamNonBlocking));
+    float held, after;
+    cudart_test_host_store(w.s, launch_wait_host, &w, flag, 1, &held,
+                           &after);
+    ck_assert_msg(held > 45.0f, "the kernel was not held: %.3f us", held);
+    ck_assert_msg(after > -1.0f && after < 4.0f,
+                  "the kernel ended %.3f us after the store", after);
+    ck_cuda_ok(cudaMemcpy(&t_seen, seen, 8, cudaMemcpyDeviceToHost));
+    ck_assert_uint_gt(t_seen, 45000);   /* ns: it saw the flag that late */
+}
+END_TEST
+
 /* Registration and launch errors of C kernels. */
 START_TEST(test_kernels_register_errors)
 {
@@ -217,6 +305,7 @@ Suite *make_cudart_kernels_suite(void)
     tcase_add_test(tc, test_kernels_peer_read_without_access_faults);
     tcase_add_test(tc, test_kernels_atomic_add_system_two_gpus);
     tcase_add_test(tc, test_kernels_producer_consumer_with_fence);
+    tcase_add_test(tc, test_kernels_host_flag_at_host_time);
     tcase_add_test(tc, test_kernels_register_errors);
     suite_add_tcase(s, tc);
     return s;

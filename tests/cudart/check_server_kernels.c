@@ -300,18 +300,27 @@ static void *release_later(void *arg)
     return NULL;
 }
 
-START_TEST(test_server_kernel_spins_on_host_mapped_flag)
+/* A server for this test; on GPU 0, the zeroed host-mapped flag (*d_flag
+ * its device address) and the spin kernel's out. */
+static void spin_setup(struct cudart_test_server *srv, uint32_t **d_flag,
+                       uint32_t **out)
 {
+    uint32_t *h;
     register_module();
-    struct cudart_test_server srv;
-    cudart_test_server_start(&srv, MACHINE);
-    uint32_t *h, *d_flag, *out, got = 0;
+    cudart_test_server_start(srv, MACHINE);
     ck_cuda_ok(cudaSetDevice(0));
     ck_cuda_ok(cudaHostAlloc((void **)&h, 64, cudaHostAllocMapped));
     flag = h;
     *flag = 0;
-    ck_cuda_ok(cudaHostGetDevicePointer((void **)&d_flag, h, 0));
-    ck_cuda_ok(cudaMalloc((void **)&out, 4));
+    ck_cuda_ok(cudaHostGetDevicePointer((void **)d_flag, h, 0));
+    ck_cuda_ok(cudaMalloc((void **)out, 4));
+}
+
+START_TEST(test_server_kernel_spins_on_host_mapped_flag)
+{
+    struct cudart_test_server srv;
+    uint32_t *d_flag, *out, got = 0;
+    spin_setup(&srv, &d_flag, &out);
     cudaStream_t s;
     ck_cuda_ok(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     void *args[] = { &d_flag, &out };
@@ -323,6 +332,41 @@ START_TEST(test_server_kernel_spins_on_host_mapped_flag)
     pthread_join(t, NULL);
     ck_cuda_ok(cudaMemcpy(&got, out, 4, cudaMemcpyDeviceToHost));
     ck_assert_uint_eq(got, 42);
+    cudart_test_server_stop(&srv);
+}
+END_TEST
+
+struct spin_launch {
+    cudaStream_t s;
+    void **args;
+};
+
+static void launch_spin(void *arg)
+{
+    struct spin_launch *l = arg;
+    ck_cuda_ok(cudaLaunchKernel(KEY(stub_spin), d3(1, 1, 1), d3(1, 1, 1),
+                                l->args, 0, l->s));
+}
+
+/* The host queues calls (45 us of its clock) behind the spinning kernel,
+ * then stores the flag: through the server too, the kernel sees the store
+ * at the host's clock (rt.c's catch-up), within a poll of it, not as soon
+ * as it starts (the store is in memory before the host waits). */
+START_TEST(test_server_kernel_sees_host_store_at_host_time)
+{
+    struct cudart_test_server srv;
+    uint32_t *d_flag, *out, got = 0;
+    spin_setup(&srv, &d_flag, &out);
+    void *args[] = { &d_flag, &out };
+    struct spin_launch l = { 0, args };
+    ck_cuda_ok(cudaStreamCreateWithFlags(&l.s, cudaStreamNonBlocking));
+    float held, after;
+    cudart_test_host_store(l.s, launch_spin, &l, flag, 41, &held, &after);
+    ck_cuda_ok(cudaMemcpy(&got, out, 4, cudaMemcpyDeviceToHost));
+    ck_assert_uint_eq(got, 42);
+    ck_assert_msg(held > 45.0f, "the kernel was not held: %.3f us", held);
+    ck_assert_msg(after > -1.0f && after < 4.0f,
+                  "the kernel ended %.3f us after the store", after);
     cudart_test_server_stop(&srv);
 }
 END_TEST
@@ -409,6 +453,7 @@ Suite *make_cudart_server_kernels_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_server_kernel_matches_in_process);
     tcase_add_test(tc, test_server_kernel_spins_on_host_mapped_flag);
+    tcase_add_test(tc, test_server_kernel_sees_host_store_at_host_time);
     tcase_add_test(tc, test_server_kernel_illegal_address_is_sticky);
     tcase_add_test(tc, test_server_kernel_unsupported_ptx_names_line);
     tcase_add_test(tc, test_server_c_kernel_not_supported);

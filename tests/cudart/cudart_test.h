@@ -7,6 +7,7 @@
 
 #undef NDEBUG
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -69,6 +70,19 @@ int cudart_test_server_stop(struct cudart_test_server *s);
  * __cudaRegisterFunction/__cudaRegisterVar and __cudaRegisterFatBinaryEnd.
  */
 void **cudart_test_register_ptx(const char *text, size_t n);
+
+/*
+ * cudart_test_host_store - between events on stream s, launch(arg) queues
+ * a kernel that polls the host-mapped *flag; then 50 event records on
+ * another stream (45 us of the host's clock), the store of value to *flag
+ * and an event on that stream (it completes at the host's clock). Waits
+ * for s; *held_us: the kernel's span, *after_us: its end less the store's
+ * event. (check_kernels.c, check_server_kernels.c)
+ */
+void cudart_test_host_store(cudaStream_t s, void (*launch)(void *arg),
+                            void *arg, volatile uint32_t *flag,
+                            uint32_t value, float *held_us,
+                            float *after_us);
 
 /* ck_assert that a CUDA call returned e (prints both names otherwise). */
 #define ck_cuda(call, e)                                                      \
