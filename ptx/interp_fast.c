@@ -457,17 +457,31 @@ void ptx__fast_free(struct ptx_kernel *k)
     (SIGNED(K) ? (int64_t)EK(K, a) < (int64_t)EK(K, b) : EK(K, a) < EK(K, b))
 
 /* A shared-memory row: every running lane's offset in bounds? */
-static bool shared_offsets(const struct ptx_warp *w, const struct ptx_fast *f,
-                           uint32_t exec, unsigned n, uint64_t *off)
+static inline __attribute__((always_inline)) bool
+shared_offsets(const struct ptx_warp *w, const struct ptx_fast *f,
+               uint32_t exec, unsigned n, uint64_t *off)
 {
     const uint64_t *a = &w->r[f->a];
     uint64_t lim = w->ctx.shared ? w->ctx.shared_bytes : 0, bad = 0;
     for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
         off[l] = (a[l] + f->imm) & 0xffffffffu;
-        bad |= (uint64_t)(off[l] + n > lim) << l;
+        bad |= (off[l] + n > lim) & (exec >> l);
     }
-    return (bad & exec) == 0;
+    return (bad & 1u) == 0;
 }
+
+/* One lane's value of a ld.shared of kind K at p. */
+#define LDS_ONE(K, p)                                                       \
+    (BITS(K) == 32 ? EK(K, ({                                               \
+        uint32_t v_;                                                        \
+        memcpy(&v_, (p), 4);                                                \
+        v_;                                                                 \
+    }))                                                                     \
+                   : ({                                                     \
+                         uint64_t v_;                                       \
+                         memcpy(&v_, (p), 8);                               \
+                         v_;                                                \
+                     }))
 
 #define LDS(K)                                                              \
     case FH_LDS + K: {                                                      \
@@ -475,13 +489,14 @@ static bool shared_offsets(const struct ptx_warp *w, const struct ptx_fast *f,
         if (!shared_offsets(w, f, exec, BITS(K) / 8, t_)) {                 \
             return false;                                                   \
         }                                                                   \
-        LANES(exec, l) {                                                    \
-            if (BITS(K) == 32) {                                            \
-                uint32_t v;                                                 \
-                memcpy(&v, w->ctx.shared + t_[l], 4);                       \
-                D[l] = EK(K, v);                                            \
-            } else {                                                        \
-                memcpy(&D[l], w->ctx.shared + t_[l], 8);                    \
+        const uint8_t *sh_ = w->ctx.shared;                                 \
+        if (exec == UINT32_MAX) {                                           \
+            IVDEP for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {            \
+                D[l] = LDS_ONE(K, sh_ + t_[l]);                             \
+            }                                                               \
+        } else {                                                            \
+            LANES(exec, l) {                                                \
+                D[l] = LDS_ONE(K, sh_ + t_[l]);                             \
             }                                                               \
         }                                                                   \
         return true;                                                        \

@@ -259,7 +259,9 @@ static bool value_regs(const struct ptx_insn *in, const struct ptx_opd *o,
  * request's rows, vec elements of eb bytes (value_regs' forms), each
  * form a loop of its own with the elements written out, which the
  * compiler turns into vector shuffles. Stores zero the bytes past the
- * access.
+ * access; loads read only the access's bytes of a row (a wider read of
+ * what the executor has just stored in narrower pieces would wait for
+ * the stores to complete).
  */
 #define TO_ROWS(T, ...)                                                     \
     IVDEP for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {                    \
@@ -294,10 +296,10 @@ static void regs_to_rows(const struct ptx_warp *w, const uint16_t *regs,
 /* Loaded elements into the registers of every lane, 32-bit ones zero-
  * or (SX, s32) sign-extended. */
 #define X32(v) (sx ? (uint64_t)(int64_t)(int32_t)(v) : (uint64_t)(v))
-#define FROM_ROWS(T, body)                                                  \
+#define FROM_ROWS(T, V, body)                                               \
     IVDEP for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {                    \
         T u_[16 / sizeof(T)];                                               \
-        memcpy(u_, req->result[l], 16);                                     \
+        memcpy(u_, req->result[l], (V) * sizeof(T));                        \
         body;                                                               \
     }                                                                       \
     return
@@ -316,14 +318,14 @@ static void rows_to_regs(struct ptx_warp *w, const uint16_t *regs,
         d3 = &R(w, regs[3], 0);
     }
     switch (eb * 4 + vec) {
-    case 4 * 4 + 1: FROM_ROWS(uint32_t, d0[l] = X32(u_[0]));
+    case 4 * 4 + 1: FROM_ROWS(uint32_t, 1, d0[l] = X32(u_[0]));
     case 4 * 4 + 2:
-        FROM_ROWS(uint32_t, d0[l] = X32(u_[0]); d1[l] = X32(u_[1]));
+        FROM_ROWS(uint32_t, 2, d0[l] = X32(u_[0]); d1[l] = X32(u_[1]));
     case 4 * 4 + 4:
-        FROM_ROWS(uint32_t, d0[l] = X32(u_[0]); d1[l] = X32(u_[1]);
+        FROM_ROWS(uint32_t, 4, d0[l] = X32(u_[0]); d1[l] = X32(u_[1]);
                   d2[l] = X32(u_[2]); d3[l] = X32(u_[3]));
-    case 8 * 4 + 1: FROM_ROWS(uint64_t, d0[l] = u_[0]);
-    default: FROM_ROWS(uint64_t, d0[l] = u_[0]; d1[l] = u_[1]);
+    case 8 * 4 + 1: FROM_ROWS(uint64_t, 1, d0[l] = u_[0]);
+    default: FROM_ROWS(uint64_t, 2, d0[l] = u_[0]; d1[l] = u_[1]);
     }
 }
 
