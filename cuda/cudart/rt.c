@@ -172,6 +172,7 @@ struct rt_thread *rt_self(void)
     t->state = rt_internal_self ? RT_EXITED : RT_RUNNING;
     t->id = rt_internal_self ? 0 : rt.n_threads++;
     t->deadline = SIM_TIME_MAX;
+    t->told_until = SIM_TIME_MAX;
     t->ostid = osthread_self();
     t->pth = pthread_self();
     t->next = rt.threads;
@@ -387,13 +388,37 @@ static unsigned threads_waiting(void)
     return n;
 }
 
-/* The simulation's stop condition: no waiter released yet. */
+/* A thread told blocked (rt_host.c) in a timed wait whose deadline has
+ * come: it times out, and counts as running again. */
+static bool told_due(const struct rt_thread *t, sim_time_t now)
+{
+    return t->state == RT_OUTSIDE && t->told && now >= t->told_until;
+}
+
+/* The earliest deadline of a waiter or of a told timed wait. */
+static sim_time_t earliest_deadline(void)
+{
+    sim_time_t limit = SIM_TIME_MAX;
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        if (t->state == RT_WAITING && t->deadline < limit) {
+            limit = t->deadline;
+        }
+        if (t->state == RT_OUTSIDE && t->told && t->told_until < limit) {
+            limit = t->told_until;
+        }
+    }
+    return limit;
+}
+
+/* The simulation's stop condition: no waiter released yet, and no told
+ * timed wait due. */
 static bool none_released(void *arg)
 {
     (void)arg;
     sim_time_t now = rt_machine->now();
     for (struct rt_thread *t = rt.threads; t; t = t->next) {
-        if (t->state == RT_WAITING && waiter_released(t, now)) {
+        if ((t->state == RT_WAITING && waiter_released(t, now)) ||
+            told_due(t, now)) {
             return false;
         }
     }
@@ -417,12 +442,7 @@ static bool keep_running(void *arg)
  */
 static bool run_simulation(void)
 {
-    sim_time_t limit = SIM_TIME_MAX;
-    for (struct rt_thread *t = rt.threads; t; t = t->next) {
-        if (t->state == RT_WAITING && t->deadline < limit) {
-            limit = t->deadline;
-        }
-    }
+    sim_time_t limit = earliest_deadline();
     if (!none_released(NULL)) {
         return true;
     }
@@ -645,8 +665,9 @@ static void outside_woken(void)
             /* Told blocked (rt_host.c): back once it says so; while it is
              * runnable it is on its way into the call, or woken and on
              * its way back, and is looked at again soon. */
-            if (__atomic_load_n(&t->back, __ATOMIC_ACQUIRE)) {
-                t->state = RT_RUNNING;
+            if (__atomic_load_n(&t->back, __ATOMIC_ACQUIRE) ||
+                told_due(t, rt_machine->now())) {
+                t->state = RT_RUNNING;  /* back, or about to time out */
             } else if (osthread_runnable(t->ostid)) {
                 rt_hook_busy = true;
             }
@@ -763,13 +784,14 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
  * the program's threads do, never on how fast the computer runs them: a
  * program whose main thread waits on a barrier that callbacks release
  * ends at the same simulated time at any load. Once a run ends with
- * nothing left to do, the driver waits for a call before it tries again.
+ * nothing left to do, the driver waits for a call, or a timed wait's
+ * deadline (rt_host.c), before it tries again.
  */
 static bool driver_keep(void *arg)
 {
     (void)arg;
     return !rt.hostfn_ran && threads_running() == 0 &&
-           threads_waiting() == 0;
+           threads_waiting() == 0 && none_released(NULL);
 }
 
 static void *driver_main(void *arg)
@@ -789,10 +811,12 @@ static void *driver_main(void *arg)
             }
         }
         if (alone && threads_running() == 0 && !rt_newcomer_busy &&
-            !rt_hook_busy && rt_activity != idle_at) {
+            !rt_hook_busy &&
+            (rt_activity != idle_at || earliest_deadline() != SIM_TIME_MAX)) {
             rt.running_sim = true;
             rt.hostfn_ran = false;
-            bool ok = rt_machine->advance(driver_keep, NULL, SIM_TIME_MAX);
+            bool ok = rt_machine->advance(driver_keep, NULL,
+                                          earliest_deadline());
             rt.running_sim = false;
             if (!ok || !rt.hostfn_ran) {
                 idle_at = rt_activity;  /* nothing more until a call */

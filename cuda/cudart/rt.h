@@ -79,6 +79,7 @@ struct rt_thread {
     uint64_t cpu_mark;          /* its CPU time then, ns */
     struct osthread_look look;  /* asleep at grace checks since then */
     bool told;                  /* OUTSIDE: said so itself (rt_host.c) */
+    sim_time_t told_until;      /* told: its timed wait's deadline */
     bool back;                  /* told, and back (set unlocked) */
     struct rt_thread *next;     /* all threads */
 };

@@ -18,7 +18,10 @@
  *   host function returns at once: time stands still in a callback.
  * - a thread that blocks outside CUDA is RT_OUTSIDE, "told", until it is
  *   back (rt.c's outside_woken): time moves without it, and when it is back
- *   its clock catches up with the simulation.
+ *   its clock catches up with the simulation. A timed wait's deadline is
+ *   a deadline of the simulation as a waiter's is: time stops there, the
+ *   thread counts as running again, and the wait times out
+ *   (block_expired) at that simulated time.
  * The runtime's own code and threads (rt_host_lock false) get "no":
  * their clocks and sleeps are real, and their blocking is not counted.
  */
@@ -88,7 +91,7 @@ static int host_sleep(uint64_t ns)
     return 1;
 }
 
-static int host_block_begin(void)
+static int host_block_begin(uint64_t deadline)
 {
     if (host_forked || !rt_host_lock()) {
         return 0;
@@ -100,6 +103,7 @@ static int host_block_begin(void)
     struct rt_thread *self = rt_self();
     self->state = RT_OUTSIDE;
     self->told = true;
+    self->told_until = deadline == UINT64_MAX ? SIM_TIME_MAX : sim_ns(deadline);
     __atomic_store_n(&self->back, false, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&rt.cond);   /* a waiter may run it now */
     pthread_mutex_unlock(&rt.lock);
@@ -117,8 +121,20 @@ static void host_block_end(void)
     __atomic_store_n(&self->back, true, __ATOMIC_RELEASE);
     pthread_mutex_lock(&rt.lock);
     self->told = false;
+    self->told_until = SIM_TIME_MAX;
     rt_come_in();
     pthread_mutex_unlock(&rt.lock);
+}
+
+static int host_block_expired(void)
+{
+    struct rt_thread *self = rt_self_peek();
+    if (!self || !rt_host_lock()) {
+        return 1;
+    }
+    int done = rt_machine->now() >= self->told_until;
+    pthread_mutex_unlock(&rt.lock);
+    return done;
 }
 
 static const struct p2psim_host_hooks host_hooks = {
@@ -127,6 +143,7 @@ static const struct p2psim_host_hooks host_hooks = {
     .sleep = host_sleep,
     .block_begin = host_block_begin,
     .block_end = host_block_end,
+    .block_expired = host_block_expired,
 };
 
 /* In a child forked after start-up the runtime's state is a copy (its

@@ -19,8 +19,8 @@
  *   pthread_barrier_wait, sem_wait (timed), pthread_join, waitpid, wait,
  *   poll, select and a read that would block tell the runtime that the
  *   thread waits, so time moves and stream callbacks run while it does.
- *   A timed wait's timeout is the same length of wall time (its absolute
- *   time converted from the simulated clock).
+ *   A timed wait's deadline is simulated time (TIMED_WAIT); poll's and
+ *   select's timeouts on descriptors stay wall time.
  *
  * P2PSIM_REAL_CLOCK=1 (`p2psim run --real-clock`) leaves clocks and
  * sleeps real; blocking is still told. The definitions are unversioned,
@@ -273,16 +273,70 @@ unsigned int sleep(unsigned int s)
 
 /* ---- blocking outside CUDA ---------------------------------------------------- */
 
-static bool block_begin(void)
+/* Tell the runtime the thread blocks, until at most simulated time
+ * deadline (ns since the start; UINT64_MAX: none). */
+static bool block_until(uint64_t deadline)
 {
     const struct p2psim_host_hooks *h = hooks;
     if (!h || in_hook) {
         return false;
     }
     in_hook = true;
-    bool tracked = h->block_begin();
+    bool tracked = h->block_begin(deadline);
     in_hook = false;
     return tracked;
+}
+
+static bool block_begin(void)
+{
+    return block_until(UINT64_MAX);
+}
+
+/* The simulated deadline of an absolute time of family f, ns since the
+ * start; false when the clocks are real (or it is not valid). */
+static bool sim_deadline(enum family f, const struct timespec *abs,
+                         uint64_t *deadline)
+{
+    long long now;
+    if (!ts_valid(abs) || !sim_now(f, &now)) {
+        return false;
+    }
+    long long origin = f == FAM_REAL  ? origin_real
+                       : f == FAM_TAI ? origin_tai
+                                      : HOST_MONO_ORIGIN;
+    long long d = ts_ns(abs) - origin;
+    *deadline = d > 0 ? (uint64_t)d : 0;
+    return true;
+}
+
+/* An absolute time of clock id (family f) as the kernel's: the same
+ * distance ahead of its now when the clocks are simulated. */
+static struct timespec kernel_abs(enum family f, clockid_t id,
+                                  const struct timespec *abs)
+{
+    long long now;
+    if (!ts_valid(abs) || !sim_now(f, &now)) {
+        return *abs;
+    }
+    long long ahead = ts_ns(abs) - now;
+    return ns_ts(kernel_ns(id) + (ahead > 0 ? ahead : 0));
+}
+
+/* Whether a told timed wait has reached its simulated deadline. */
+static bool block_expired(void)
+{
+    in_hook = true;
+    bool done = hooks->block_expired();
+    in_hook = false;
+    return done;
+}
+
+/* The kernel's absolute time 1 ms from now on clock id: a timed wait
+ * with a simulated deadline waits in such slices, asking between them
+ * whether simulated time has reached the deadline. */
+static struct timespec slice(clockid_t id)
+{
+    return ns_ts(kernel_ns(id) + 1000000);
 }
 
 static void block_end(bool tracked)
@@ -297,19 +351,6 @@ static void block_end(bool tracked)
     errno = e;
 }
 
-/* An absolute time of a clock of family f, simulated, as the kernel's
- * (the same distance ahead of its now). */
-static struct timespec to_kernel(enum family f, clockid_t id,
-                                 const struct timespec *abs)
-{
-    long long now;
-    if (!ts_valid(abs) || !sim_now(f, &now)) {
-        return *abs;
-    }
-    long long ahead = ts_ns(abs) - now;
-    return ns_ts(kernel_ns(id) + (ahead > 0 ? ahead : 0));
-}
-
 int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
     NEXT(pthread_cond_wait, "GLIBC_2.3.2");
@@ -319,29 +360,57 @@ int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
     return r;
 }
 
+/*
+ * A timed wait: with simulated clocks the deadline is simulated time (the
+ * runtime stops the simulation there; the wait times out once it has
+ * come, asked between slices of 1 ms of wall time); otherwise the
+ * kernel's, unchanged. wait(k) waits until the kernel's absolute k.
+ */
+#define TIMED_WAIT(f, id, abs, wait)                                        \
+    do {                                                                    \
+        uint64_t dl;                                                        \
+        bool t = sim_deadline(f, abs, &dl) && block_until(dl);              \
+        int r;                                                              \
+        if (!t) {                                                           \
+            struct timespec k = kernel_abs(f, id, abs);                     \
+            t = block_begin();                                              \
+            r = wait(k);                                                    \
+            block_end(t);                                                   \
+            return r;                                                       \
+        }                                                                   \
+        for (;;) {                                                          \
+            struct timespec k = slice(id);                                  \
+            r = wait(k);                                                    \
+            if (!TIMED_OUT(r) || block_expired()) {                         \
+                break;                                                      \
+            }                                                               \
+        }                                                                   \
+        block_end(t);                                                       \
+        return r;                                                           \
+    } while (0)
+
 int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
                            const struct timespec *abs)
 {
     NEXT(pthread_cond_timedwait, "GLIBC_2.3.2");
     /* a condition variable's clock is REALTIME unless its attributes
      * chose MONOTONIC, which it does not tell: REALTIME */
-    struct timespec k = to_kernel(FAM_REAL, CLOCK_REALTIME, abs);
-    bool t = block_begin();
-    int r = next_pthread_cond_timedwait(c, m, &k);
-    block_end(t);
-    return r;
+#define TIMED_OUT(r) ((r) == ETIMEDOUT)
+#define WAIT(k) next_pthread_cond_timedwait(c, m, &(k))
+    TIMED_WAIT(FAM_REAL, CLOCK_REALTIME, abs, WAIT);
+#undef WAIT
 }
 
 int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
                            clockid_t id, const struct timespec *abs)
 {
     NEXT(pthread_cond_clockwait, NULL);
-    struct timespec k = to_kernel(family(id), id, abs);
-    bool t = block_begin();
-    int r = next_pthread_cond_clockwait(c, m, id, &k);
-    block_end(t);
-    return r;
+    enum family f = family(id);
+#define WAIT(k) next_pthread_cond_clockwait(c, m, id, &(k))
+    TIMED_WAIT(f, id, abs, WAIT);
+#undef WAIT
 }
+#undef TIMED_OUT
 
 int pthread_barrier_wait(pthread_barrier_t *b)
 {
@@ -364,11 +433,11 @@ int sem_wait(sem_t *s)
 int sem_timedwait(sem_t *restrict s, const struct timespec *restrict abs)
 {
     NEXT(sem_timedwait, NULL);
-    struct timespec k = to_kernel(FAM_REAL, CLOCK_REALTIME, abs);
-    bool t = block_begin();
-    int r = next_sem_timedwait(s, &k);
-    block_end(t);
-    return r;
+#define TIMED_OUT(r) ((r) < 0 && errno == ETIMEDOUT)
+#define WAIT(k) next_sem_timedwait(s, &(k))
+    TIMED_WAIT(FAM_REAL, CLOCK_REALTIME, abs, WAIT);
+#undef WAIT
+#undef TIMED_OUT
 }
 
 int pthread_join(pthread_t th, void **ret)

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#define P2PSIM_HOST_HOOKS_VERSION 1
+#define P2PSIM_HOST_HOOKS_VERSION 2
 
 struct p2psim_host_hooks {
     unsigned version;           /* P2PSIM_HOST_HOOKS_VERSION */
@@ -24,10 +24,14 @@ struct p2psim_host_hooks {
      * its clock advances by ns): 1. 0: sleep for real. */
     int (*sleep)(uint64_t ns);
     /* The thread is about to block outside the runtime (a barrier, a
-     * join, a pipe): 1, and block_end follows when it is back; 0: not
-     * tracked (the runtime's own blocking). */
-    int (*block_begin)(void);
+     * join, a pipe) until at most simulated time deadline (ns since the
+     * simulation began; UINT64_MAX: none): 1, and block_end follows when
+     * it is back; 0: not tracked (the runtime's own blocking). */
+    int (*block_begin)(uint64_t deadline);
     void (*block_end)(void);
+    /* While blocked with a deadline: 1 once simulated time has reached
+     * it (the wait times out). */
+    int (*block_expired)(void);
 };
 
 /* libp2psim-host.so's: take the runtime's hooks (NULL: none). */

@@ -71,6 +71,14 @@ for mode in cond barrier; do
         run --real-clock -- "$work/host_clock" $mode
 done
 
+# A timed wait's deadline is simulated time: nobody signals, it times out
+# exactly 5 ms later (the clock read before it is free here).
+check "timed: pthread_cond_timedwait times out in simulated time" 0 \
+    "^timedwait: timed out after 5000000 ns$" run -- "$work/host_clock" timed
+check "timed: the same without a server" 0 \
+    "^timedwait: timed out after 5000000 ns$" \
+    run --single-process -- "$work/host_clock" timed
+
 # A thread spinning on its clock for a callback's flag is found spinning
 # (a clock read is not a call), so time moves and the flag comes.
 check "spin: a loop on the clock for a callback's flag ends" 0 \

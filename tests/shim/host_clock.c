@@ -13,11 +13,14 @@
  *   host_clock barrier  the same with a pthread barrier
  *   host_clock spin     main spins reading its clock until a host function
  *                       sets a flag
+ *   host_clock timed    a pthread_cond_timedwait 5 ms ahead that nobody
+ *                       signals times out 5 ms later in simulated time
  */
 #define _DEFAULT_SOURCE /* usleep; POSIX clocks, barriers */
 #define _POSIX_C_SOURCE 200809L
 
 #include <cuda_runtime.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -105,6 +108,27 @@ static void CUDART_CB set_flag(void *arg)
     done = 1;
 }
 
+static int timed(void)
+{
+    if (cudaFree(0) != cudaSuccess) {
+        return 1;
+    }
+    struct timespec abs;
+    clock_gettime(CLOCK_REALTIME, &abs);
+    abs.tv_nsec += 5000000;
+    if (abs.tv_nsec >= 1000000000L) {
+        abs.tv_sec++;
+        abs.tv_nsec -= 1000000000L;
+    }
+    long long t0 = mono_ns();
+    pthread_mutex_lock(&lock);
+    int r = pthread_cond_timedwait(&cond, &lock, &abs);
+    pthread_mutex_unlock(&lock);
+    printf("timedwait: %s after %lld ns\n",
+           r == ETIMEDOUT ? "timed out" : "woken", mono_ns() - t0);
+    return 0;
+}
+
 static int spin(void)
 {
     cudaStream_t s;
@@ -160,6 +184,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "spin") == 0) {
         return spin();
+    }
+    if (strcmp(mode, "timed") == 0) {
+        return timed();
     }
     return wait_outside(strcmp(mode, "barrier") == 0);
 }
