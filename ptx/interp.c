@@ -427,22 +427,18 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
         }
         /* pre-decoded instructions back to back (the entry past the
          * last one has no handler) */
-        for (const struct ptx_fast *f = w->fast ? &w->fast[w->pc] : NULL;
-             f && f->h; f = &w->fast[w->pc]) {
-            uint32_t exec = f->guard == PTX_NOREG
-                                ? w->group
-                                : ptx__pred_mask(&R(w, f->guard, 0),
-                                                 f->guard_neg) & w->group;
-            if (exec && !ptx__fast_exec(w, f, exec)) {
-                break; /* the general path reports it */
-            }
-            w->n_instr++;
-            w->pc++;
+        while (w->fast && w->fast[w->pc].h) {
+            unsigned n = ptx__fast_run(w, budget ? budget - steps
+                                                 : UINT_MAX);
+            steps += n;
             if (w->group != w->live && w->pc >= w->others_min) {
                 reselect(w);
             }
-            if (budget && ++steps >= budget) {
+            if (budget && steps >= budget) {
                 return PTX_STOP_YIELD;
+            }
+            if (n == 0) {
+                break;
             }
         }
         if (w->pc >= w->n_insns) {

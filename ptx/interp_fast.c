@@ -361,6 +361,12 @@ static void prepare_insn(struct prep *pp, const struct ptx_insn *in,
     case OP_ST:
         f->h = (uint16_t)shared_handler(in, f);
         return;
+    case OP_BRA:
+        if (in->n_opds >= 1 && in->o[0].kind == OPD_LABEL) {
+            f->h = PTX_FAST_BRA;
+            f->imm = (uint64_t)in->o[0].imm;
+        }
+        return;
     default:
         return;
     }
@@ -502,8 +508,8 @@ shared_offsets(const struct ptx_warp *w, const struct ptx_fast *f,
         return true;                                                        \
     }
 
-FAST_CLONES
-uint32_t ptx__pred_mask(const uint64_t *p, uint32_t neg)
+static inline __attribute__((always_inline)) uint32_t
+pred_mask(const uint64_t *p, uint32_t neg)
 {
     uint32_t m = 0;
     for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
@@ -513,8 +519,15 @@ uint32_t ptx__pred_mask(const uint64_t *p, uint32_t neg)
 }
 
 FAST_CLONES
-bool ptx__fast_exec(struct ptx_warp *w, const struct ptx_fast *f,
-                    uint32_t exec)
+uint32_t ptx__pred_mask(const uint64_t *p, uint32_t neg)
+{
+    return pred_mask(p, neg);
+}
+
+/* One pre-decoded instruction over the lanes in exec (not 0). Return:
+ * false when it must go through the general interpreter. */
+static inline __attribute__((always_inline)) bool
+fast_exec(struct ptx_warp *w, const struct ptx_fast *f, uint32_t exec)
 {
     uint64_t *D = &w->r[f->d];
     const uint64_t *A = &w->r[f->a], *B = &w->r[f->b], *C = &w->r[f->c];
@@ -618,4 +631,42 @@ bool ptx__fast_exec(struct ptx_warp *w, const struct ptx_fast *f,
         return false;
     }
     return true;
+}
+
+FAST_CLONES
+unsigned ptx__fast_run(struct ptx_warp *w, unsigned max)
+{
+    const struct ptx_fast *fast = w->fast;
+    unsigned pc = w->pc, n = 0;
+    uint32_t group = w->group;
+    bool all = group == w->live;
+    while (n < max) {
+        const struct ptx_fast *f = &fast[pc];
+        if (!f->h) {
+            break;
+        }
+        uint32_t exec = f->guard == PTX_NOREG
+                            ? group
+                            : pred_mask(&w->r[(size_t)f->guard * PTX_WARP_SIZE],
+                                        f->guard_neg) & group;
+        if (f->h == PTX_FAST_BRA) {
+            /* a branch that all the group takes, or none */
+            if (exec && exec != group) {
+                break;
+            }
+            pc = exec ? (unsigned)f->imm : pc + 1;
+        } else {
+            if (exec && !fast_exec(w, f, exec)) {
+                break; /* the general path reports it */
+            }
+            pc++;
+        }
+        n++;
+        if (!all && pc >= w->others_min) {
+            break;
+        }
+    }
+    w->pc = pc;
+    w->n_instr += n;
+    return n;
 }

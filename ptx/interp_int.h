@@ -233,11 +233,12 @@ void ptx__exec_setp(struct ptx_warp *w, const struct ptx_insn *in,
                     uint32_t exec);
 void ptx__exec_selp(struct ptx_warp *w, const struct ptx_insn *in,
                     uint32_t exec);
-/* An instruction of k->fast over the lanes in exec (exec != 0).
- * Return: false when it must go through the general interpreter (a
- * shared access out of bounds, to be reported), nothing done. */
-bool ptx__fast_exec(struct ptx_warp *w, const struct ptx_fast *f,
-                    uint32_t exec);
+/* Run at most max instructions of k->fast from w->pc, counted in
+ * n_instr; stop before one without a handler, a divergent branch, a
+ * shared access out of bounds (the general path reports it), and after
+ * one that reaches the lowest PC of waiting lanes (w->others_min; the
+ * caller reselects). Return: the instructions run. */
+unsigned ptx__fast_run(struct ptx_warp *w, unsigned max);
 /* The lanes whose predicate row p (bit 0) is true, or false when neg. */
 uint32_t ptx__pred_mask(const uint64_t *p, uint32_t neg);
 /* f16 and f16x2 arithmetic (interp_f16.c). */

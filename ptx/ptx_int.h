@@ -181,13 +181,16 @@ struct ptx_func_inst {
  * handler (0: the general interpreter) and its operands as offsets
  * (slot * 32) into the warp's registers; an immediate is a constant
  * slot, n_regs + i holding cvals[i] in every lane. */
+#define PTX_FAST_BRA 0xffffu /* h of a bra: run by ptx_warp_run itself,
+                               * the target in imm */
+
 struct ptx_fast {
     uint16_t h;
     uint8_t flip;   /* setp: signed order; selp: the predicate negated */
     uint8_t guard_neg;
     uint16_t guard; /* as struct ptx_insn's */
     uint32_t d, a, b, c;
-    uint64_t imm;   /* ld/st .shared: the address's offset */
+    uint64_t imm;   /* ld/st .shared: the address's offset; bra: target */
 };
 
 struct ptx_kernel {
