@@ -60,7 +60,7 @@ uint64_t osthread_cpu_ns(pthread_t th)
 {
     clockid_t c;
     struct timespec ts;
-    if (pthread_getcpuclockid(th, &c) != 0 || real_clock_gettime(c, &ts) != 0) {
+    if (pthread_getcpuclockid(th, &c) != 0 || p2psim_real_clock_gettime(c, &ts) != 0) {
         return 0;
     }
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

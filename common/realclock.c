@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int real_clock_gettime(clockid_t id, struct timespec *ts)
+int p2psim_real_clock_gettime(clockid_t id, struct timespec *ts)
 {
     return (int)syscall(SYS_clock_gettime, id, ts);
 }
@@ -18,7 +18,7 @@ int real_clock_gettime(clockid_t id, struct timespec *ts)
 uint64_t real_clock_ns(clockid_t id)
 {
     struct timespec ts;
-    if (real_clock_gettime(id, &ts) != 0) {
+    if (p2psim_real_clock_gettime(id, &ts) != 0) {
         return 0;
     }
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

@@ -13,7 +13,7 @@
 #include <time.h>
 
 /* clock_gettime of the kernel's clock id (a CPU-time clock too). */
-int real_clock_gettime(clockid_t id, struct timespec *ts);
+int p2psim_real_clock_gettime(clockid_t id, struct timespec *ts);
 
 /* The same in ns; 0 if it cannot be read. */
 uint64_t real_clock_ns(clockid_t id);

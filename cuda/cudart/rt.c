@@ -693,7 +693,7 @@ static long look_soon(void)
 static struct timespec wall_in(long ms)
 {
     struct timespec ts;
-    real_clock_gettime(CLOCK_REALTIME, &ts);
+    p2psim_real_clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_sec += ms / 1000;
     ts.tv_nsec += (ms % 1000) * 1000000L;
     if (ts.tv_nsec >= 1000000000L) {
