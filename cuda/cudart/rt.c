@@ -364,11 +364,12 @@ bool rt_device_valid(int dev)
 
 /* ---- rt_wait ------------------------------------------------------------------- */
 
-static unsigned threads_running(void)
+/* Threads in state st. */
+static unsigned threads_in(enum rt_thread_state st)
 {
     unsigned n = 0;
     for (struct rt_thread *t = rt.threads; t; t = t->next) {
-        n += t->state == RT_RUNNING;
+        n += t->state == st;
     }
     return n;
 }
@@ -376,16 +377,6 @@ static unsigned threads_running(void)
 static bool waiter_released(const struct rt_thread *t, sim_time_t now)
 {
     return now >= t->deadline || (t->until && t->until(t->until_arg));
-}
-
-/* Threads in rt_wait. */
-static unsigned threads_waiting(void)
-{
-    unsigned n = 0;
-    for (struct rt_thread *t = rt.threads; t; t = t->next) {
-        n += t->state == RT_WAITING;
-    }
-    return n;
 }
 
 /* A thread told blocked (rt_host.c) in a timed wait whose deadline has
@@ -685,7 +676,8 @@ static void outside_woken(void)
  * or block is looked at again soon. */
 static long look_soon(void)
 {
-    bool soon = (rt_newcomer_busy || rt_hook_busy) && threads_running() == 0;
+    bool soon = (rt_newcomer_busy || rt_hook_busy) &&
+                threads_in(RT_RUNNING) == 0;
     return soon && rt_grace_ms > 2 ? 2 : rt_grace_ms;
 }
 
@@ -725,14 +717,14 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
         }
         /* Run the simulation if nobody runs, nobody is about to (a
          * released waiter that has not left yet), and it is not running. */
-        if (!rt.running_sim && threads_running() == 0) {
+        if (!rt.running_sim && threads_in(RT_RUNNING) == 0) {
             outside_woken();    /* only matters when nobody else runs */
-            if (threads_running() == 0 && !rt_newcomer_busy &&
+            if (threads_in(RT_RUNNING) == 0 && !rt_newcomer_busy &&
                 unknown_threads()) {
                 rt_newcomer_busy = newcomer_busy();
             }
         }
-        if (!rt.running_sim && threads_running() == 0 &&
+        if (!rt.running_sim && threads_in(RT_RUNNING) == 0 &&
             !rt_newcomer_busy && !rt_hook_busy && none_released(NULL)) {
             if (!run_simulation()) {
                 e = rt_machine_failed ? cudaErrorMemoryAllocation
@@ -790,8 +782,8 @@ cudaError_t rt_wait(bool (*until)(void *arg), void *arg, sim_time_t deadline)
 static bool driver_keep(void *arg)
 {
     (void)arg;
-    return !rt.hostfn_ran && threads_running() == 0 &&
-           threads_waiting() == 0 && none_released(NULL);
+    return !rt.hostfn_ran && threads_in(RT_RUNNING) == 0 &&
+           threads_in(RT_WAITING) == 0 && none_released(NULL);
 }
 
 static void *driver_main(void *arg)
@@ -801,16 +793,16 @@ static void *driver_main(void *arg)
     pthread_mutex_lock(&rt.lock);
     uint64_t seen = rt_activity, idle_at = UINT64_MAX;
     for (;;) {
-        bool alone = !rt.running_sim && threads_running() == 0 &&
-                     threads_waiting() == 0;
+        bool alone = !rt.running_sim && threads_in(RT_RUNNING) == 0 &&
+                     threads_in(RT_WAITING) == 0;
         if (alone) {
             outside_woken();
-            if (threads_running() == 0 && !rt_newcomer_busy &&
+            if (threads_in(RT_RUNNING) == 0 && !rt_newcomer_busy &&
                 unknown_threads()) {
                 rt_newcomer_busy = newcomer_busy();
             }
         }
-        if (alone && threads_running() == 0 && !rt_newcomer_busy &&
+        if (alone && threads_in(RT_RUNNING) == 0 && !rt_newcomer_busy &&
             !rt_hook_busy &&
             (rt_activity != idle_at || earliest_deadline() != SIM_TIME_MAX)) {
             rt.running_sim = true;
@@ -828,7 +820,7 @@ static void *driver_main(void *arg)
         if (rt_newcomer_busy && !rt.running_sim) {
             rt_newcomer_busy = newcomer_busy();
         } else if (rt_activity == seen && !rt.running_sim &&
-                   threads_waiting() == 0) {
+                   threads_in(RT_WAITING) == 0) {
             grace_expired();
         }
         seen = rt_activity;
