@@ -9,6 +9,7 @@
 
 #include "machine/p2psim.h"
 #include "models/host/socket_link.h"
+#include "models/nvlink/nvlink.h"
 #include "models/pcie/link.h"
 #include "sim/error.h"
 #include "sim/port.h"
@@ -35,6 +36,16 @@ int p2psim_link_stat(const struct p2psim *p, unsigned i,
         out->rate = pcie_link_rate(l);
         for (int s = 0; s < 2; s++) {
             out->tlps[s] = c.tlps[s];
+            out->bytes[s] = c.payload_bytes[s];
+            out->busy_ps[s] = c.busy_ps[s];
+        }
+    } else if (l->ops == &nvl_link_ops) {
+        struct nvl_link_counters c;
+        nvl_link_get_counters(l, &c);
+        out->kind = "nvlink";
+        out->rate = nvl_link_rate(l);
+        for (int s = 0; s < 2; s++) {
+            out->tlps[s] = c.packets[s];
             out->bytes[s] = c.payload_bytes[s];
             out->busy_ps[s] = c.busy_ps[s];
         }

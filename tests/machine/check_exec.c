@@ -2,13 +2,16 @@
  * tests/machine/check_exec.c - copies through libp2psim on machines of the
  * library: host <-> GPU with the program's own memory, peer copies direct
  * and staged, BAR1 exhaustion falling back to staging, start times,
- * copies ordered behind one another (p2psim_copy_after).
+ * copies ordered behind one another (p2psim_copy_after), and the bytes
+ * each link carried (p2psim_link_stat), NVLink links included.
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/links.h"
 #include "machine/p2psim.h"
 #include "models/pcie/pcie.h"
 #include "sim/error.h"
@@ -282,6 +285,42 @@ START_TEST(test_exec_ordered_copies_fall_back)
 }
 END_TEST
 
+/* A peer copy over NVLink (DGX-1 V100: GPU0 and GPU1 are NV1) shows in
+ * the link counters as NVLink payload: the copy's size, and the one-DW
+ * completion of the engine's flushing read, and none of it on PCIe
+ * links; the links report their rate. */
+START_TEST(test_exec_nvlink_bytes_in_link_stats)
+{
+    char file[512];
+    snprintf(file, sizeof(file), "%s/topologies/dgx1-v100.yaml",
+             P2PSIM_SRCDIR);
+    struct p2psim *p = open_machine(file);
+    struct done_box b;
+    copy(p, dev(1, 0), dev(0, 0), 4 * MB, P2PSIM_COPY_PEER, &b);
+    ck_assert(!b.r.staged);
+    uint64_t nvl = 0, pcie = 0;
+    unsigned n = p2psim_link_count(p), n_nvl = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct p2psim_link_stat ls;
+        ck_assert_int_eq(p2psim_link_stat(p, i, &ls), 0);
+        if (strcmp(ls.kind, "nvlink") == 0) {
+            n_nvl++;
+            ck_assert_uint_gt(ls.rate, 0);
+            nvl += ls.bytes[0] + ls.bytes[1];
+        } else if (strcmp(ls.kind, "pcie-link") == 0) {
+            pcie += ls.bytes[0] + ls.bytes[1];
+        }
+    }
+    ck_assert_uint_gt(n_nvl, 0);
+    ck_assert_uint_ge(nvl, 4 * MB);
+    ck_assert_uint_le(nvl, 4 * MB + 64);
+    ck_assert_uint_eq(pcie, 0);
+    ck_assert_int_eq(p2psim_link_stat(p, n, &(struct p2psim_link_stat){ 0 }),
+                     -SIM_EINVAL);
+    p2psim_close(p);
+}
+END_TEST
+
 Suite *make_exec_suite(void)
 {
     Suite *s = suite_create("exec");
@@ -293,6 +332,7 @@ Suite *make_exec_suite(void)
     tcase_add_test(tc, test_exec_start_time_and_errors);
     tcase_add_test(tc, test_exec_ordered_copies_queue_on_one_engine);
     tcase_add_test(tc, test_exec_ordered_copies_fall_back);
+    tcase_add_test(tc, test_exec_nvlink_bytes_in_link_stats);
     suite_add_tcase(s, tc);
     return s;
 }
