@@ -306,6 +306,11 @@ EXTRA_DIST += tests/cli_bench.sh tests/sweep_mpi.sh
 # (staged through host memory without it). Environment as above.
 TESTS += tests/vm_clique.sh
 EXTRA_DIST += tests/vm_clique.sh
+# tests/validate_gate.sh: the fidelity gate, p2psim validate --fidelity
+# flow --fail-above MEDIAN,MAX on every case of data/calibration/, each
+# with its own bounds (docs/validate.md). Environment as above.
+TESTS += tests/validate_gate.sh
+EXTRA_DIST += tests/validate_gate.sh
 
 # The PTX front end (ptx/), linked alone: hand-written PTX always;
 # nvcc-built PTX and fat binaries in check_ptx_nvcc, which skips (77)

@@ -7,8 +7,11 @@
  * Only the cells a case gives are simulated (a case with one measured row
  * costs one row). The relative error of a cell is (simulated - measured)
  * / measured; summaries take its magnitude, over off-diagonal cells only
- * (the diagonal is a GPU's own memory, not the fabric). The last line is
- * "median error: X% max error: Y%" over every case given.
+ * (the diagonal is a GPU's own memory, not the fabric), each case's also
+ * for its bandwidth and its latency cells apart. The last line is
+ * "median error: X% max error: Y%" over every case given; --fail-above
+ * [NAME=]MEDIAN[,MAX] then fails the run when a case's or that line's
+ * median or max is above its bound (struct gate).
  */
 #include <config.h>
 
@@ -25,6 +28,86 @@
 #include "tools/validate_case.h"
 
 #define VALIDATE_DEFAULT_ELEMS 40000000 /* the sample's default, 160 MB */
+
+#define VALIDATE_MAX_BOUNDS 64    /* --fail-above options of one run */
+
+/*
+ * --fail-above [NAME=]MEDIAN[,MAX], repeatable: bounds, in percent, on the
+ * median and the max error over all off-diagonal cells of the case called
+ * NAME, of all cases together (NAME "all"), or, without NAME, of every
+ * case and all together that no named bound covers. A bound not given is
+ * NAN (none). failed counts the summaries above their bounds.
+ */
+struct bound {
+    const char *name;           /* NULL: the default */
+    double median, max;
+};
+
+struct gate {
+    struct bound b[VALIDATE_MAX_BOUNDS];
+    unsigned n, failed;
+};
+
+/* Parse one --fail-above argument into g; -1 when it is malformed. */
+static int gate_parse(struct gate *g, char *arg)
+{
+    struct bound b = { NULL, NAN, NAN };
+    char *eq = strchr(arg, '='), *end;
+    if (eq) {
+        *eq = '\0';
+        b.name = arg;
+        arg = eq + 1;
+    }
+    b.median = strtod(arg, &end);
+    if (end == arg || (b.name && !*b.name) || g->n == VALIDATE_MAX_BOUNDS) {
+        return -1;
+    }
+    if (*end == ',') {
+        const char *mx = end + 1;
+        b.max = strtod(mx, &end);
+        if (end == mx) {
+            return -1;              /* "P," */
+        }
+    }
+    if (*end || !(b.median >= 0) || b.max < 0) {
+        return -1;
+    }
+    g->b[g->n++] = b;
+    return 0;
+}
+
+/* Whether every named bound names "all" or one of the n cases cs. */
+static bool gate_names_known(const struct gate *g, const struct vcase *cs,
+                             int n)
+{
+    for (unsigned i = 0; i < g->n; i++) {
+        const char *name = g->b[i].name;
+        bool known = !name || strcmp(name, "all") == 0;
+        for (int k = 0; k < n && !known; k++) {
+            known = strcmp(cs[k].name, name) == 0;
+        }
+        if (!known) {
+            fprintf(stderr, "p2psim validate: --fail-above %s=...: no case "
+                            "of that name is given\n", name);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The bound of the summary called name: its own, else the default. */
+static const struct bound *gate_find(const struct gate *g, const char *name)
+{
+    const struct bound *def = NULL;
+    for (unsigned i = 0; i < g->n; i++) {
+        if (!g->b[i].name) {
+            def = &g->b[i];
+        } else if (strcmp(g->b[i].name, name) == 0) {
+            return &g->b[i];
+        }
+    }
+    return def;
+}
 
 /* One matrix of one case, simulated in a child process. */
 struct vjob {
@@ -60,8 +143,16 @@ static void validate_usage(FILE *f)
         "  --csv FILE       write every cell: case, matrix, source, "
         "destination,\n"
         "                   measured, simulated, relative error\n"
-        "  --fail-above P   exit 1 when the median error exceeds P "
-        "percent\n"
+        "  --fail-above [NAME=]MEDIAN[,MAX]\n"
+        "                   exit 1 when the median error over the "
+        "off-diagonal cells\n"
+        "                   of the case NAME (all: of all cases together; "
+        "no NAME:\n"
+        "                   of each case and all cases that no NAME= "
+        "covers) is above\n"
+        "                   MEDIAN percent, or its max error above MAX "
+        "percent;\n"
+        "                   repeatable\n"
         "  --check          read the cases and load their machines; "
         "simulate nothing\n",
         VALIDATE_DEFAULT_ELEMS);
@@ -154,9 +245,37 @@ static void print_summary(const char *what, struct errs *e)
     }
 }
 
+/* Whether the summary e of name (a case's, or "all") is within bounds. */
+static void gate_check(struct gate *g, const char *name, struct errs *e)
+{
+    const struct bound *b = gate_find(g, name);
+    double med, max;
+    errs_summary(e, &med, &max);
+    if (!b || !e->n) {
+        return;
+    }
+    if (!isnan(b->median) && !(med <= b->median)) {
+        printf("FAIL: %s: median error %.2f%% is above %.2f%%\n", name, med,
+               b->median);
+        g->failed++;
+    }
+    if (!isnan(b->max) && !(max <= b->max)) {
+        printf("FAIL: %s: max error %.2f%% is above %.2f%%\n", name, max,
+               b->max);
+        g->failed++;
+    }
+}
+
+/* Whether matrix m is a latency matrix (else bandwidth). */
+static bool is_latency(int m)
+{
+    return strcmp(bwlat_matrices[m].unit, "us") == 0;
+}
+
 /* Compare matrix m of case c; adds to the case's and the total errors. */
 static int compare_matrix(const struct vcase *c, int m, FILE *csv,
-                          struct errs *all, struct errs *cse)
+                          struct errs *all, struct errs *cse,
+                          struct errs *kind)
 {
     const struct bwlat_matrix_info *mi = &bwlat_matrices[m];
     const double *meas = c->measured[m], *sim = c->sim[m];
@@ -184,6 +303,7 @@ static int compare_matrix(const struct vcase *c, int m, FILE *csv,
             if (i != j && !isnan(err) &&
                 (errs_add(&mine, fabs(err)) < 0 ||
                  errs_add(cse, fabs(err)) < 0 ||
+                 errs_add(kind, fabs(err)) < 0 ||
                  errs_add(all, fabs(err)) < 0)) {
                 free(mine.v);
                 return -1;
@@ -198,7 +318,8 @@ static int compare_matrix(const struct vcase *c, int m, FILE *csv,
 }
 
 static int report_case(const struct vcase *c, const char *fidelity,
-                       int n_elems, FILE *csv, struct errs *all)
+                       int n_elems, FILE *csv, struct errs *all,
+                       struct gate *gate)
 {
     printf("== %s (%s)\nmachine %s%s%s, %u GPUs, fidelity %s, numElems %d\n",
            c->name, c->path, c->machine, c->overrides ? " with " : "",
@@ -211,19 +332,25 @@ static int report_case(const struct vcase *c, const char *fidelity,
         printf("  --set %.*s\n", len, s);
         s += len + (nl ? 1 : 0);
     }
-    struct errs cse = { 0 };
+    struct errs cse = { 0 }, kind[2] = { { 0 } };
     int rc = 0;
     for (int m = 0; m < BWLAT_N_MATRICES && rc >= 0; m++) {
         if (c->measured[m]) {
-            int r = compare_matrix(c, m, csv, all, &cse);
+            int r = compare_matrix(c, m, csv, all, &cse,
+                                   &kind[is_latency(m)]);
             rc = r < 0 ? r : rc | r;
         }
     }
     char what[300];
     snprintf(what, sizeof(what), "case %s", c->name);
     print_summary(what, &cse);
+    print_summary("  bandwidth", &kind[0]);
+    print_summary("  latency", &kind[1]);
+    gate_check(gate, c->name, &cse);
     printf("\n");
     free(cse.v);
+    free(kind[0].v);
+    free(kind[1].v);
     return rc;
 }
 
@@ -330,7 +457,7 @@ int cmd_validate(int argc, char **argv)
     const char *fidelity = "tlp", *csv_path = NULL;
     int n_elems = 0, c;
     unsigned jobs = 1;
-    double fail_above = NAN;
+    struct gate gate = { .n = 0 };
     bool check_only = false;
     char *end;
     optind = 1;
@@ -352,10 +479,9 @@ int cmd_validate(int argc, char **argv)
             break;
         case 'c': csv_path = optarg; break;
         case 'a':
-            fail_above = strtod(optarg, &end);
-            if (*end || !(fail_above >= 0)) {
-                fprintf(stderr, "p2psim validate: --fail-above takes a "
-                                "percentage\n");
+            if (gate_parse(&gate, optarg) < 0) {
+                fprintf(stderr, "p2psim validate: --fail-above takes "
+                                "[NAME=]MEDIAN[,MAX], percentages\n");
                 return CLI_BAD_INPUT;
             }
             break;
@@ -382,6 +508,9 @@ int cmd_validate(int argc, char **argv)
         if (validate_case_read(&cs[i]) < 0 || check_machine(&cs[i], fidelity) < 0) {
             rc = CLI_BAD_INPUT;
         }
+    }
+    if (rc == CLI_OK && !gate_names_known(&gate, cs, n)) {
+        rc = CLI_BAD_INPUT;
     }
     if (rc == CLI_OK && check_only) {
         printf("%d case%s and their machines load\n", n, n == 1 ? "" : "s");
@@ -416,7 +545,7 @@ int cmd_validate(int argc, char **argv)
     struct errs all = { 0 };
     bool some_failed = false;
     for (int i = 0; i < n && rc == CLI_OK; i++) {
-        int r = report_case(&cs[i], fidelity, n_elems, csv, &all);
+        int r = report_case(&cs[i], fidelity, n_elems, csv, &all, &gate);
         if (r < 0) {
             rc = CLI_FAIL;
         }
@@ -429,7 +558,8 @@ int cmd_validate(int argc, char **argv)
             printf("(matrices whose simulation failed are left out)\n");
         }
         printf("median error: %.1f%% max error: %.1f%%\n", med, max);
-        if (some_failed || (!isnan(fail_above) && !(med <= fail_above))) {
+        gate_check(&gate, "all", &all);
+        if (some_failed || gate.failed) {
             rc = CLI_FAIL;
         }
     }
