@@ -27,7 +27,9 @@
  * Model: the physical memory is freed when its creating process releases
  * its last handle and mapping, whatever other processes still map;
  * access flags grant a device access or not (read-only is read-write);
- * the granularity is 2 MiB, compressible or not. Caps: DRV_VMM_MAX_DEVICES devices per access
+ * the granularity is 2 MiB, compressible or not, also for host memory,
+ * whose cuMemCreate (CU_MEM_LOCATION_TYPE_HOST*) is not served
+ * (CUDA_ERROR_NOT_SUPPORTED, as a driver without host VMM says). Caps: DRV_VMM_MAX_DEVICES devices per access
  * mask.
  */
 #define _GNU_SOURCE /* memfd_create */
@@ -37,6 +39,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,13 +115,26 @@ static void phys_put(struct vmm_phys *p)
     free(p);
 }
 
+static bool host_location(CUmemLocationType t)
+{
+    return t == CU_MEM_LOCATION_TYPE_HOST ||
+           t == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
+           t == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
+}
+
+/* A property CUDA takes: device memory of a GPU of the machine, or host
+ * memory (host_location; a NUMA node id is not checked). */
 static CUresult check_prop(const CUmemAllocationProp *prop)
 {
     int n = 0;
     if (!prop || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED ||
-        prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+        (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE &&
+         !host_location(prop->location.type)) ||
         prop->allocFlags.compressionType > CU_MEM_ALLOCATION_COMP_GENERIC) {
         return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (host_location(prop->location.type)) {
+        return CUDA_SUCCESS;
     }
     CUresult r = cuDeviceGetCount(&n);
     if (!r && (prop->location.id < 0 || prop->location.id >= n)) {
@@ -178,6 +194,17 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     CUresult r = check_prop(prop);
     if (r) {
         return r;
+    }
+    if (host_location(prop->location.type)) {
+        /* as a GPU whose CU_DEVICE_ATTRIBUTE_HOST_(NUMA_)VIRTUAL_MEMORY_
+         * MANAGEMENT_SUPPORTED is 0 answers */
+        static atomic_flag said = ATOMIC_FLAG_INIT;
+        if (!atomic_flag_test_and_set(&said)) {
+            fprintf(stderr, "p2psim: cuMemCreate: host memory (location "
+                    "type %d) is not served: CUDA_ERROR_NOT_SUPPORTED\n",
+                    (int)prop->location.type);
+        }
+        return CUDA_ERROR_NOT_SUPPORTED;
     }
     if (prop->requestedHandleTypes &
         ~(unsigned)CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {

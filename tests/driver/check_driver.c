@@ -682,6 +682,36 @@ static void check_compression(const char *machine, int want)
                      CUDA_ERROR_INVALID_VALUE);
 }
 
+/* Host memory: the granularity is given (a program sizes its request by
+ * it), the allocation is refused cleanly, as by a driver whose
+ * CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED is 0. */
+START_TEST(test_vmm_host_location)
+{
+    start("hgx-h100.yaml");
+    int v = -1;
+    CU_OK(cuDeviceGetAttribute(
+        &v, CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
+        0));
+    ck_assert_int_eq(v, 0);
+    CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED };
+    prop.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+    prop.location.id = 0;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    size_t g = 0;
+    CU_OK(cuMemGetAllocationGranularity(&g, &prop,
+                                        CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    ck_assert_uint_eq(g, 2u << 20);
+    CUmemGenericAllocationHandle h = 0;
+    ck_assert_int_eq(cuMemCreate(&h, g, &prop, 0), CUDA_ERROR_NOT_SUPPORTED);
+    prop.location.type = CU_MEM_LOCATION_TYPE_HOST;
+    ck_assert_int_eq(cuMemCreate(&h, g, &prop, 0), CUDA_ERROR_NOT_SUPPORTED);
+    prop.location.type = 7;     /* no such location type */
+    ck_assert_int_eq(cuMemGetAllocationGranularity(
+                         &g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+                     CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
 START_TEST(test_vmm_compression_a100)
 {
     check_compression(NULL, 1);     /* the default machine: A100 PCIe */
@@ -769,6 +799,7 @@ Suite *make_driver_suite(void)
     tcase_add_test(e, test_vmm_map_two_gpus);
     tcase_add_test(e, test_vmm_compression_a100);
     tcase_add_test(e, test_vmm_compression_v100);
+    tcase_add_test(e, test_vmm_host_location);
     suite_add_tcase(s, e);
     TCase *f = tcase_create("entry-points");
     tcase_add_test(f, test_proc_address);
