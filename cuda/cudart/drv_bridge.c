@@ -261,15 +261,20 @@ void p2psim_drv_range(uintptr_t ptr, int *kind, uintptr_t *base,
     rt_leave();
 }
 
-cudaError_t p2psim_drv_kernel_params(void **handle, const char *name,
-                                     unsigned max, size_t *offsets,
-                                     unsigned *n, size_t *total)
+cudaError_t p2psim_drv_kernel_params(const void *fn, unsigned max,
+                                     size_t *offsets, unsigned *n,
+                                     size_t *total)
 {
     cudaError_t e = cudaErrorInvalidDeviceFunction;
     pthread_mutex_lock(&reg_lock);
-    const struct cudart_module *m = (const struct cudart_module *)handle;
-    const struct ptx_kernel *pk = m->ptx && name
-                                      ? ptx_module_find(m->ptx, name) : NULL;
+    const struct CUkern_st *k = fn ? reg_kernel_of_stub(fn) : NULL;
+    struct ptx_module *mod = k && k->module ? rt_module_ptx(k->module)
+                                            : NULL;
+    const struct ptx_kernel *pk = mod && k->name
+                                      ? ptx_module_find(mod, k->name) : NULL;
+    if (k && !mod) {
+        e = cudaErrorInvalidPtx;
+    }
     if (pk) {
         const struct ptx_kernel_info *info = ptx_kernel_get_info(pk);
         *n = info->n_params;

@@ -74,14 +74,16 @@ void p2psim_drv_range(uintptr_t ptr, int *kind, uintptr_t *base,
                       size_t *size, int *dev);
 
 /*
- * The layout of kernel name's parameters (module handle): *n of them,
- * offsets[i] in the packed buffer of *total bytes (at most max entries
- * filled); cudaErrorInvalidDeviceFunction when it has none
- * such.
+ * The layout of the parameters of the kernel registered under host stub
+ * fn (a CUfunction: the driver's own, or a program's kernel as
+ * cudaGetFuncBySymbol gives it), its module parsed if not yet: *n of
+ * them, offsets[i] in the packed buffer of *total bytes (at most max
+ * entries filled); cudaErrorInvalidDeviceFunction when there is no such
+ * kernel, cudaErrorInvalidPtx when its module does not parse.
  */
-cudaError_t p2psim_drv_kernel_params(void **handle, const char *name,
-                                     unsigned max, size_t *offsets,
-                                     unsigned *n, size_t *total);
+cudaError_t p2psim_drv_kernel_params(const void *fn, unsigned max,
+                                     size_t *offsets, unsigned *n,
+                                     size_t *total);
 
 /* Whether device dev's primary context exists (the runtime has used the
  * device); 0 for an invalid ordinal. */

@@ -12,6 +12,7 @@
 
 #include "cuda/cudart/launch_int.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* ---- limits of a kernel, occupancy --------------------------------------- */
@@ -264,6 +265,27 @@ static cudaError_t func_name(const char **name, const struct CUkern_st *k)
 cudaError_t cudaFuncGetName(const char **name, const void *func)
 {
     SERVE_KERNEL(func, func_name(name, k));
+}
+
+/* The driver's function of a kernel is its host stub (the key p2psim's
+ * driver API looks a CUfunction up by, drv_bridge.h). */
+static cudaError_t func_by_symbol(cudaFunction_t *fn, const void *stub,
+                                  const struct CUkern_st *k)
+{
+    if (!fn) {
+        return cudaErrorInvalidValue;
+    }
+    if (!k) {
+        return cudaErrorInvalidDeviceFunction;
+    }
+    *fn = (cudaFunction_t)(uintptr_t)stub;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr,
+                                const void *symbolPtr)
+{
+    SERVE_KERNEL(symbolPtr, func_by_symbol(functionPtr, symbolPtr, k));
 }
 
 /* ---- occupancy ----------------------------------------------------------- */

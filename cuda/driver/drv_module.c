@@ -6,7 +6,8 @@
  * inside a fat binary, nvcc -fatbin), registered with the runtime as
  * nvcc's modules are (drv_bridge.h); a function is registered under its
  * own address as the host stub, so cuLaunchKernel is cudaLaunchKernel of
- * that stub and runs on the same simulated GPU through the same PTX
+ * that stub (a program's kernel, whose CUfunction cudaGetFuncBySymbol
+ * gives, is its host stub: the same key) and runs on the same simulated GPU through the same PTX
  * interpreter, and the runtime's function attributes and occupancy serve
  * cuFuncGetAttribute and cuOccupancy*. A cubin holds only machine code:
  * loading one fails with CUDA_ERROR_NO_BINARY_FOR_GPU and a line saying
@@ -307,8 +308,8 @@ static CUresult launch_args(CUfunction f, void **params, void **extra,
     if (!offs) {
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    CUresult r = drv_result(p2psim_drv_kernel_params(
-        f->mod->handle, f->name, DRV_MAX_PARAMS, offs, &n, &total));
+    CUresult r = drv_result(
+        p2psim_drv_kernel_params(f, DRV_MAX_PARAMS, offs, &n, &total));
     if (!r && (n > DRV_MAX_PARAMS || (n && (!buf || !have_size)) ||
                size < total)) {
         r = CUDA_ERROR_INVALID_VALUE;

@@ -388,6 +388,10 @@ cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
 /* The kernel's device name (mangled, for C++). */
 extern __host__ __cudart_builtin__ cudaError_t CUDARTAPI
 cudaFuncGetName(const char **name, const void *func);
+/* The driver API's function (CUfunction) of the kernel whose host stub is
+ * symbolPtr, for cuLaunchKernel and cuFuncGetAttribute. */
+extern __host__ cudaError_t CUDARTAPI
+cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr);
 
 /* Blocks of func that fit on one multiprocessor at once; flags:
  * cudaOccupancy* bits. */

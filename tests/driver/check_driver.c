@@ -19,6 +19,8 @@
 
 #include "cuda/include/cuda.h"
 #include "cuda/include/cuda_runtime_api.h"
+#include "cuda/include/p2psim_cudart_internal.h"
+#include "tests/cudart/cudart_test.h"
 #include "tests/driver/driver_test.h"
 
 #define CU_OK(call) ck_assert_int_eq((call), CUDA_SUCCESS)
@@ -423,6 +425,66 @@ START_TEST(test_module_launch)
 }
 END_TEST
 
+/* A program's kernel (registered as nvcc's constructor registers it) through
+ * the driver: cudaGetFuncBySymbol's CUfunction launches with a packed
+ * buffer (the module read at that first use) and has its attributes. */
+static void add1_stub(void)
+{
+}
+
+START_TEST(test_func_by_symbol)
+{
+    start(NULL);
+    void **h = cudart_test_register_ptx(add1_ptx, sizeof(add1_ptx));
+    __cudaRegisterFunction(h, (const char *)add1_stub, (char *)"add1",
+                           "add1", -1, NULL, NULL, NULL, NULL, NULL);
+    __cudaRegisterFatBinaryEnd(h);
+    CUfunction f = NULL;
+    ck_assert_int_eq(cudaGetFuncBySymbol(&f, (const void *)add1_stub),
+                     cudaSuccess);
+    ck_assert_ptr_nonnull(f);
+    int here = 0;
+    ck_assert_int_eq(cudaGetFuncBySymbol(&f, &here),
+                     cudaErrorInvalidDeviceFunction);
+    ck_assert_int_eq(cudaGetFuncBySymbol(NULL, (const void *)add1_stub),
+                     cudaErrorInvalidValue);
+    ck_assert_int_eq(cudaGetFuncBySymbol(&f, (const void *)add1_stub),
+                     cudaSuccess);
+    enum { N = 300 };
+    uint32_t host[N];
+    for (unsigned i = 0; i < N; i++) {
+        host[i] = 2 * i;
+    }
+    void *rp;
+    ck_assert_int_eq(cudaMalloc(&rp, sizeof(host)), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(rp, host, sizeof(host),
+                                cudaMemcpyHostToDevice), cudaSuccess);
+    struct {
+        uint64_t p;
+        uint32_t n;
+        uint32_t pad;
+    } packed = { (uint64_t)(uintptr_t)rp, N, 0 };
+    size_t psize = sizeof(packed);
+    void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, &packed,
+                      CU_LAUNCH_PARAM_BUFFER_SIZE, &psize,
+                      CU_LAUNCH_PARAM_END };
+    CUlaunchConfig cfg = { .gridDimX = (N + 127) / 128, .gridDimY = 1,
+                           .gridDimZ = 1, .blockDimX = 128, .blockDimY = 1,
+                           .blockDimZ = 1 };
+    CU_OK(cuLaunchKernelEx(&cfg, f, NULL, extra));
+    CU_OK(cuCtxSynchronize());
+    ck_assert_int_eq(cudaMemcpy(host, rp, sizeof(host),
+                                cudaMemcpyDeviceToHost), cudaSuccess);
+    for (unsigned i = 0; i < N; i++) {
+        ck_assert_uint_eq(host[i], 2 * i + 1);
+    }
+    int v = 0;
+    CU_OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+    ck_assert_int_gt(v, 0);
+    ck_assert_int_eq(cudaFree(rp), cudaSuccess);
+}
+END_TEST
+
 START_TEST(test_module_errors)
 {
     start(NULL);
@@ -790,6 +852,7 @@ Suite *make_driver_suite(void)
     tcase_set_timeout(c, 60);
     tcase_add_test(c, test_module_launch);
     tcase_add_test(c, test_module_errors);
+    tcase_add_test(c, test_func_by_symbol);
     suite_add_tcase(s, c);
     TCase *d = tcase_create("streams");
     tcase_add_test(d, test_streams_events);
