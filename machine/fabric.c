@@ -126,6 +126,11 @@ struct sim_component *fab_find(const struct fab *f, const char *name)
     return sim_component_find(f->sim, name);
 }
 
+unsigned fab_n_buses(const struct fab *f)
+{
+    return f->next_bus;
+}
+
 /*
  * Configure a component (c) or a link (l) from props (NULL: none), then
  * reject any key its model did not read, naming the closest valid one.

@@ -102,6 +102,8 @@ void fab_props_free(struct sim_props *p);
 unsigned fab_n_gpus(const struct fab *f);
 struct sim_component *fab_gpu(const struct fab *f, unsigned i);
 struct sim_component *fab_find(const struct fab *f, const char *name);
+/* How many PCI buses finalize numbered (0 .. n - 1). */
+unsigned fab_n_buses(const struct fab *f);
 
 /* Largest payload and read request every hop between a and b supports. */
 unsigned fab_path_mps(const struct fab *f, const struct sim_component *a,

@@ -270,6 +270,43 @@ int p2psim_gpu_pci_address(const struct p2psim *p, unsigned i,
     return 0;
 }
 
+/*
+ * PCI device ids of the catalog's products (the PCI ID Repository,
+ * pci-ids.ucw.cz, vendor 10de). [estimate] Boards' subsystem ids vary by
+ * maker; NVIDIA's own (10de) with the device id is taken.
+ */
+static const struct {
+    const char *model;
+    unsigned device;
+} pci_device_ids[] = {
+    { "H200-SXM", 0x2335 },     { "H100-SXM5", 0x2330 },
+    { "A100-SXM4-80GB", 0x20b2 }, { "A100-PCIe", 0x20b5 },
+    { "V100-SXM2", 0x1db5 },    { "L40S", 0x26b9 },
+    { "B200", 0x2901 },         { "RTX-3090", 0x2204 },
+    { "RTX-4090", 0x2684 },     { "RTX-5090", 0x2b85 },
+    { "RTX-PRO-6000-Blackwell", 0x2bb1 },
+};
+
+int p2psim_gpu_pci_ids(const struct p2psim *p, unsigned i,
+                       struct p2psim_pci_ids *out)
+{
+    struct p2psim_gpu_desc d;
+    if (p2psim_gpu_describe(p, i, &d) < 0) {
+        return -SIM_EINVAL;
+    }
+    out->vendor = out->subsystem_vendor = 0x10de;
+    out->device = 0;
+    for (size_t k = 0; k < sizeof(pci_device_ids) / sizeof(pci_device_ids[0]);
+         k++) {
+        if (strcmp(pci_device_ids[k].model, d.model) == 0) {
+            out->device = pci_device_ids[k].device;
+        }
+    }
+    out->subsystem_device = out->device;
+    out->class_code = d.cls == P2PSIM_GPU_DATACENTER ? 0x030200 : 0x030000;
+    return 0;
+}
+
 /* ---- paths and verdicts, from machine/path.h's ------------------------------ */
 
 static const enum p2psim_path_class path_class_pub[] = {
@@ -319,6 +356,7 @@ const char *p2psim_path_class_name(enum p2psim_path_class c)
 static void path_pub(const struct path *in, struct p2psim_path *out)
 {
     out->cls = path_class_pub[in->cls];
+    out->pcie_cls = path_class_pub[in->pcie_cls];
     out->nv_links = in->nv_links;
     out->pcie_connected = in->pcie_connected;
     out->acs_redirect = in->acs_redirect;
@@ -389,6 +427,106 @@ int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
 unsigned p2psim_nvlink_count(const struct p2psim *p)
 {
     return p->m->n_nvlinks;
+}
+
+unsigned p2psim_gpu_nvlinks(const struct p2psim *p, unsigned i,
+                            struct p2psim_nvlink_end *out, unsigned max)
+{
+    const struct sim_component *g = fab_gpu(p->m->fab, i);
+    unsigned n = 0;
+    for (unsigned k = 0; g && k < p->m->n_nvlinks; k++) {
+        const struct topo_nvlink *l = &p->m->nvlink[k];
+        bool at_a = l->comp_a == g;
+        if (!at_a && l->comp_b != g) {
+            continue;
+        }
+        const char *far = at_a ? l->b : l->a;
+        bool sw = at_a ? l->b_nvswitch : l->a_nvswitch;
+        int peer = -1;
+        for (unsigned s = 0; sw && peer < 0 && s < p2psim_nvswitch_count(p);
+             s++) {
+            if (strcmp(p2psim_nvswitch_id(p, s), far) == 0) {
+                peer = (int)s;
+            }
+        }
+        if (!sw) {
+            peer = p2psim_gpu_find(p, far);
+        }
+        if (n < max) {
+            out[n] = (struct p2psim_nvlink_end){ sw, (unsigned)peer,
+                                                 l->links };
+        }
+        n++;
+    }
+    return n;
+}
+
+/* The NVSwitch id at end `end` of NVLink entry i, or NULL (a GPU). */
+static const char *nvswitch_end(const struct topo_machine *m, unsigned i,
+                                int end)
+{
+    const struct topo_nvlink *l = &m->nvlink[i];
+    if (end ? l->b_nvswitch : l->a_nvswitch) {
+        return end ? l->b : l->a;
+    }
+    return NULL;
+}
+
+/* The k-th NVSwitch in the order the nvlinks list first names them, or
+ * NULL; *count: how many there are. */
+static const char *nvswitch_at(const struct topo_machine *m, unsigned k,
+                               unsigned *count)
+{
+    const char *found = NULL;
+    unsigned n = 0;
+    for (unsigned i = 0; i < m->n_nvlinks; i++) {
+        for (int end = 0; end < 2; end++) {
+            const char *id = nvswitch_end(m, i, end);
+            bool seen = false;
+            for (unsigned j = 0; id && j <= i && !seen; j++) {
+                for (int e = 0; e < 2 && (j < i || e < end); e++) {
+                    const char *o = nvswitch_end(m, j, e);
+                    seen = seen || (o && strcmp(o, id) == 0);
+                }
+            }
+            if (id && !seen && n++ == k) {
+                found = id;
+            }
+        }
+    }
+    *count = n;
+    return found;
+}
+
+unsigned p2psim_nvswitch_count(const struct p2psim *p)
+{
+    unsigned n;
+    nvswitch_at(p->m, 0, &n);
+    return n;
+}
+
+const char *p2psim_nvswitch_id(const struct p2psim *p, unsigned k)
+{
+    unsigned n;
+    return nvswitch_at(p->m, k, &n);
+}
+
+int p2psim_nvswitch_pci_address(const struct p2psim *p, unsigned k,
+                                unsigned *domain, unsigned *bus,
+                                unsigned *device, unsigned *function)
+{
+    if (!p2psim_nvswitch_id(p, k)) {
+        return -SIM_EINVAL;
+    }
+    /* Model: NVSwitches are not in the PCIe tree the builder makes (their
+     * management function sits off the GPUs' paths); software still sees
+     * each at an address of its own. */
+    unsigned b = fab_n_buses(p->m->fab) + k;
+    *domain = b > 255 ? 1 : 0;
+    *bus = b > 255 ? k : b;
+    *device = 0;
+    *function = 0;
+    return 0;
 }
 
 const struct p2psim_section *p2psim_section(const struct p2psim *p,

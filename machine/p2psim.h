@@ -100,6 +100,19 @@ int p2psim_gpu_pci_address(const struct p2psim *p, unsigned i,
                            unsigned *domain, unsigned *bus, unsigned *device,
                            unsigned *function);
 
+/*
+ * GPU i's PCI identity as software reads it from configuration space:
+ * vendor and device id, subsystem vendor and device, and class code
+ * (0x030200 3D controller for data-center parts, 0x030000 VGA for the
+ * others). -SIM_EINVAL for a bad index.
+ */
+struct p2psim_pci_ids {
+    unsigned vendor, device, subsystem_vendor, subsystem_device;
+    unsigned class_code;
+};
+int p2psim_gpu_pci_ids(const struct p2psim *p, unsigned i,
+                       struct p2psim_pci_ids *out);
+
 #define P2PSIM_PATH_MAX_HOPS 32
 #define P2PSIM_MAX_RULES 16
 
@@ -127,6 +140,9 @@ struct p2psim_hop {
 /* The path between two GPUs, from the machine's configuration. */
 struct p2psim_path {
     enum p2psim_path_class cls;
+    enum p2psim_path_class pcie_cls; /* the PCIe route's class (PIX..SYS)
+                                   whether NVLink joins the pair or not;
+                                   P2PSIM_PATH_X for the same device */
     unsigned nv_links;          /* NV#: bonded NVLinks (P2PSIM_PATH_NV) */
     bool pcie_connected;        /* a PCIe route exists */
     bool acs_redirect;          /* the PCIe route hairpins at an RC */
@@ -187,6 +203,32 @@ int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
                struct p2psim_verdict *out);
 /* How many NVLink entries (bonded groups) the machine file has. */
 unsigned p2psim_nvlink_count(const struct p2psim *p);
+
+/* One bonded group of NVLinks at a GPU: what its other end is. */
+struct p2psim_nvlink_end {
+    bool nvswitch;              /* the far end is an NVSwitch */
+    unsigned peer;              /* a GPU's index, or an NVSwitch's number */
+    unsigned links;             /* bonded links */
+};
+
+/*
+ * GPU i's NVLink groups in the machine file's order: the first max into
+ * out; returns how many there are (0 for a bad index).
+ */
+unsigned p2psim_gpu_nvlinks(const struct p2psim *p, unsigned i,
+                            struct p2psim_nvlink_end *out, unsigned max);
+/*
+ * The NVSwitches that NVLinks reach, numbered in the order the machine
+ * file's nvlinks: first name them; switch k's id in the file, and the PCI
+ * address software sees it at (NVML, NCCL's topology): the buses after
+ * the last one the builder enumerated, one per switch, device 0 (domain 1
+ * from bus 0 on should those run out). NULL / -SIM_EINVAL for a bad k.
+ */
+unsigned p2psim_nvswitch_count(const struct p2psim *p);
+const char *p2psim_nvswitch_id(const struct p2psim *p, unsigned k);
+int p2psim_nvswitch_pci_address(const struct p2psim *p, unsigned k,
+                                unsigned *domain, unsigned *bus,
+                                unsigned *device, unsigned *function);
 
 /*
  * Sections of the machine file that libp2psim keeps, unread, for a layer

@@ -270,6 +270,7 @@ int path_compute(const struct topo_machine *m, const struct sim_component *a,
     if (rc < 0) {
         return rc;
     }
+    out->pcie_cls = out->cls;
     if (nv) {
         out->cls = PATH_NV;
         out->nv_links = nv;

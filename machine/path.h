@@ -39,6 +39,8 @@ struct path_hop {
 
 struct path {
     enum path_class cls;
+    enum path_class pcie_cls;   /* the PCIe route's class (PIX..SYS), NVLink
+                                   or not; PATH_X for the same device */
     unsigned nv_links;          /* NV#: bonded NVLinks (class PATH_NV) */
     bool pcie_connected;        /* a PCIe route exists */
     bool acs_redirect;          /* the PCIe route hairpins at an RC */

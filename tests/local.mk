@@ -219,6 +219,11 @@ EXTRA_DIST += tests/shim/.may_include tests/shim/lib.sh \
 	tests/shim/nvcc.sh tests/shim/nvcc_hello.cu tests/shim/run.sh \
 	tests/shim/rdc_main.cu tests/shim/rdc_kernel.cu \
 	tests/shim/quickstart-env.sh
+# tests/nvml/nvml.sh: p2psim's NVML loaded as NCCL loads it
+# (nvml_check.c) on four machines: its answers are the runtime's and
+# `p2psim topo`'s.
+TESTS += tests/nvml/nvml.sh
+EXTRA_DIST += tests/nvml/nvml.sh tests/nvml/nvml_check.c
 # tests/kernels/run.sh: P2P kernels built by nvcc and run through `p2psim
 # run` (peer read, delay + SM copy, producer/consumer with and without a
 # fence, atomicAdd_system, PTX against C); exits 77 (SKIP) without nvcc.

@@ -390,3 +390,67 @@ cudaError_t p2psim_drv_map_access(uintptr_t va, int dev, int access)
     rt_leave();
     return e;
 }
+
+/* ---- NVML's view of the machine --------------------------------------------- */
+
+static const struct p2psim_drv_machine *machine_table(void)
+{
+    static struct p2psim_drv_machine t = {
+        .gpu_count = p2psim_gpu_count,
+        .gpu_id = p2psim_gpu_id,
+        .gpu_describe = p2psim_gpu_describe,
+        .gpu_socket = p2psim_gpu_socket,
+        .gpu_link = p2psim_gpu_link,
+        .gpu_pci_address = p2psim_gpu_pci_address,
+        .gpu_pci_ids = p2psim_gpu_pci_ids,
+        .path = p2psim_path,
+        .p2p = p2psim_p2p,
+        .gpu_nvlinks = p2psim_gpu_nvlinks,
+        .nvswitch_pci_address = p2psim_nvswitch_pci_address,
+    };
+    t.p = rt.p;
+    return &t;
+}
+
+const struct p2psim_drv_machine *p2psim_drv_machine(void)
+{
+    if (rt_enter_nosticky()) {
+        return NULL;
+    }
+    const struct p2psim_drv_machine *t = machine_table();
+    rt_leave();
+    return t;
+}
+
+/* Enter the runtime for a question about device dev: 0 with the lock
+ * held, or the error (the lock not held). */
+static cudaError_t enter_device(int dev)
+{
+    cudaError_t e = rt_enter_nosticky();
+    if (e == cudaSuccess && !rt_device_valid(dev)) {
+        rt_leave();
+        e = cudaErrorInvalidDevice;
+    }
+    return e;
+}
+
+cudaError_t p2psim_drv_device_props(int dev, struct cudaDeviceProp *prop)
+{
+    cudaError_t e = enter_device(dev);
+    if (e == cudaSuccess) {
+        rt_device_props(dev, prop);
+        rt_leave();
+    }
+    return e;
+}
+
+cudaError_t p2psim_drv_mem_info(int dev, uint64_t *used, uint64_t *total)
+{
+    cudaError_t e = enter_device(dev);
+    if (e == cudaSuccess) {
+        *total = p2psim_hbm_size(rt.p, (unsigned)dev);
+        *used = rt.dev[dev].mem_used;
+        rt_leave();
+    }
+    return e;
+}

@@ -105,6 +105,54 @@ cudaError_t p2psim_drv_unmap(uintptr_t va);
  * at va. */
 cudaError_t p2psim_drv_map_access(uintptr_t va, int dev, int access);
 
+/*
+ * What p2psim's NVML (cuda/nvml/, libnvidia-ml.so.1) reads: the machine
+ * the runtime runs (its own copy, rt.p, in a server's client too), and
+ * libp2psim's read-only questions about it, which libcudart.so.13 keeps
+ * local (libcudart.map) and hands out here as a table. p2psim_drv_machine
+ * starts the runtime as any call does; NULL when that failed (the reason
+ * said on stderr). The functions are machine/p2psim.h's.
+ */
+struct p2psim;
+struct p2psim_gpu_desc;
+struct p2psim_path;
+struct p2psim_verdict;
+struct p2psim_nvlink_end;
+struct p2psim_pci_ids;
+
+struct p2psim_drv_machine {
+    const struct p2psim *p;
+    unsigned (*gpu_count)(const struct p2psim *p);
+    const char *(*gpu_id)(const struct p2psim *p, unsigned i);
+    int (*gpu_describe)(const struct p2psim *p, unsigned i,
+                        struct p2psim_gpu_desc *out);
+    unsigned (*gpu_socket)(const struct p2psim *p, unsigned i);
+    void (*gpu_link)(const struct p2psim *p, unsigned i, unsigned *gen,
+                     unsigned *width);
+    int (*gpu_pci_address)(const struct p2psim *p, unsigned i,
+                           unsigned *domain, unsigned *bus, unsigned *device,
+                           unsigned *function);
+    int (*gpu_pci_ids)(const struct p2psim *p, unsigned i,
+                       struct p2psim_pci_ids *out);
+    int (*path)(const struct p2psim *p, unsigned a, unsigned b,
+                struct p2psim_path *out);
+    int (*p2p)(const struct p2psim *p, unsigned a, unsigned b,
+               struct p2psim_verdict *out);
+    unsigned (*gpu_nvlinks)(const struct p2psim *p, unsigned i,
+                            struct p2psim_nvlink_end *out, unsigned max);
+    int (*nvswitch_pci_address)(const struct p2psim *p, unsigned k,
+                                unsigned *domain, unsigned *bus,
+                                unsigned *device, unsigned *function);
+};
+
+const struct p2psim_drv_machine *p2psim_drv_machine(void);
+/* cudaGetDeviceProperties's answer, outside the API trace (NVML's
+ * questions are not the program's calls). */
+cudaError_t p2psim_drv_device_props(int dev, struct cudaDeviceProp *prop);
+/* The bytes of device dev's memory that this process holds, and its
+ * size (cudaMemGetInfo's figures for any device, current or not). */
+cudaError_t p2psim_drv_mem_info(int dev, uint64_t *used, uint64_t *total);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -1,0 +1,66 @@
+#!/bin/sh
+# nvml.sh - p2psim's NVML (libnvidia-ml.so.1) under `p2psim run`, loaded
+# with dlopen as NCCL loads it (nvml_check.c): on a machine with
+# NVSwitches (hgx-h100), one with direct NVLinks (dgx1-v100), one of PCIe
+# switches only (pcie-8gpu-2socket) and one where P2P is blocked
+# (4x-rtx4090-switch-acs-iommu), its count, bus ids, names, UUIDs and
+# P2P status agree with the CUDA runtime's, and the connection matrix
+# made from NVML alone (NVLinks' far ends, common ancestors) and its P2P
+# matrix are `p2psim topo`'s.
+. "${top_srcdir:-.}/tests/shim/lib.sh"
+pkg=${PKG_CONFIG:-pkg-config}
+command -v "$pkg" >/dev/null 2>&1 || { echo "pkg-config not found: skipped"; exit 77; }
+[ -f "$build/cuda/driver/.libs/libnvidia-ml.so.1" ] ||
+    { echo "no shared NVML (configured with --disable-shared?): skipped"; exit 77; }
+scratch
+
+PKG_CONFIG_PATH=$build/cuda/cudart
+export PKG_CONFIG_PATH
+flags=$("$pkg" --cflags --libs p2psim-cudart)
+# shellcheck disable=SC2086
+check "nvml_check.c builds" 0 "" \
+    ${CC:-cc} -std=gnu11 -Wall -Werror $SAN_FLAGS -I"$top" -o "$work/nvml_check" \
+    "$top/tests/nvml/nvml_check.c" $flags -ldl
+[ -x "$work/nvml_check" ] || { finish nvml; exit 1; }
+
+# The connection matrix (its GPU rows, n cells each) and the P2P matrix
+# (the cells) of `p2psim topo`'s output ($1) and nvml_check's ($2).
+topo_matrix() {
+    awk -F '\t' -v n="$2" '
+        /^GPU[0-9]+\t/ { s = $1; for (i = 2; i <= n + 1; i++) { c = $i; gsub(/ /, "", c); s = s " " c }; print s }
+        /^P2P/ { p = 1; next }
+        p && /^ +[0-9]+ / { split($0, a, " "); s = ""; for (i = 2; i <= n + 1; i++) s = s " " a[i]; print "p2p" s }
+    ' "$1"
+}
+mine_matrix() {
+    awk -F '\t' '
+        /^GPU[0-9]+\t/ { s = $1; for (i = 2; i < NF || (i == NF && $i != ""); i++) { c = $i; gsub(/ /, "", c); s = s " " c }; print s }
+        /^P2P/ { p = 1; next }
+        p && /^ +[0-9]/ { print "p2p" $0 }
+    ' "$1" | sed 's/  */ /g'
+}
+
+for m in hgx-h100 dgx1-v100 pcie-8gpu-2socket 4x-rtx4090-switch-acs-iommu; do
+    file=$top/topologies/$m.yaml
+    check "$m: NVML agrees with the runtime" 0 "^count: " \
+        "$p2psim" run --quiet --topology "$file" -- "$work/nvml_check"
+    printf '%s\n' "$out" >"$work/$m.nvml"
+    n=$(sed -n 's/^count: //p' "$work/$m.nvml")
+    check "$m: an unserved export says so once" 0 \
+        "p2psim: nvmlDeviceGetTemperature is not served" printf '%s\n' "$out"
+    "$p2psim" topo "$file" >"$work/$m.topo" 2>&1
+    topo_matrix "$work/$m.topo" "$n" | sed 's/^p2p */p2p /; s/  */ /g' >"$work/$m.want"
+    mine_matrix "$work/$m.nvml" | sed 's/^p2p */p2p /; s/  */ /g' >"$work/$m.got"
+    if [ -s "$work/$m.want" ] && cmp -s "$work/$m.want" "$work/$m.got"; then
+        ok "$m: NVML's matrices are p2psim topo's"
+    else
+        bad "$m: NVML's matrices are p2psim topo's" \
+            "$(diff "$work/$m.want" "$work/$m.got" | head -20)"
+    fi
+done
+grep -q "^GPU0 X NV18" "$work/hgx-h100.got" && ok "hgx-h100: NV18 through the NVSwitches" ||
+    bad "hgx-h100: NV18 through the NVSwitches" "$(head -3 "$work/hgx-h100.got")"
+grep -q "^p2p 0 0 0 0$" "$work/4x-rtx4090-switch-acs-iommu.got" &&
+    ok "4x-rtx4090-switch-acs-iommu: no P2P" ||
+    bad "4x-rtx4090-switch-acs-iommu: no P2P" "$(cat "$work/4x-rtx4090-switch-acs-iommu.got")"
+finish nvml
