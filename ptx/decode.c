@@ -22,6 +22,7 @@
 
 #include "ptx/ptx_int.h"
 #include "ptx/tex_int.h"
+#include "ptx/wmma_int.h"
 
 static const struct {
     const char *name;
@@ -611,6 +612,9 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
 {
     if (ptx__is_tex_opcode(opcode)) {
         return ptx__decode_tex(p, opcode, opds, n, in, why, wl);
+    }
+    if (strncmp(opcode, "wmma.", 5) == 0) {
+        return ptx__decode_wmma(p, opcode, opds, n, in, why, wl);
     }
     char buf[128];
     char *parts[16];

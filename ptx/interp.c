@@ -35,6 +35,7 @@
 #include "ptx/ptx_int.h"
 #include "ptx/interp_int.h"
 #include "ptx/tex_int.h"
+#include "ptx/wmma_int.h"
 
 uint64_t ptx__val_slow(const struct ptx_warp *w, const struct ptx_opd *o)
 {
@@ -544,10 +545,12 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
         case OP_ST:
         case OP_ATOM:
         case OP_RED: {
+        mem_op:
             if (exec == 0) {
                 break;
             }
-            int rc = ptx__exec_mem(w, in, exec, req);
+            int rc = PTX_OP_IS_WMMA(in->op) ? ptx__exec_wmma(w, in, exec, req)
+                                            : ptx__exec_mem(w, in, exec, req);
             if (rc < 0) {
                 return stop_error(w, req, in->line);
             }
@@ -555,7 +558,7 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
                 w->state = WS_MEM;
                 w->pend = w->pc;
                 w->pend_mask = req->mask;
-                w->pc++;
+                w->pc += rc == 1; /* 2: a wmma with more requests to go */
                 if (w->group != w->live && w->pc >= w->others_min) {
                     reselect(w);
                 }
@@ -626,6 +629,9 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
             return PTX_STOP_BAR;
         }
         default:
+            if (PTX_OP_IS_WMMA(in->op)) {
+                goto mem_op;
+            }
             if (PTX_OP_IS_TEX(in->op)) {
                 if (exec && ptx__exec_tex(w, in, exec) < 0) {
                     return stop_error(w, req, in->line);
@@ -673,7 +679,9 @@ int ptx_warp_resume(struct ptx_warp *w, const struct ptx_mem_req *req)
     }
     const struct ptx_insn *in = &w->insns[w->pend];
     w->state = WS_RUN;
-    if (in->op == OP_LD) {
+    if (PTX_OP_IS_WMMA(in->op)) {
+        ptx__wmma_resume(w, in, w->pend_mask, req);
+    } else if (in->op == OP_LD) {
         ptx__mem_result(w, in, w->pend_mask, req);
     } else if (in->op == OP_ATOM) {
         LANES(w->pend_mask, l) {

@@ -52,6 +52,8 @@ struct ptx_warp {
     uint8_t *save[PTX_WARP_SIZE];
     size_t save_len[PTX_WARP_SIZE], save_cap[PTX_WARP_SIZE];
     bool asserted;             /* the error is a failed device assert */
+    unsigned wmma_elem;        /* a global wmma's next request starts at
+                                * this element (interp_wmma.c) */
 
     uint64_t n_instr;
     uint8_t *local;            /* PTX_WARP_SIZE frames of local_bytes */

@@ -21,6 +21,7 @@
 #include "common/atomic.h"
 #include "ptx/ptx_int.h"
 #include "ptx/interp_int.h"
+#include "ptx/wmma_int.h"
 
 /* ---------------------------------------------------------------------- */
 /* Atomics                                                                 */
@@ -471,4 +472,16 @@ int ptx__exec_mem(struct ptx_warp *w, const struct ptx_insn *in, uint32_t exec,
     }
     req->mask = global;
     return global != 0;
+}
+
+uint8_t *ptx__lane_ptr(struct ptx_warp *w, const struct ptx_insn *in,
+                       enum ptx_space space, uint64_t addr, unsigned l,
+                       unsigned n)
+{
+    return lane_ptr(w, in, space, addr, l, n);
+}
+
+enum ptx_space ptx__generic_space(const struct ptx_warp *w, uint64_t *addr)
+{
+    return generic_space(w, addr);
 }

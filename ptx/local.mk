@@ -16,6 +16,7 @@ ptx_libptx_la_SOURCES = \
 	%reldir%/parse_call.c \
 	%reldir%/decode.c \
 	%reldir%/decode_tex.c \
+	%reldir%/decode_wmma.c \
 	%reldir%/interp_int.h \
 	%reldir%/interp.c \
 	%reldir%/interp_alu.c \
@@ -25,6 +26,8 @@ ptx_libptx_la_SOURCES = \
 	%reldir%/interp_f16.c \
 	%reldir%/interp_fast.c \
 	%reldir%/interp_tex.c \
+	%reldir%/interp_wmma.c \
+	%reldir%/wmma_int.h \
 	%reldir%/tex_int.h \
 	%reldir%/ptx_tex.h \
 	%reldir%/flat.c \

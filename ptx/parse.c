@@ -453,6 +453,7 @@ void ptx_module_free(struct ptx_module *m)
         free(m->kernels[i]->insns);
         free(m->kernels[i]->calls);
         free(m->kernels[i]->funcs);
+        free(m->kernels[i]->wregs);
         ptx__fast_free(m->kernels[i]);
         free(m->kernels[i]);
     }

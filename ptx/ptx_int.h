@@ -208,6 +208,8 @@ struct ptx_kernel {
     uint64_t *cvals;          /* constant slots' values */
     unsigned n_cvals;
     uint32_t local_bytes;
+    uint16_t *wregs;          /* wmma fragments' registers (wmma_int.h) */
+    unsigned n_wregs, cap_wregs;
     /* The first unsupported construct (error line 0: none). */
     unsigned err_line;
     char *err_msg;

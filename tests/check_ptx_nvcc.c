@@ -19,6 +19,7 @@ int main(void)
         return 77;
     }
     SRunner *sr = srunner_create(make_ptx_nvcc_suite());
+    srunner_add_suite(sr, make_ptx_wmma_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

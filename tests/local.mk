@@ -338,11 +338,13 @@ tests_check_ptx_nvcc_SOURCES = \
 	%reldir%/check_ptx_nvcc.c \
 	%reldir%/ptx/ptx_test.h \
 	%reldir%/ptx/helpers.c \
-	%reldir%/ptx/check_ptx_nvcc.c
+	%reldir%/ptx/check_ptx_nvcc.c \
+	%reldir%/ptx/check_ptx_wmma.c
 tests_check_ptx_nvcc_CFLAGS = $(tests_check_ptx_CFLAGS)
 tests_check_ptx_nvcc_LDADD = $(tests_check_ptx_LDADD)
 endif
 EXTRA_DIST += tests/ptx/hand.ptx tests/ptx/bad.ptx tests/ptx/kernels.cu \
+	tests/ptx/wmma.cu \
 	tests/ptx/real.ptx tests/ptx/calls.ptx tests/ptx/tex.ptx
 
 # tests/traces/cli.sh: the trace options and tools end to end: p2psim run

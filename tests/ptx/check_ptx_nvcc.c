@@ -46,16 +46,21 @@ static bool find_nvcc(void)
     return is_exec(nvcc);
 }
 
-static bool nvcc_run(const char *flags, const char *out)
+static bool nvcc_src(const char *flags, const char *out, const char *src)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof(cmd), "'%s' %s -o '%s/%s' '%s/tests/ptx/kernels.cu'",
-             nvcc, flags, dir, out, P2PSIM_SRCDIR);
+    snprintf(cmd, sizeof(cmd), "'%s' %s -o '%s/%s' '%s/tests/ptx/%s'",
+             nvcc, flags, dir, out, P2PSIM_SRCDIR, src);
     if (system(cmd) != 0) {
         fprintf(stderr, "failed: %s\n", cmd);
         return false;
     }
     return true;
+}
+
+static bool nvcc_run(const char *flags, const char *out)
+{
+    return nvcc_src(flags, out, "kernels.cu");
 }
 
 bool ptx_test_nvcc_prepare(void)
@@ -74,14 +79,15 @@ bool ptx_test_nvcc_prepare(void)
                     "all.fatbin") &&
            nvcc_run("-fatbin -arch=sm_90 -no-compress", "plain.fatbin") &&
            nvcc_run("-fatbin -gencode arch=compute_90,code=sm_90",
-                    "sass.fatbin");
+                    "sass.fatbin") &&
+           nvcc_src("-ptx -O3 -arch=sm_80", "wmma.ptx", "wmma.cu");
 }
 
 void ptx_test_nvcc_cleanup(void)
 {
     static const char *const files[] = {"kernels.ptx", "default.fatbin",
                                         "all.fatbin", "plain.fatbin",
-                                        "sass.fatbin"};
+                                        "sass.fatbin", "wmma.ptx"};
     char p[512];
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
@@ -99,14 +105,20 @@ static char *read_out(const char *name, size_t *len)
     return t;
 }
 
-static void mod_setup(void)
+struct ptx_module *ptx_test_nvcc_module(const char *name)
 {
     size_t len;
-    char *t = read_out("kernels.ptx", &len);
+    char *t = read_out(name, &len);
     struct ptx_error err = {0};
-    mod = ptx_module_parse(t, len, &err);
+    struct ptx_module *m = ptx_module_parse(t, len, &err);
     free(t);
-    ck_assert_msg(mod != NULL, "%s", err.msg);
+    ck_assert_msg(m != NULL, "%s: %s", name, err.msg);
+    return m;
+}
+
+static void mod_setup(void)
+{
+    mod = ptx_test_nvcc_module("kernels.ptx");
 }
 
 static void mod_teardown(void)

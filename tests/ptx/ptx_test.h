@@ -34,9 +34,13 @@ int ptx_test_run_vars(const struct ptx_module *m, const char *name,
  * compilation failed (the reason is printed). */
 bool ptx_test_nvcc_prepare(void);
 void ptx_test_nvcc_cleanup(void);
+/* Parse an output of ptx_test_nvcc_prepare ("kernels.ptx", "wmma.ptx":
+ * tests/ptx/wmma.cu for sm_80); fails the test on error. */
+struct ptx_module *ptx_test_nvcc_module(const char *name);
 
 Suite *make_ptx_hand_suite(void);
 Suite *make_ptx_nvcc_suite(void);
+Suite *make_ptx_wmma_suite(void);
 Suite *make_ptx_real_suite(void);
 Suite *make_ptx_link_suite(void);
 
