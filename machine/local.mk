@@ -22,6 +22,7 @@ machine_libp2psim_la_SOURCES = \
 	%reldir%/p2psim.h \
 	%reldir%/p2psim_int.h \
 	%reldir%/path.c \
+	%reldir%/pci_tree.c \
 	%reldir%/path.h \
 	%reldir%/route.c \
 	%reldir%/route.h \

@@ -113,6 +113,33 @@ struct p2psim_pci_ids {
 int p2psim_gpu_pci_ids(const struct p2psim *p, unsigned i,
                        struct p2psim_pci_ids *out);
 
+/*
+ * The PCIe tree as software enumerates it (NCCL's topology file, `p2psim
+ * topo --nccl-xml`): the switches and GPUs below each socket's root
+ * complex, every parent before its children (machine/pci_tree.c).
+ */
+struct p2psim_pci_node {
+    const char *id;             /* its id in the machine file */
+    int parent;                 /* the switch above (an index of the
+                                   list), or -1: on a root port */
+    unsigned socket;            /* the socket whose root complex it is below */
+    unsigned numa;              /* its NUMA node: the socket's, or with
+                                   `numa: per-port` its root port's (nodes
+                                   numbered socket by socket from 0) */
+    int gpu;                    /* the GPU's index, or -1 for a switch */
+    unsigned domain, bus, device, function; /* a switch: its upstream port */
+    unsigned gen, width;        /* its link to the element above */
+};
+
+/* The nodes, the first max into out; returns how many there are. */
+unsigned p2psim_pci_tree(const struct p2psim *p, struct p2psim_pci_node *out,
+                         unsigned max);
+/* The sockets (NUMA nodes of the host): how many, and socket i's id and
+ * its `cpu:` description ("" when the file has none; NULL: bad index). */
+unsigned p2psim_socket_count(const struct p2psim *p);
+const char *p2psim_socket_id(const struct p2psim *p, unsigned i);
+const char *p2psim_socket_cpu(const struct p2psim *p, unsigned i);
+
 #define P2PSIM_PATH_MAX_HOPS 32
 #define P2PSIM_MAX_RULES 16
 

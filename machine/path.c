@@ -47,14 +47,8 @@ const char *path_class_name(enum path_class c)
     return (unsigned)c <= PATH_SYS ? class_names[c] : "?";
 }
 
-/* One step up the tree: the element above c and the port we arrive on. */
-struct up_step {
-    const struct sim_component *comp;
-    const struct sim_port *port;   /* its downstream port towards the GPU */
-};
-
-static int chain_up(const struct sim_component *gpu, struct up_step *chain,
-                    unsigned max)
+int path_chain_up(const struct sim_component *gpu, struct path_up *chain,
+                  unsigned max)
 {
     unsigned n = 0;
     const struct sim_port *p = sim_port_find(gpu, "pcie");
@@ -195,8 +189,9 @@ int path_compute(const struct topo_machine *m, const struct sim_component *a,
         out->cls = PATH_X;
         return 0;
     }
-    struct up_step ca[PATH_MAX_HOPS], cb[PATH_MAX_HOPS];
-    int na = chain_up(a, ca, PATH_MAX_HOPS), nb = chain_up(b, cb, PATH_MAX_HOPS);
+    struct path_up ca[PATH_MAX_HOPS], cb[PATH_MAX_HOPS];
+    int na = path_chain_up(a, ca, PATH_MAX_HOPS);
+    int nb = path_chain_up(b, cb, PATH_MAX_HOPS);
     if (na == 0 || nb == 0) {
         return -SIM_ENOTCONN;
     }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct sim_component;
+struct sim_port;
 struct topo_machine;
 
 #define PATH_MAX_HOPS 32
@@ -51,6 +52,18 @@ struct path {
     struct path_hop hop[PATH_MAX_HOPS];
     unsigned n_hops;            /* PCIe hops, a to b */
 };
+
+/* One step up the PCIe tree from a GPU: the element above and the port
+ * it is reached on (its downstream port towards the GPU). */
+struct path_up {
+    const struct sim_component *comp;
+    const struct sim_port *port;
+};
+
+/* The switches above gpu, nearest first, then its root complex (last):
+ * at most max of them; returns how many (0: not connected). */
+int path_chain_up(const struct sim_component *gpu, struct path_up *chain,
+                  unsigned max);
 
 /* The path between GPUs a and b of machine m. -SIM_ENOMEM only on a
  * machine of more than 128 NVLink entries (inside a run the simulation

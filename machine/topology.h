@@ -57,6 +57,7 @@ struct topo_nvlink {
  */
 struct topo_socket {
     char id[64];
+    char cpu[128];              /* the file's `cpu:` description, or "" */
     const struct sim_component *rc;
     bool bridge_per_port;
     bool numa_per_port;

@@ -379,6 +379,8 @@ int tl_build_socket(struct loader *L, struct fab *f, struct ent *s,
     }
     static const char *const shape_keys[] = { "host-bridges", "numa", NULL };
     snprintf(ts->id, sizeof(ts->id), "%s", s->id);
+    const char *cpu = ydoc_scalar(ydoc_get(d, s->n, "cpu"));
+    snprintf(ts->cpu, sizeof(ts->cpu), "%s", cpu ? cpu : "");
     int rc = ydoc_add_props(d, ydoc_get(d, L->defaults, "root-complex"), p, shape_keys,
                        "defaults.root-complex", L->err);
     if (rc == 0) {

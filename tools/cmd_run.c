@@ -23,14 +23,15 @@
  *                    server
  *   P2PSIM_RECORD    with --record FILE: the shim writes the API trace
  *                    there (traces/api-trace.md); FILE is emptied first
+ *   NCCL_TOPO_FILE   unless set (or --real): NCCL's topology file of the
+ *                    machine (tools/nccl_xml.c), removed at the end
  *   LD_PRELOAD       libp2psim-host.so (cuda/host/), not with --real:
  *                    simulated clocks and sleeps (not with --real-clock:
  *                    P2PSIM_REAL_CLOCK=1); P2PSIM_CLOCK_ORIGIN: REALTIME's
  *
  * It forks and waits rather than exec'ing in place, so that it can say how
  * the program ended and return its status, and forward SIGINT, SIGTERM and
- * SIGHUP that were sent to p2psim alone (a terminal's ^C already reaches
- * the whole foreground process group, the program included).
+ * SIGHUP sent to p2psim alone (a terminal's ^C reaches the whole group).
  */
 #include <config.h>
 
@@ -53,6 +54,7 @@
 #include <unistd.h>
 
 #include "machine/p2psim.h"
+#include "tools/nccl_xml.h"
 #include "sim/error.h"
 #include "tools/cli.h"
 #include "tools/elf_needed.h"
@@ -84,6 +86,7 @@ struct run_opts {
 struct run_machine {
     char path[PATH_MAX];
     bool tmp;                   /* a built-in machine copied to /tmp */
+    char nccl[PATH_MAX];        /* the NCCL topology file we wrote, or "" */
 };
 
 /*
@@ -151,7 +154,11 @@ static void run_usage(FILE *f)
             "                and times), but processes the program starts do "
             "not share\n"
             "                its machine (no CUDA IPC between them)\n"
-            "  --quiet       no summary on stderr at exit, no exit line\n\n");
+            "  --quiet       no summary on stderr at exit, no exit line\n\n"
+            "NCCL_TOPO_FILE: unless it is set, the program gets the machine "
+            "as NCCL's\ntopology file (p2psim topo --nccl-xml), so NCCL sees "
+            "the simulated fabric;\nlibnvidia-ml.so.1 (NVML) is served "
+            "beside libcuda.so.1 (docs/nvml.md).\n\n");
     cli_trace_usage(f, true);
     fprintf(f, "\nbuilt-in machines: ");
     list_builtin_machines(f, 19, 78, 2);
@@ -314,6 +321,43 @@ static int validate_machine(const char *path)
         return -1;
     }
     p2psim_close(p);
+    return 0;
+}
+
+/*
+ * NCCL_TOPO_FILE for the program, unless the user set it: the machine
+ * (file, NULL: the built-in default) as the shim loads it (P2PSIM_SET's
+ * overrides applied), written beside the copies of built-in machines.
+ */
+static int write_nccl_topology(const char *file, struct run_machine *m)
+{
+    const char *set = getenv("NCCL_TOPO_FILE");
+    if (set && *set) {
+        return 0;
+    }
+    struct p2psim_options popt = { .overrides = getenv("P2PSIM_SET") };
+    struct p2psim *p = cli_open_opt(file, &popt);
+    if (!p) {
+        return -1;
+    }
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(m->nccl, sizeof(m->nccl), "%s/p2psim-run-XXXXXX-nccl-topo.xml",
+             tmpdir && *tmpdir ? tmpdir : "/tmp");
+    int fd = mkstemps(m->nccl, (int)strlen("-nccl-topo.xml"));
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    int rc = f ? nccl_xml_write(p, f) : -1;
+    if (f && fclose(f) != 0) {
+        rc = -1;
+    }
+    p2psim_close(p);
+    if (fd < 0) {
+        m->nccl[0] = '\0';
+    }
+    if (rc < 0 || setenv("NCCL_TOPO_FILE", m->nccl, 1) < 0) {
+        fprintf(stderr, "p2psim run: cannot write NCCL's topology file %s\n",
+                m->nccl);
+        return -1;
+    }
     return 0;
 }
 
@@ -796,6 +840,11 @@ int cmd_run(int argc, char **argv)
                          validate_machine(m.path) < 0)) {
         goto out_machine;
     }
+    if (!o.real &&
+        write_nccl_topology(have_machine ? m.path : NULL, &m) < 0) {
+        rc = CLI_FAIL;
+        goto out_machine;
+    }
     if (set_environment(&o, shim_dir, have_machine ? m.path : NULL,
                         prog[0]) < 0) {
         fprintf(stderr, "p2psim run: cannot set the environment\n");
@@ -819,6 +868,9 @@ int cmd_run(int argc, char **argv)
 out_machine:
     if (m.tmp) {
         unlink(m.path);
+    }
+    if (m.nccl[0]) {
+        unlink(m.nccl);
     }
     return rc;
 }

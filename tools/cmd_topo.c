@@ -2,7 +2,8 @@
  * tools/cmd_topo.c - `p2psim topo [FILE]`: the connection matrix in the
  * layout of `nvidia-smi topo -m`, then the P2P matrix as
  * cudaDeviceCanAccessPeer would answer; --dot writes Graphviz, --png
- * renders it with dot.
+ * renders it with dot; --nccl-xml writes NCCL's topology file
+ * (tools/nccl_xml.c).
  */
 #include <config.h>
 
@@ -14,18 +15,30 @@
 
 #include "machine/p2psim.h"
 #include "tools/cli.h"
+#include "tools/nccl_xml.h"
 
 static void topo_usage(FILE *f)
 {
     fprintf(f,
             "usage: p2psim topo [FILE] [--dot OUT.dot] [--png OUT.png] "
-            "[--set PATH=VALUE]...\n\n"
+            "[--nccl-xml OUT.xml]\n"
+            "                   [--set PATH=VALUE]...\n\n"
             "Print how every pair of GPUs is connected, in the layout of\n"
             "nvidia-smi topo -m, then which pairs can use P2P (as\n"
             "cudaDeviceCanAccessPeer answers). FILE is a machine file; "
             "without it,\nthe built-in default machine.\n\n"
             "  --dot OUT   write the machine as a Graphviz graph\n"
             "  --png OUT   render that graph with dot (graphviz) to a PNG\n"
+            "  --nccl-xml OUT  write the machine as NCCL's topology file\n"
+            "              (NCCL_TOPO_FILE; \"-\": standard output, and no "
+            "matrices):\n"
+            "              CPUs per NUMA node, PCIe switches as nested <pci>,\n"
+            "              each GPU's NVLinks to GPUs or NVSwitches "
+            "(tclass\n"
+            "              0x068000), the bus ids CUDA and NVML report. "
+            "p2psim run\n"
+            "              hands such a file to programs unless "
+            "NCCL_TOPO_FILE is set\n"
             "  --set PATH=VALUE  override a value of the machine file "
             "(repeatable;\n"
             "              topologies/SCHEMA.md, \"Overrides\")\n");
@@ -74,11 +87,12 @@ int cmd_topo(int argc, char **argv)
     static const struct option opts[] = {
         { "dot", required_argument, NULL, 'd' },
         { "png", required_argument, NULL, 'p' },
+        { "nccl-xml", required_argument, NULL, 'x' },
         { "set", required_argument, NULL, 's' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *dot = NULL, *png = NULL;
+    const char *dot = NULL, *png = NULL, *xml = NULL;
     char *ov = NULL;
     int c;
     optind = 1;
@@ -86,6 +100,7 @@ int cmd_topo(int argc, char **argv)
         switch (c) {
         case 'd': dot = optarg; break;
         case 'p': png = optarg; break;
+        case 'x': xml = optarg; break;
         case 's':
             if (cli_add_override(&ov, optarg) < 0) {
                 free(ov);
@@ -107,6 +122,11 @@ int cmd_topo(int argc, char **argv)
     free(ov);
     if (!p) {
         return CLI_BAD_INPUT;
+    }
+    if (xml && strcmp(xml, "-") == 0) {
+        int rc = nccl_xml_write(p, stdout) < 0 ? CLI_FAIL : CLI_OK;
+        p2psim_close(p);
+        return rc;
     }
     unsigned n = p2psim_gpu_count(p);
     for (unsigned j = 0; j < n; j++) {
@@ -146,6 +166,17 @@ int cmd_topo(int argc, char **argv)
     int rc = CLI_OK;
     if (dot) {
         rc = write_dot(p, dot);
+    }
+    if (rc == CLI_OK && xml) {
+        FILE *f = fopen(xml, "w");
+        if (!f || nccl_xml_write(p, f) < 0) {
+            perror(xml);
+            rc = CLI_FAIL;
+        }
+        if (f && fclose(f) != 0 && rc == CLI_OK) {
+            perror(xml);
+            rc = CLI_FAIL;
+        }
     }
     if (rc == CLI_OK && png) {
         char tmp[] = "/tmp/p2psim-topo-XXXXXX";

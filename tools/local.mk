@@ -8,6 +8,8 @@ tools_p2psim_SOURCES = \
 	%reldir%/elf_needed.h \
 	%reldir%/cmd_server.c \
 	%reldir%/cmd_topo.c \
+	%reldir%/nccl_xml.c \
+	%reldir%/nccl_xml.h \
 	%reldir%/p2psim.c
 tools_p2psim_LDADD = cuda/server/libserver.la \
 	cuda/cudart/libcudart_costs.la machine/libp2psim.la

@@ -538,6 +538,11 @@ void psw_set_bus(struct sim_component *c, unsigned bus)
     psw_from(c)->bus = bus & 0xff;
 }
 
+unsigned psw_bus(const struct sim_component *c)
+{
+    return psw_from(c)->bus;
+}
+
 int psw_route(const struct sim_component *c, unsigned in,
               const struct tlp *t, bool *redirected)
 {

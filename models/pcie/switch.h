@@ -40,6 +40,7 @@ uint16_t psw_acs(const struct sim_component *sw, unsigned dp);
 /* The switch's own bus number (its upstream port's), for requester IDs of
  * UR completions it generates. */
 void psw_set_bus(struct sim_component *sw, unsigned bus);
+unsigned psw_bus(const struct sim_component *sw);
 
 /*
  * psw_route - where the switch sends a TLP like t received on port in

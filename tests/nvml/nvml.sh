@@ -6,7 +6,10 @@
 # (4x-rtx4090-switch-acs-iommu), its count, bus ids, names, UUIDs and
 # P2P status agree with the CUDA runtime's, and the connection matrix
 # made from NVML alone (NVLinks' far ends, common ancestors) and its P2P
-# matrix are `p2psim topo`'s.
+# matrix are `p2psim topo`'s. And `p2psim topo --nccl-xml` (NCCL's
+# topology file) of each: well-formed, one <gpu> per GPU with NVML's bus
+# id, each GPU's <nvlink> far ends and counts NVML's; `p2psim run` hands
+# the program such a file in NCCL_TOPO_FILE unless it is set.
 . "${top_srcdir:-.}/tests/shim/lib.sh"
 pkg=${PKG_CONFIG:-pkg-config}
 command -v "$pkg" >/dev/null 2>&1 || { echo "pkg-config not found: skipped"; exit 77; }
@@ -58,6 +61,50 @@ for m in hgx-h100 dgx1-v100 pcie-8gpu-2socket 4x-rtx4090-switch-acs-iommu; do
             "$(diff "$work/$m.want" "$work/$m.got" | head -20)"
     fi
 done
+# NCCL's topology file: the GPUs (dev, bus id) and NVLinks it lists.
+xml_facts() {
+    awk '
+        /<pci / { match($0, /busid="[^"]*"/); bus = substr($0, RSTART + 7, RLENGTH - 8) }
+        /<gpu / { match($0, /dev="[0-9]+"/); dev = substr($0, RSTART + 5, RLENGTH - 6); print "gpu " dev " " bus }
+        /<nvlink / {
+            match($0, /target="[^"]*"/); t = substr($0, RSTART + 8, RLENGTH - 9)
+            match($0, /count="[0-9]+"/); c = substr($0, RSTART + 7, RLENGTH - 8)
+            print "nvlink " dev " " t " " c
+        }' "$1" | sort
+}
+nvml_facts() {
+    sed -n 's/^GPU\([0-9]*\): \([^ ]*\) .*/gpu \1 \2/p; /^nvlink /p' "$1" |
+        tr 'A-F' 'a-f' | sort
+}
+for m in hgx-h100 dgx1-v100 pcie-8gpu-2socket 4x-rtx4090-switch-acs-iommu; do
+    file=$top/topologies/$m.yaml
+    check "$m: p2psim topo --nccl-xml" 0 "" \
+        "$p2psim" topo "$file" --nccl-xml "$work/$m.xml"
+    if ! command -v xmllint >/dev/null 2>&1; then
+        echo "(xmllint not found: well-formedness not checked)"
+    else
+        check "$m: the topology file is well-formed XML" 0 "" \
+            xmllint --noout "$work/$m.xml"
+    fi
+    xml_facts "$work/$m.xml" >"$work/$m.xml.facts"
+    nvml_facts "$work/$m.nvml" >"$work/$m.nvml.facts"
+    n=$(sed -n 's/^count: //p' "$work/$m.nvml")
+    if [ "$(grep -c '^gpu ' "$work/$m.xml.facts")" = "$n" ] &&
+        cmp -s "$work/$m.xml.facts" "$work/$m.nvml.facts"; then
+        ok "$m: one <gpu> per GPU, NVML's bus ids and NVLinks"
+    else
+        bad "$m: one <gpu> per GPU, NVML's bus ids and NVLinks" \
+            "$(diff "$work/$m.nvml.facts" "$work/$m.xml.facts" | head -20)"
+    fi
+done
+grep -q 'tclass="0x068000"' "$work/hgx-h100.xml" &&
+    ! grep -q 'tclass="0x068000"' "$work/dgx1-v100.xml" &&
+    ok "NVSwitch targets (tclass 0x068000) on hgx-h100 only" ||
+    bad "NVSwitch targets (tclass 0x068000) on hgx-h100 only" "see the files"
+check "p2psim run hands NCCL_TOPO_FILE over" 0 "^<system version" \
+    "$p2psim" run --quiet --topology hgx-h100 -- sh -c 'cat "$NCCL_TOPO_FILE"'
+check "p2psim run keeps the user's NCCL_TOPO_FILE" 0 "^mine$" \
+    env NCCL_TOPO_FILE=mine "$p2psim" run --quiet -- sh -c 'echo "$NCCL_TOPO_FILE"'
 grep -q "^GPU0 X NV18" "$work/hgx-h100.got" && ok "hgx-h100: NV18 through the NVSwitches" ||
     bad "hgx-h100: NV18 through the NVSwitches" "$(head -3 "$work/hgx-h100.got")"
 grep -q "^p2p 0 0 0 0$" "$work/4x-rtx4090-switch-acs-iommu.got" &&

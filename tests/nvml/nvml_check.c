@@ -6,9 +6,11 @@
  * (cudaDeviceCanAccessPeer), and handles found by bus id and UUID.
  * Then it prints the connection matrix as `p2psim topo` does, made
  * from NVML alone (NV# from the links' far ends, else the common
- * ancestor's level), and the P2P matrix, for nvml.sh to compare.
+ * ancestor's level), the P2P matrix, and each GPU's NVLinks by far
+ * end ("nvlink GPU BUSID COUNT", lower case), for nvml.sh to compare.
  * Exit status: 0, or 1 after a "mismatch:" line.
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +77,7 @@ static void links_of(nvmlDevice_t d, struct far *f)
         EXPECT(SYM(nvmlDeviceGetNvLinkRemoteDeviceType)(d, l, &type) ==
                    NVML_SUCCESS,
                "link %u up without remote device type", l);
-        snprintf(f->bus[l], sizeof(f->bus[l]), "%s", pci.busId);
+        snprintf(f->bus[l], sizeof(f->bus[l]), "%s", pci.busIdLegacy);
         f->sw[l] = type == NVML_NVLINK_DEVICE_TYPE_SWITCH;
     }
 }
@@ -159,7 +161,7 @@ int main(void)
         cudaDeviceGetPCIBusId(cbus, sizeof(cbus), (int)i);
         EXPECT(strcmp(pci.busIdLegacy, cbus) == 0, "GPU %u: bus id %s, "
                "CUDA's %s", i, pci.busIdLegacy, cbus);
-        snprintf(bus[i], sizeof(bus[i]), "%s", pci.busId);
+        snprintf(bus[i], sizeof(bus[i]), "%s", pci.busIdLegacy);
         printf("GPU%u: %s %s\n", i, pci.busIdLegacy, pci.busId);
         EXPECT(SYM(nvmlDeviceGetHandleByPciBusId_v2)(cbus, &h) ==
                    NVML_SUCCESS && h == d[i], "GPU %u not found by %s", i,
@@ -192,6 +194,25 @@ int main(void)
         EXPECT(mem.total == p.totalGlobalMem, "GPU %u: memory %llu", i,
                mem.total);
         links_of(d[i], &far[i]);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        for (unsigned l = 0; l < MAX_LINKS; l++) {
+            unsigned count = 0;
+            int first = far[i].bus[l][0] != 0;
+            for (unsigned k = 0; k < MAX_LINKS; k++) {
+                int same = !strcmp(far[i].bus[k], far[i].bus[l]);
+                first = first && !(same && k < l);
+                count += (unsigned)same;
+            }
+            char low[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+            snprintf(low, sizeof(low), "%s", far[i].bus[l]);
+            for (char *c = low; *c; c++) {
+                *c = (char)tolower((unsigned char)*c);
+            }
+            if (first) {
+                printf("nvlink %u %s %u\n", i, low, count);
+            }
+        }
     }
     printf("\n");
     for (unsigned j = 0; j < n; j++) {
