@@ -26,6 +26,7 @@
 #include "machine/p2psim.h"
 
 #define XML_MAX_NODES 1024
+#define XML_MAX_VALUE 255       /* NCCL's MAX_STR_LEN */
 
 /* ---- the CPU ---------------------------------------------------------------- */
 
@@ -77,6 +78,8 @@ static const struct cpu_ids *cpu_of(const char *text)
  * hexadecimal groups, most significant first, joined by commas. Model:
  * the simulated sockets' cores are not the host's; every NUMA node gets
  * them all (as NVML's nvmlDeviceGetCpuAffinity, cuda/nvml/nvml_link.c).
+ * "" when longer than NCCL's attribute values may be (255 characters:
+ * hosts of more than 224 CPUs); NCCL then reads the host's own.
  */
 static void affinity(char *out, size_t size)
 {
@@ -97,6 +100,9 @@ static void affinity(char *out, size_t size)
         }
         n += (size_t)snprintf(out + n, size - n, "%s%08x",
                               n ? "," : "", v);
+    }
+    if (n > XML_MAX_VALUE) {
+        out[0] = '\0';
     }
 }
 
@@ -218,8 +224,11 @@ int nccl_xml_write(const struct p2psim *p, FILE *f)
         }
         const struct cpu_ids *c =
             cpu_of(p2psim_socket_cpu(p, t[first].socket));
-        fprintf(f, "  <cpu numaid=\"%u\" affinity=\"%s\" arch=\"%s\"", numa,
-                aff, c->arch);
+        fprintf(f, "  <cpu numaid=\"%u\"", numa);
+        if (aff[0]) {
+            fprintf(f, " affinity=\"%s\"", aff);
+        }
+        fprintf(f, " arch=\"%s\"", c->arch);
         if (c->vendor) {
             fprintf(f, " vendor=\"%s\" familyid=\"%d\" modelid=\"%d\"",
                     c->vendor, c->family, c->model);

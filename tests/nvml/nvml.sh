@@ -3,7 +3,8 @@
 # with dlopen as NCCL loads it (nvml_check.c): on a machine with
 # NVSwitches (hgx-h100), one with direct NVLinks (dgx1-v100), one of PCIe
 # switches only (pcie-8gpu-2socket) and one where P2P is blocked
-# (4x-rtx4090-switch-acs-iommu), its count, bus ids, names, UUIDs and
+# (4x-rtx4090-switch-acs-iommu), and an EPYC of NUMA nodes per root port
+# (8x-rtx4090-2x-epyc7542), its count, bus ids, names, UUIDs and
 # P2P status agree with the CUDA runtime's, and the connection matrix
 # made from NVML alone (NVLinks' far ends, common ancestors) and its P2P
 # matrix are `p2psim topo`'s. And `p2psim topo --nccl-xml` (NCCL's
@@ -43,7 +44,8 @@ mine_matrix() {
     ' "$1" | sed 's/  */ /g'
 }
 
-for m in hgx-h100 dgx1-v100 pcie-8gpu-2socket 4x-rtx4090-switch-acs-iommu; do
+machines="hgx-h100 dgx1-v100 pcie-8gpu-2socket 4x-rtx4090-switch-acs-iommu 8x-rtx4090-2x-epyc7542"
+for m in $machines; do
     file=$top/topologies/$m.yaml
     check "$m: NVML agrees with the runtime" 0 "^count: " \
         "$p2psim" run --quiet --topology "$file" -- "$work/nvml_check"
@@ -72,11 +74,37 @@ xml_facts() {
             print "nvlink " dev " " t " " c
         }' "$1" | sort
 }
+# Each pair's class from the file's nesting, as NCCL reads it: PIX below
+# one switch, PXB below a common switch further up, PHB under one <cpu>
+# (NVML's NODE too: NCCL has no class for it), SYS across <cpu>s.
+xml_levels() {
+    awk '
+        /<cpu / { match($0, /numaid="[0-9]+"/); cpu = substr($0, RSTART + 8, RLENGTH - 9); depth = 0 }
+        /<pci / { match($0, /busid="[^"]*"/); stack[++depth] = substr($0, RSTART + 7, RLENGTH - 8) }
+        /<\/pci>/ { depth-- }
+        /<gpu / {
+            match($0, /dev="[0-9]+"/); g = substr($0, RSTART + 5, RLENGTH - 6); n++
+            dev[n] = g; cpuof[n] = cpu; len[n] = depth - 1
+            for (k = 1; k < depth; k++) up[n, k] = stack[k]
+        }
+        END {
+            for (a = 1; a <= n; a++) for (b = 1; b <= n; b++) {
+                if (a == b) continue
+                if (cpuof[a] != cpuof[b]) { c = "SYS" }
+                else {
+                    k = 0
+                    while (k < len[a] && k < len[b] && up[a, k + 1] == up[b, k + 1]) k++
+                    c = k == 0 ? "PHB" : (k == len[a] && k == len[b]) ? "PIX" : "PXB"
+                }
+                print "level " dev[a] " " dev[b] " " c
+            }
+        }' "$1" | sort
+}
 nvml_facts() {
     sed -n 's/^GPU\([0-9]*\): \([^ ]*\) .*/gpu \1 \2/p; /^nvlink /p' "$1" |
         tr 'A-F' 'a-f' | sort
 }
-for m in hgx-h100 dgx1-v100 pcie-8gpu-2socket 4x-rtx4090-switch-acs-iommu; do
+for m in $machines; do
     file=$top/topologies/$m.yaml
     check "$m: p2psim topo --nccl-xml" 0 "" \
         "$p2psim" topo "$file" --nccl-xml "$work/$m.xml"
@@ -85,6 +113,15 @@ for m in hgx-h100 dgx1-v100 pcie-8gpu-2socket 4x-rtx4090-switch-acs-iommu; do
     else
         check "$m: the topology file is well-formed XML" 0 "" \
             xmllint --noout "$work/$m.xml"
+    fi
+    xml_levels "$work/$m.xml" >"$work/$m.xml.levels"
+    grep '^level ' "$work/$m.nvml" | sed 's/ NODE$/ PHB/' | sort >"$work/$m.nvml.levels"
+    if [ -s "$work/$m.xml.levels" ] &&
+        cmp -s "$work/$m.xml.levels" "$work/$m.nvml.levels"; then
+        ok "$m: the file's nesting gives NVML's (and p2psim topo's) classes"
+    else
+        bad "$m: the file's nesting gives NVML's (and p2psim topo's) classes" \
+            "$(diff "$work/$m.nvml.levels" "$work/$m.xml.levels" | head -20)"
     fi
     xml_facts "$work/$m.xml" >"$work/$m.xml.facts"
     nvml_facts "$work/$m.nvml" >"$work/$m.nvml.facts"

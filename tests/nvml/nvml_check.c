@@ -7,7 +7,8 @@
  * Then it prints the connection matrix as `p2psim topo` does, made
  * from NVML alone (NV# from the links' far ends, else the common
  * ancestor's level), the P2P matrix, and each GPU's NVLinks by far
- * end ("nvlink GPU BUSID COUNT", lower case), for nvml.sh to compare.
+ * end ("nvlink GPU BUSID COUNT", lower case) and each pair's common
+ * ancestor ("level A B PIX"), for nvml.sh to compare.
  * Exit status: 0, or 1 after a "mismatch:" line.
  */
 #include <ctype.h>
@@ -232,6 +233,15 @@ int main(void)
             }
         }
         printf("\n");
+    }
+    for (unsigned i = 0; i < n; i++) {
+        for (unsigned j = 0; j < n; j++) {
+            nvmlGpuTopologyLevel_t lv;
+            SYM(nvmlDeviceGetTopologyCommonAncestor)(d[i], d[j], &lv);
+            if (i != j) {
+                printf("level %u %u %s\n", i, j, level_name(lv));
+            }
+        }
     }
     printf("\nP2P (nvmlDeviceGetP2PStatus):\n");
     for (unsigned i = 0; i < n; i++) {
