@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -448,28 +449,37 @@ nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfo_v1_t *pci)
     return nvmlDeviceGetPciInfo_v2(device, pci);
 }
 
+/*
+ * Version 1 of the struct, of the size the caller says: NCCL's own
+ * declaration has a 16-byte busId (48 bytes, not 64), so a shorter one
+ * gets the id cut to fit ("DDDDDDDD:BB:DD.F" needs 17 with its NUL: it
+ * then holds the legacy "DDDD:BB:DD.F").
+ */
 nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device,
                                      nvmlPciInfoExt_t *pci)
 {
     NVML_DEV(g, device);
+    const size_t id_at = offsetof(nvmlPciInfoExt_t, busId);
     if (!pci) {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if (pci->version != nvmlPciInfoExt_v1) {
+    unsigned version = pci->version, size = version & 0xffffff;
+    if (version >> 24 != 1 || size < id_at + 13 || size > sizeof(*pci)) {
         return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
     }
     unsigned a[4];
     struct p2psim_pci_ids ids;
     pci_of((unsigned)g, a, &ids);
-    memset(pci, 0, sizeof(*pci));
-    pci->version = nvmlPciInfoExt_v1;
+    memset(pci, 0, size);
+    pci->version = version;
     pci->domain = a[0], pci->bus = a[1], pci->device = a[2];
     pci->pciDeviceId = ids.device << 16 | ids.vendor;
     pci->pciSubSystemId = ids.subsystem_device << 16 | ids.subsystem_vendor;
     pci->baseClass = ids.class_code >> 16;
     pci->subClass = (ids.class_code >> 8) & 0xff;
-    snprintf(pci->busId, sizeof(pci->busId), "%08X:%02X:%02X.%X", a[0], a[1],
-             a[2], a[3]);
+    snprintf(pci->busId, size - id_at, size - id_at > 16 ? "%08X:%02X:%02X.%X"
+                                                        : "%04X:%02X:%02X.%X",
+             a[0], a[1], a[2], a[3]);
     return NVML_SUCCESS;
 }
 

@@ -13,6 +13,7 @@
  */
 #include <ctype.h>
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,44 @@ static const char *level_name(nvmlGpuTopologyLevel_t l)
     }
 }
 
+/* The calls NCCL makes besides (PciInfoExt in NCCL's shorter layout
+ * too, field values, ...), and the nearest GPUs, on one device. */
+static void other_calls(nvmlDevice_t d, const nvmlPciInfo_t *pci, unsigned n)
+{
+    nvmlPciInfoExt_t ext = { .version = nvmlPciInfoExt_v1 };
+    EXPECT(SYM(nvmlDeviceGetPciInfoExt)(d, &ext) == NVML_SUCCESS &&
+               !strcmp(ext.busId, pci->busId) && ext.baseClass == 3,
+           "PciInfoExt: %s class %u", ext.busId, ext.baseClass);
+    memset(&ext, 0x55, sizeof(ext));
+    ext.version = (unsigned)(offsetof(nvmlPciInfoExt_t, busId) + 16) | 1u << 24;
+    EXPECT(SYM(nvmlDeviceGetPciInfoExt)(d, &ext) == NVML_SUCCESS &&
+               !strcmp(ext.busId, pci->busIdLegacy) &&
+               ext.busId[16] == 0x55,
+           "PciInfoExt with a 16-byte busId: %.16s", ext.busId);
+    nvmlFieldValue_t fv[2] = { { .fieldId = NVML_FI_DEV_NVLINK_GET_STATE },
+                               { .fieldId = 1 } };
+    nvmlEnableState_t on = NVML_FEATURE_DISABLED;
+    nvmlReturn_t st = SYM(nvmlDeviceGetNvLinkState)(d, 0, &on);
+    EXPECT(SYM(nvmlDeviceGetFieldValues)(d, 2, fv) == NVML_SUCCESS &&
+               fv[0].nvmlReturn == st &&
+               (st || fv[0].value.uiVal == (unsigned)on) &&
+               fv[1].nvmlReturn == NVML_ERROR_NOT_SUPPORTED,
+           "field values: %d %u, %d", (int)fv[0].nvmlReturn,
+           fv[0].value.uiVal, (int)fv[1].nvmlReturn);
+    unsigned count = 0;
+    EXPECT(SYM(nvmlDeviceGetTopologyNearestGpus)(d, NVML_TOPOLOGY_SYSTEM,
+                                                 &count, NULL) ==
+                   NVML_SUCCESS && count == n - 1,
+           "%u GPUs within SYSTEM", count);
+    unsigned long cpus[4] = { 0 };
+    EXPECT(SYM(nvmlDeviceGetCpuAffinity)(d, 4, cpus) == NVML_SUCCESS &&
+               (cpus[0] | cpus[1] | cpus[2] | cpus[3]),
+           "no CPU affinity");
+    nvmlComputeMode_t mode;
+    EXPECT(SYM(nvmlDeviceGetComputeMode)(d, &mode) == NVML_SUCCESS &&
+               mode == NVML_COMPUTEMODE_DEFAULT, "compute mode");
+}
+
 int main(void)
 {
     lib = dlopen("libnvidia-ml.so.1", RTLD_NOW);
@@ -195,6 +234,7 @@ int main(void)
         EXPECT(mem.total == p.totalGlobalMem, "GPU %u: memory %llu", i,
                mem.total);
         links_of(d[i], &far[i]);
+        other_calls(d[i], &pci, n);
     }
     for (unsigned i = 0; i < n; i++) {
         for (unsigned l = 0; l < MAX_LINKS; l++) {
