@@ -444,6 +444,17 @@ cudaError_t p2psim_drv_device_props(int dev, struct cudaDeviceProp *prop)
     return e;
 }
 
+cudaError_t p2psim_drv_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
+                                     int src, int dst)
+{
+    cudaError_t e = rt_enter_nosticky();
+    if (e == cudaSuccess) {
+        e = rt_p2p_attribute(value, attr, src, dst);
+        rt_leave();
+    }
+    return e;
+}
+
 cudaError_t p2psim_drv_mem_info(int dev, uint64_t *used, uint64_t *total)
 {
     cudaError_t e = enter_device(dev);

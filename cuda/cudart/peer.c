@@ -150,8 +150,8 @@ cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
  *    mappings).
  *  OnlyPartialNativeAtomicSupported: 0; atomics are all or nothing here.
  */
-static cudaError_t p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
-                                 int src, int dst)
+cudaError_t rt_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
+                             int src, int dst)
 {
     struct p2psim_verdict v;
     struct p2psim_gpu_desc gs, gd;
@@ -196,7 +196,7 @@ static cudaError_t p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
 cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr,
                                       int srcDevice, int dstDevice)
 {
-    SERVE(p2p_attribute(value, attr, srcDevice, dstDevice));
+    SERVE(rt_p2p_attribute(value, attr, srcDevice, dstDevice));
 }
 
 /*

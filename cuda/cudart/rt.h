@@ -255,6 +255,10 @@ cudaError_t rt_device_sync(int dev);
 void rt_stream_reset_device(int dev);
 /* The properties of device dev (device_props.c). */
 void rt_device_props(int dev, struct cudaDeviceProp *prop);
+/* cudaDeviceGetP2PAttribute's answer (peer.c), the lock held; also NVML's
+ * (drv_bridge.h). */
+cudaError_t rt_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
+                             int src, int dst);
 /* cudaDeviceGetAttribute's value, under the lock (device_props.c). */
 cudaError_t rt_device_attribute(int *value, enum cudaDeviceAttr attr,
                                 int dev);

@@ -204,8 +204,9 @@ static nvmlGpuP2PStatus_t refused(const struct p2psim_verdict *v)
 /*
  * The runtime's P2P verdict (p2psim_p2p, what cudaDeviceCanAccessPeer
  * answers): WRITE and PROP as it allows; READ where reads are allowed
- * too; NVLINK where the pair's P2P goes over NVLink; ATOMICS where the
- * link it takes carries native atomics (the catalog's atomics).
+ * too; NVLINK where the pair's P2P goes over NVLink; ATOMICS as
+ * cudaDeviceGetP2PAttribute's NativeAtomicSupported (both GPUs do
+ * atomics over that link).
  */
 nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1,
                                     nvmlDevice_t device2,
@@ -215,21 +216,24 @@ nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1,
     NVML_DEV(a, device1);
     NVML_DEV(b, device2);
     struct p2psim_verdict v;
-    struct p2psim_gpu_desc d;
+    int atomics = 0;
     if (!p2pStatus || (unsigned)p2pIndex >= NVML_P2P_CAPS_INDEX_UNKNOWN) {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     if (nvml_m->p2p(nvml_m->p, (unsigned)a, (unsigned)b, &v) < 0) {
         return NVML_ERROR_UNKNOWN;
     }
-    nvml_m->gpu_describe(nvml_m->p, (unsigned)a, &d);
-    bool nvlink = v.transport == P2PSIM_TRANSPORT_NVLINK;
     bool ok = v.allowed;
     switch (p2pIndex) {
     case NVML_P2P_CAPS_INDEX_READ: ok = ok && v.reads_allowed; break;
-    case NVML_P2P_CAPS_INDEX_NVLINK: ok = ok && nvlink; break;
+    case NVML_P2P_CAPS_INDEX_NVLINK:
+        ok = ok && v.transport == P2PSIM_TRANSPORT_NVLINK;
+        break;
     case NVML_P2P_CAPS_INDEX_ATOMICS:
-        ok = ok && (nvlink ? d.atomics_nvlink : d.atomics_pcie);
+        ok = ok && a != b &&
+             p2psim_drv_p2p_attribute(&atomics,
+                                      cudaDevP2PAttrNativeAtomicSupported,
+                                      a, b) == cudaSuccess && atomics;
         break;
     default: break;
     }

@@ -296,6 +296,24 @@ int main(void)
             EXPECT((w == NVML_P2P_STATUS_OK) == (can == 1),
                    "P2P %u->%u: NVML status %d, cudaDeviceCanAccessPeer %d",
                    i, j, (int)w, can);
+            nvmlGpuP2PStatus_t at, nvl;
+            int natomic = 0;
+            SYM(nvmlDeviceGetP2PStatus)(d[i], d[j],
+                                        NVML_P2P_CAPS_INDEX_ATOMICS, &at);
+            SYM(nvmlDeviceGetP2PStatus)(d[i], d[j],
+                                        NVML_P2P_CAPS_INDEX_NVLINK, &nvl);
+            if (i != j) {
+                cudaDeviceGetP2PAttribute(&natomic,
+                                          cudaDevP2PAttrNativeAtomicSupported,
+                                          (int)i, (int)j);
+            }
+            EXPECT((at == NVML_P2P_STATUS_OK) == (natomic == 1),
+                   "atomics %u->%u: NVML status %d, CUDA's %d", i, j, (int)at,
+                   natomic);
+            EXPECT(nvl != NVML_P2P_STATUS_OK ||
+                       (w == NVML_P2P_STATUS_OK &&
+                        nv_between(&far[i], bus[j], &far[j]) > 0),
+                   "P2P %u->%u over NVLink without NVLinks", i, j);
             printf("%5d", w == NVML_P2P_STATUS_OK);
         }
         printf("\n");
