@@ -63,43 +63,7 @@ for m in $machines; do
             "$(diff "$work/$m.want" "$work/$m.got" | head -20)"
     fi
 done
-# NCCL's topology file: the GPUs (dev, bus id) and NVLinks it lists.
-xml_facts() {
-    awk '
-        /<pci / { match($0, /busid="[^"]*"/); bus = substr($0, RSTART + 7, RLENGTH - 8) }
-        /<gpu / { match($0, /dev="[0-9]+"/); dev = substr($0, RSTART + 5, RLENGTH - 6); print "gpu " dev " " bus }
-        /<nvlink / {
-            match($0, /target="[^"]*"/); t = substr($0, RSTART + 8, RLENGTH - 9)
-            match($0, /count="[0-9]+"/); c = substr($0, RSTART + 7, RLENGTH - 8)
-            print "nvlink " dev " " t " " c
-        }' "$1" | sort
-}
-# Each pair's class from the file's nesting, as NCCL reads it: PIX below
-# one switch, PXB below a common switch further up, PHB under one <cpu>
-# (NVML's NODE too: NCCL has no class for it), SYS across <cpu>s.
-xml_levels() {
-    awk '
-        /<cpu / { match($0, /numaid="[0-9]+"/); cpu = substr($0, RSTART + 8, RLENGTH - 9); depth = 0 }
-        /<pci / { match($0, /busid="[^"]*"/); stack[++depth] = substr($0, RSTART + 7, RLENGTH - 8) }
-        /<\/pci>/ { depth-- }
-        /<gpu / {
-            match($0, /dev="[0-9]+"/); g = substr($0, RSTART + 5, RLENGTH - 6); n++
-            dev[n] = g; cpuof[n] = cpu; len[n] = depth - 1
-            for (k = 1; k < depth; k++) up[n, k] = stack[k]
-        }
-        END {
-            for (a = 1; a <= n; a++) for (b = 1; b <= n; b++) {
-                if (a == b) continue
-                if (cpuof[a] != cpuof[b]) { c = "SYS" }
-                else {
-                    k = 0
-                    while (k < len[a] && k < len[b] && up[a, k + 1] == up[b, k + 1]) k++
-                    c = k == 0 ? "PHB" : (k == len[a] && k == len[b]) ? "PIX" : "PXB"
-                }
-                print "level " dev[a] " " dev[b] " " c
-            }
-        }' "$1" | sort
-}
+. "$top/tests/nvml/topo_xml.sh"
 nvml_facts() {
     sed -n 's/^GPU\([0-9]*\): \([^ ]*\) .*/gpu \1 \2/p; /^nvlink /p' "$1" |
         tr 'A-F' 'a-f' | sort
@@ -134,6 +98,14 @@ for m in $machines; do
             "$(diff "$work/$m.nvml.facts" "$work/$m.xml.facts" | head -20)"
     fi
 done
+# compare-topo-dump.sh (for NCCL's NCCL_TOPO_DUMP_FILE): a file matches
+# itself with NCCL's own attributes added, and not with one link less.
+sed 's/<gpu dev="\([0-9]*\)"/<gpu rank="\1" gdr="0" dev="\1"/' "$work/hgx-h100.xml" >"$work/dump.xml"
+check "compare-topo-dump.sh: the same machine" 0 "shows the machine: 8 GPUs" \
+    sh "$top/tests/nvml/compare-topo-dump.sh" "$work/hgx-h100.xml" "$work/dump.xml"
+sed '0,/count="5"/s//count="4"/' "$work/hgx-h100.xml" >"$work/dump.xml"
+check "compare-topo-dump.sh: a link less" 1 "^< nvlink 0 0000:12:00.0 5" \
+    sh "$top/tests/nvml/compare-topo-dump.sh" "$work/hgx-h100.xml" "$work/dump.xml"
 grep -q 'tclass="0x068000"' "$work/hgx-h100.xml" &&
     ! grep -q 'tclass="0x068000"' "$work/dgx1-v100.xml" &&
     ok "NVSwitch targets (tclass 0x068000) on hgx-h100 only" ||
