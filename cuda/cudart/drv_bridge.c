@@ -444,8 +444,9 @@ cudaError_t p2psim_drv_device_props(int dev, struct cudaDeviceProp *prop)
     return e;
 }
 
-cudaError_t p2psim_drv_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
-                                     int src, int dst)
+cudaError_t p2psim_drv_peer_attribute(int *value,
+                                      enum cudaDeviceP2PAttr attr, int src,
+                                      int dst)
 {
     cudaError_t e = rt_enter_nosticky();
     if (e == cudaSuccess) {

@@ -150,8 +150,9 @@ const struct p2psim_drv_machine *p2psim_drv_machine(void);
  * questions are not the program's calls). */
 cudaError_t p2psim_drv_device_props(int dev, struct cudaDeviceProp *prop);
 /* cudaDeviceGetP2PAttribute's answer, outside the API trace. */
-cudaError_t p2psim_drv_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
-                                     int src, int dst);
+cudaError_t p2psim_drv_peer_attribute(int *value,
+                                      enum cudaDeviceP2PAttr attr, int src,
+                                      int dst);
 /* The bytes of device dev's memory that this process holds, and its
  * size (cudaMemGetInfo's figures for any device, current or not). */
 cudaError_t p2psim_drv_mem_info(int dev, uint64_t *used, uint64_t *total);

@@ -231,9 +231,9 @@ nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1,
         break;
     case NVML_P2P_CAPS_INDEX_ATOMICS:
         ok = ok && a != b &&
-             p2psim_drv_p2p_attribute(&atomics,
-                                      cudaDevP2PAttrNativeAtomicSupported,
-                                      a, b) == cudaSuccess && atomics;
+             p2psim_drv_peer_attribute(&atomics,
+                                       cudaDevP2PAttrNativeAtomicSupported,
+                                       a, b) == cudaSuccess && atomics;
         break;
     default: break;
     }
