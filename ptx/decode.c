@@ -376,15 +376,7 @@ static int parse_opd(struct ptx_parse *p, const char *s, enum ptx_type t,
         o->reg = (uint16_t)r;
         return 0;
     }
-    enum ptx_space sp;
-    int var;
-    if (ptx_parse_sym(p, s, &sp, &o->imm, &var) == 0) {
-        o->kind = var == PTX_NOVAR ? OPD_IMM : OPD_VAR;
-        o->var = var;
-        return 0;
-    }
-    snprintf(why, wl, "unknown operand '%s'", s);
-    return -1;
+    return ptx__sym_operand(p, s, o, why, wl);
 }
 
 /* ---------------------------------------------------------------------- */

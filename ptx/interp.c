@@ -249,8 +249,11 @@ static enum ptx_stop stop_error(struct ptx_warp *w, struct ptx_mem_req *req,
 /* Calls                                                                   */
 /* ---------------------------------------------------------------------- */
 
-/* A cstack entry's flag: the call saved the callee's state (recursion). */
+/* A cstack entry: the call's PC, the flag that it saved the callee's
+ * state (recursion), and above them the callee's index in k->funcs. */
 #define CALL_SAVED 0x80000000u
+#define CALL_PC(e) ((unsigned)((e) & ~(uint64_t)CALL_SAVED & 0xffffffffu))
+#define CALL_FUNC(e) ((unsigned)((e) >> 32))
 
 static size_t frame_state_bytes(const struct ptx_func_inst *f)
 {
@@ -295,6 +298,41 @@ static void restore_frame(struct ptx_warp *w, unsigned l,
            f->loc_hi - f->loc_lo);
 }
 
+/* An indirect call's callee (*fi, in k->funcs): the function whose
+ * address the lanes' register holds, the same in every lane of exec
+ * (Simplification: lanes calling different functions at once fail the
+ * warp). Returns 0, or -1 (failed). */
+static int indirect_callee(struct ptx_warp *w, const struct ptx_insn *in,
+                           const struct ptx_call *c, uint32_t exec,
+                           unsigned *fi)
+{
+    const struct ptx_kernel *k = w->k;
+    uint64_t a = 0;
+    bool first = true;
+    LANES(exec, l) {
+        uint64_t v = R(w, c->func, l);
+        if (!first && v != a) {
+            return ptx__warp_fail(w, in, "an indirect call to different "
+                                  "functions in one warp (0x%llx and "
+                                  "0x%llx)", (unsigned long long)a,
+                                  (unsigned long long)v);
+        }
+        a = v;
+        first = false;
+    }
+    uint64_t idx = (a - PTX_FUNC_ADDR_BASE) / 16u;
+    for (unsigned i = 0; a >= PTX_FUNC_ADDR_BASE && a % 16u == 0 &&
+                         i < k->n_funcs; i++) {
+        if (k->funcs[i].mod_index == idx) {
+            *fi = i;
+            return 0;
+        }
+    }
+    return ptx__warp_fail(w, in, "an indirect call of 0x%llx, which is no "
+                          "function of the module with a body",
+                          (unsigned long long)a);
+}
+
 /* The lanes in exec call: arguments copied into the callee's parameters
  * in each lane's frame, the call's PC pushed, the lanes sent to the
  * entry. Return: 1 (the PC is set), 0 (a builtin: go on), -1 (failed). */
@@ -303,20 +341,25 @@ static int exec_call(struct ptx_warp *w, const struct ptx_insn *in,
 {
     const struct ptx_kernel *k = w->k;
     const struct ptx_call *c = &k->calls[in->o[0].imm];
-    if (c->kind != PTX_CALLEE_FUNC) {
+    unsigned fi = c->func;
+    if (c->kind == PTX_CALLEE_INDIRECT) {
+        int rc = indirect_callee(w, in, c, exec, &fi);
+        if (rc) {
+            return rc;
+        }
+    } else if (c->kind != PTX_CALLEE_FUNC) {
         return ptx__call_builtin(w, in, c, exec);
     }
-    const struct ptx_func_inst *f = &k->funcs[c->func];
+    const struct ptx_func_inst *f = &k->funcs[fi];
     LANES(exec, l) {
-        uint32_t *st = w->cstack + (size_t)l * PTX_CALL_DEPTH_MAX;
+        uint64_t *st = w->cstack + (size_t)l * PTX_CALL_DEPTH_MAX;
         if (w->cdepth[l] >= PTX_CALL_DEPTH_MAX) {
             return ptx__warp_fail(w, in, "calls nested deeper than %u",
                                   PTX_CALL_DEPTH_MAX);
         }
         uint32_t saved = 0;
         for (unsigned d = 0; d < w->cdepth[l] && !saved; d++) {
-            if (k->calls[w->insns[st[d] & ~CALL_SAVED].o[0].imm].func ==
-                c->func) {
+            if (CALL_FUNC(st[d]) == fi) {
                 if (save_frame(w, l, f) < 0) {
                     return ptx__warp_fail(w, in, "out of memory for a "
                                           "recursive call of %s", f->name);
@@ -330,7 +373,7 @@ static int exec_call(struct ptx_warp *w, const struct ptx_insn *in,
                              ? c->arg_bytes[i] : f->param_bytes[i];
             memmove(frame + f->param_off[i], frame + c->arg_off[i], n);
         }
-        st[w->cdepth[l]++] = w->pc | saved;
+        st[w->cdepth[l]++] = (uint64_t)fi << 32 | w->pc | saved;
     }
     uint32_t stay = w->group & ~exec;
     if (stay == 0) {
@@ -365,11 +408,11 @@ static void exec_ret(struct ptx_warp *w, uint32_t exec)
         return;
     }
     LANES(back, l) {
-        uint32_t e = w->cstack[(size_t)l * PTX_CALL_DEPTH_MAX +
+        uint64_t e = w->cstack[(size_t)l * PTX_CALL_DEPTH_MAX +
                                --w->cdepth[l]];
-        unsigned cpc = e & ~CALL_SAVED;
+        unsigned cpc = CALL_PC(e);
         const struct ptx_call *c = &k->calls[w->insns[cpc].o[0].imm];
-        const struct ptx_func_inst *f = &k->funcs[c->func];
+        const struct ptx_func_inst *f = &k->funcs[CALL_FUNC(e)];
         uint8_t *frame = w->local + (size_t)l * k->local_bytes;
         uint32_t n = c->ret_bytes < f->retval_bytes ? c->ret_bytes
                                                     : f->retval_bytes;

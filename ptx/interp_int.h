@@ -45,7 +45,7 @@ struct ptx_warp {
 
     /* calls (interp.c, interp_call.c): per lane, the PCs of its open
      * calls (PTX_CALL_DEPTH_MAX each), NULL when the kernel calls none */
-    uint32_t *cstack;
+    uint64_t *cstack;
     uint8_t cdepth[PTX_WARP_SIZE];
     /* recursion: per lane, the saved registers and frames of functions
      * called again while open (a stack of bytes) */

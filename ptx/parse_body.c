@@ -323,7 +323,11 @@ int ptx__parse_body(struct ptx_parse *p, struct ptx_kernel *k)
             /* a call's argument or return value: in the lane's .local
              * frame, as a called function's parameters (parse_call.c) */
             rc = declare_kernel_var(p, k, PS_LOCAL);
-        } else if (strcmp(w, ".pragma") == 0) {
+        } else if (strcmp(w, ".pragma") == 0 ||
+                   strcmp(w, ".callprototype") == 0 ||
+                   strcmp(w, ".calltargets") == 0) {
+            /* an indirect call's signature or targets, under a label the
+             * call names: the call goes by its register (parse_call.c) */
             ptx__skip_statement(p);
         } else if (strcmp(w, ".loc") == 0) {
             ptx__skip_line(p); /* .loc ends at the newline, without ';' */

@@ -16,9 +16,17 @@
  * A function's registers and frame are one per kernel, not one per call:
  * a call of a function that is already open on the lane (recursion)
  * saves the lane's registers and frame bytes of that function first and
- * the return restores them (interp.c). Indirect calls (through a
- * register) and calls with more than PTX_CALL_ARGS_MAX arguments are
- * refused.
+ * the return restores them (interp.c). Calls with more than
+ * PTX_CALL_ARGS_MAX arguments are refused.
+ *
+ * Indirect calls (`call (ret), %rd, (args), prototype;`): a function
+ * named as a value (an initializer such as a table of functions, or an
+ * operand) has an address, PTX_FUNC_ADDR of its index among the module's
+ * functions; a kernel with an indirect call has every such function with
+ * a body parsed into it, and the call goes to the one whose address the
+ * register holds (interp.c). The .callprototype is not checked against
+ * the callee: arguments and the return value are copied as for a direct
+ * call, at most the smaller of the two sizes.
  */
 #include <config.h>
 
@@ -85,8 +93,8 @@ int ptx__module_func(struct ptx_parse *p)
             return ptx_parse_nomem(p);
         }
         f = &p->funcs[p->n_funcs++];
+        memset(f, 0, sizeof(*f));
         f->name = copy;
-        f->body = false;
     }
     if (body) {
         f->at = at;
@@ -104,6 +112,59 @@ void ptx__funcs_free(struct ptx_parse *p)
     free(p->funcs);
     p->funcs = NULL;
     p->n_funcs = p->cap_funcs = 0;
+}
+
+static bool ident_char(char c, bool first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           c == '$' || (!first && c >= '0' && c <= '9');
+}
+
+int ptx__sym_operand(struct ptx_parse *p, const char *s, struct ptx_opd *o,
+                     char *why, size_t wl)
+{
+    enum ptx_space sp;
+    int var;
+    uint64_t fa;
+    if (ptx_parse_sym(p, s, &sp, &o->imm, &var) == 0) {
+        o->kind = var == PTX_NOVAR ? OPD_IMM : OPD_VAR;
+        o->var = var;
+        return 0;
+    }
+    if (func_find(p, s) && ptx__func_addr(p, s, &fa) == 0) {
+        o->kind = OPD_IMM;
+        o->imm = (int64_t)fa;
+        return 0;
+    }
+    snprintf(why, wl, "unknown operand '%s'", s);
+    return -1;
+}
+
+int ptx__func_addr(struct ptx_parse *p, const char *name, uint64_t *v)
+{
+    if (!ident_char(name[0], true)) {
+        return -1;
+    }
+    for (const char *c = name + 1; *c; c++) {
+        if (!ident_char(*c, false)) {
+            return -1;
+        }
+    }
+    struct func_decl *f = func_find(p, name);
+    if (!f) {
+        /* named before its declaration: its .func fills it in */
+        char *copy = strdup(name);
+        if (!copy || !GROW(p->funcs, p->n_funcs, p->cap_funcs)) {
+            free(copy);
+            return ptx_parse_nomem(p);
+        }
+        f = &p->funcs[p->n_funcs++];
+        memset(f, 0, sizeof(*f));
+        f->name = copy;
+    }
+    f->addr_taken = true;
+    *v = PTX_FUNC_ADDR(f - p->funcs);
+    return 0;
 }
 
 /* ---- calls ------------------------------------------------------------- */
@@ -176,6 +237,8 @@ static int func_inst(struct ptx_parse *p, const char *name, unsigned *idx)
     if (!f->name) {
         return p->rc;
     }
+    const struct func_decl *d = func_find(p, name);
+    f->mod_index = d ? (unsigned)(d - p->funcs) : UINT32_MAX;
     f->line = p->line;
     f->entry = UINT32_MAX; /* not parsed in yet */
     *idx = k->n_funcs++;
@@ -206,8 +269,9 @@ int ptx__decode_call(struct ptx_parse *p, char **opds, unsigned n,
         return -1;
     }
     const char *callee = opds[i++];
-    if (callee[0] == '%') {
-        snprintf(why, wl, "indirect call");
+    int target = func_find(p, callee) ? -1 : ptx_parse_reg(p, callee);
+    if (callee[0] == '%' && target < 0) {
+        snprintf(why, wl, "unknown register '%.60s'", callee);
         return -1;
     }
     if (i < n) {
@@ -228,11 +292,19 @@ int ptx__decode_call(struct ptx_parse *p, char **opds, unsigned n,
         c.n_args = a;
         i++;
     }
-    if (i != n) {
-        snprintf(why, wl, "call with a prototype (indirect call)");
+    if (target >= 0) {
+        /* the prototype (or .calltargets) names no callee: not read */
+        if (i + 1 < n) {
+            snprintf(why, wl, "indirect call of %u operands", n);
+            return -1;
+        }
+        c.kind = PTX_CALLEE_INDIRECT;
+        c.func = (unsigned)target;
+        p->k->indirect = true;
+    } else if (i != n) {
+        snprintf(why, wl, "call with a prototype of a direct callee");
         return -1;
-    }
-    if (strcmp(callee, "vprintf") == 0) {
+    } else if (strcmp(callee, "vprintf") == 0) {
         c.kind = PTX_CALLEE_VPRINTF;
         if (c.n_args != 2) {
             snprintf(why, wl, "vprintf with %u arguments", c.n_args);
@@ -395,15 +467,52 @@ static int link_one(struct ptx_parse *p, struct ptx_kernel *k, unsigned fi,
     return rc ? rc : p->rc;
 }
 
+/* A kernel with an indirect call: every function with a body whose
+ * address the module takes becomes one of its functions. */
+static int inst_addr_taken(struct ptx_parse *p, struct ptx_kernel *k)
+{
+    p->k = k;
+    for (unsigned i = 0; i < p->n_funcs; i++) {
+        unsigned idx;
+        if (p->funcs[i].addr_taken && p->funcs[i].body &&
+            func_inst(p, p->funcs[i].name, &idx)) {
+            if (p->rc) {
+                return p->rc;
+            }
+            ptx__unsupported(p, p->funcs[i].line, "more than %u functions "
+                             "called", PTX_FUNCS_MAX);
+            break;
+        }
+    }
+    p->k = NULL;
+    return 0;
+}
+
 int ptx__link_calls(struct ptx_parse *p)
 {
     for (unsigned ki = 0; ki < p->m->n_kernels; ki++) {
         struct ptx_kernel *k = p->m->kernels[ki];
-        if (!k->n_funcs) {
+        unsigned addrs_at = UINT32_MAX; /* n_funcs when last added */
+        if (!k->n_funcs && !k->indirect) {
             continue;
         }
-        /* k->n_funcs grows while functions that call others are read */
-        for (unsigned fi = 0; fi < k->n_funcs; fi++) {
+        /* k->n_funcs grows while functions that call others are read,
+         * and an indirect call (also one in a function) adds every
+         * function whose address is taken, once all are known */
+        for (unsigned fi = 0;; fi++) {
+            if (fi >= k->n_funcs) {
+                if (!k->indirect || addrs_at == k->n_funcs) {
+                    break;
+                }
+                int rc = inst_addr_taken(p, k);
+                if (rc) {
+                    return rc;
+                }
+                addrs_at = k->n_funcs;
+                if (fi >= k->n_funcs) {
+                    break;
+                }
+            }
             const struct func_decl *f = func_find(p, k->funcs[fi].name);
             if (!f || !f->body) {
                 /* known only by its declaration: the device runtime's

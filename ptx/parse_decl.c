@@ -5,8 +5,9 @@
  * module-scope .global, .const and .shared variables with their initial
  * values.
  *
- * Model: an initializer that is not a number (an address, generic(sym))
- * is not evaluated; the variable's init is then NULL (docs/ptx.md).
+ * Model: an initializer that is not a number or a function's name (an
+ * address, generic(sym)) is not evaluated; the variable's init is then
+ * NULL (docs/ptx.md). A function's name is its address (parse_call.c).
  * Sizes are checked against the caps of ptx.h (PTX_*_MAX_BYTES).
  */
 #include <config.h>
@@ -319,7 +320,18 @@ static int read_init_value(struct ptx_parse *p, enum ptx_type t,
         digits = w + 2;
         base = 16;
     } else if (!isdigit((unsigned char)w[0])) {
-        return 0; /* generic(sym) and other address initializers */
+        /* a function's name: its address (a table of functions for
+         * indirect calls); generic(sym) and a variable's address are
+         * not evaluated */
+        enum ptx_space sp;
+        int64_t off;
+        int var;
+        if (!neg && ptx_parse_sym(p, w, &sp, &off, &var) != 0 &&
+            !ptx__peek(p, '(') && !ptx__peek(p, '+')) {
+            int rc = ptx__func_addr(p, w, v);
+            return rc == 0 ? 1 : rc == PTX_ENOMEM ? -1 : 0;
+        }
+        return 0;
     }
     char *e;
     errno = 0;

@@ -46,6 +46,7 @@ struct func_decl {
     const char *at;
     unsigned line;
     bool body;
+    bool addr_taken; /* named as a value: an indirect call may reach it */
 };
 
 struct label {

@@ -149,12 +149,23 @@ enum ptx_sreg_slot {
 };
 
 /* A call instruction (o[0].imm indexes k->calls): the callee, and the
- * caller's .param variables (offsets in the lane's .local frame). */
-enum ptx_callee { PTX_CALLEE_FUNC, PTX_CALLEE_VPRINTF, PTX_CALLEE_ASSERT };
+ * caller's .param variables (offsets in the lane's .local frame). An
+ * indirect call's callee is the function whose address (PTX_FUNC_ADDR of
+ * its index among the module's functions) its register holds. */
+enum ptx_callee {
+    PTX_CALLEE_FUNC, PTX_CALLEE_VPRINTF, PTX_CALLEE_ASSERT,
+    PTX_CALLEE_INDIRECT
+};
+
+/* The address of the module's function i, as initializers and operands
+ * naming a .func read; far from any memory address. */
+#define PTX_FUNC_ADDR_BASE 0xfff0000000000000ull
+#define PTX_FUNC_ADDR(i) (PTX_FUNC_ADDR_BASE + (uint64_t)(i) * 16u)
 
 struct ptx_call {
     uint8_t kind;             /* enum ptx_callee */
-    unsigned func;            /* FUNC: index in k->funcs */
+    unsigned func;            /* FUNC: index in k->funcs; INDIRECT: the
+                               * register slot of the address */
     unsigned n_args;
     uint32_t ret_bytes;       /* 0: no return value */
     int64_t ret_off;
@@ -166,6 +177,7 @@ struct ptx_call {
  * instruction, and its parameters in the lane's .local frame. */
 struct ptx_func_inst {
     const char *name;
+    unsigned mod_index;       /* among the module's functions */
     unsigned entry;
     unsigned line;            /* of the first call, for messages */
     unsigned n_params;
@@ -213,6 +225,7 @@ struct ptx_kernel {
     /* The first unsupported construct (error line 0: none). */
     unsigned err_line;
     char *err_msg;
+    bool indirect;            /* has an indirect call */
 };
 
 struct ptx_module {
@@ -242,6 +255,14 @@ struct ptx_parse;
 
 /* Register slot of a name ("%r12", "%tid.x"), or -1. */
 int ptx_parse_reg(struct ptx_parse *p, const char *name);
+/* The address of the module's function name (PTX_FUNC_ADDR), declared
+ * here if not yet, for an initializer or operand naming it: 0 with *v,
+ * -1 when name is not an identifier, PTX_ENOMEM. */
+int ptx__func_addr(struct ptx_parse *p, const char *name, uint64_t *v);
+/* An operand naming a symbol: a variable's or parameter's address, or a
+ * declared function's (for an indirect call). 0, or -1 with why. */
+int ptx__sym_operand(struct ptx_parse *p, const char *s, struct ptx_opd *o,
+                     char *why, size_t wl);
 /* Resolve an address symbol: a param, a .shared or .local variable (an
  * offset in its space: *space, *offset), or a module variable (*var).
  * Return: 0, or -1 when unknown. */

@@ -346,7 +346,8 @@ tests_check_ptx_nvcc_LDADD = $(tests_check_ptx_LDADD)
 endif
 EXTRA_DIST += tests/ptx/hand.ptx tests/ptx/bad.ptx tests/ptx/kernels.cu \
 	tests/ptx/wmma.cu \
-	tests/ptx/real.ptx tests/ptx/calls.ptx tests/ptx/tex.ptx
+	tests/ptx/real.ptx tests/ptx/calls.ptx tests/ptx/tex.ptx \
+	tests/ptx/indirect.ptx
 
 # tests/traces/cli.sh: the trace options and tools end to end: p2psim run
 # --trace/--events/--counters on one_copy.c (built by the script against

@@ -249,6 +249,61 @@ START_TEST(test_ptx_real_bar_red_nanosleep_ballot_shfl)
 }
 END_TEST
 
+/* Indirect calls: functions reached through a table in a .global
+ * initializer (also one naming a function before its declaration), by a
+ * mov of a function's name, and refused when the lanes of a warp call
+ * different functions (tests/ptx/indirect.ptx). */
+START_TEST(test_ptx_real_indirect_calls)
+{
+    struct ptx_module *m = ptx_test_module("indirect.ptx");
+    struct ptx_error err = {0};
+    ck_assert_msg(ptx_kernel_check(ptx_module_find(m, "indirect"), &err) == 0,
+                  "%s", err.msg);
+    /* the module's variables, their initial bytes (the tables) copied
+     * in as the runtime does */
+    unsigned nv = ptx_module_var_count(m);
+    ck_assert_uint_eq(nv, 2);
+    uint64_t va[2];
+    void *store[2];
+    for (unsigned i = 0; i < nv; i++) {
+        const struct ptx_var_info *v = ptx_module_var(m, i);
+        ck_assert_ptr_nonnull(v->init);
+        store[i] = calloc(1, v->size_bytes);
+        memcpy(store[i], v->init, v->init_bytes);
+        va[i] = (uintptr_t)store[i];
+    }
+    uint32_t out[32];
+    uint32_t *po = out;
+    static const struct {
+        uint32_t sel, mul, add;
+    } want[] = { {0, 2, 0}, {1, 1, 7}, {2, 3, 0}, {3, 1, 7} };
+    for (unsigned c = 0; c < 4; c++) {
+        uint32_t sel = want[c].sel;
+        void *args[] = {&po, &sel};
+        memset(out, 0xee, sizeof(out));
+        int rc = ptx_test_run_vars(m, "indirect", 1, 32, args, va, &err);
+        ck_assert_msg(rc == 0, "sel %u: %s", sel, err.msg);
+        for (unsigned t = 0; t < 32; t++) {
+            ck_assert_uint_eq(out[t], want[c].mul * t + want[c].add);
+        }
+    }
+    uint32_t sel = 4;   /* even lanes twice, odd lanes plus7 */
+    void *args[] = {&po, &sel};
+    ck_assert_int_ne(ptx_test_run_vars(m, "indirect", 1, 32, args, va,
+                                       &err), 0);
+    ck_assert_msg(strstr(err.msg, "different functions") != NULL, "%s",
+                  err.msg);
+    sel = 5;            /* past the table: its address 0 */
+    ck_assert_int_ne(ptx_test_run_vars(m, "indirect", 1, 1, args, va, &err),
+                     0);
+    ck_assert_msg(strstr(err.msg, "no function") != NULL, "%s", err.msg);
+    for (unsigned i = 0; i < nv; i++) {
+        free(store[i]);
+    }
+    ptx_module_free(m);
+}
+END_TEST
+
 START_TEST(test_ptx_real_calls_printf_assert)
 {
     struct ptx_module *m = ptx_test_module("calls.ptx");
@@ -424,6 +479,7 @@ Suite *make_ptx_real_suite(void)
     tcase_add_test(tc, test_ptx_real_long_kernel_name_keeps_the_instruction);
     tcase_add_test(tc, test_ptx_real_bar_red_nanosleep_ballot_shfl);
     tcase_add_test(tc, test_ptx_real_calls_printf_assert);
+    tcase_add_test(tc, test_ptx_real_indirect_calls);
     tcase_add_test(tc, test_ptx_real_half_precision);
     tcase_add_test(tc, test_ptx_real_vabsdiff4);
     tcase_add_test(tc, test_ptx_real_mul24);
