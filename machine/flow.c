@@ -123,6 +123,7 @@ struct p2psim_flow {
 static void flow_due(struct sim *sim, struct sim_event *ev);
 static void op_event(struct sim *sim, struct sim_event *ev);
 static void op_issued(struct flow_op *o);
+static void op_sent(struct flow_op *o);
 
 /* ---- resources ----------------------------------------------------------- */
 
@@ -501,9 +502,7 @@ static void flow_due(struct sim *sim, struct sim_event *ev)
         o->left = 0;
         o->op->t_last = now;
         op_schedule(o, OP_TAIL, o->plan.tail_ps);
-        if (o->op->dir != GPU_DMA_PULL) {
-            op_issued(o);       /* a pull: when its data are in */
-        }
+        op_sent(o);
     }
     f->n_act = kept;
     flow_replan(f);
@@ -654,9 +653,11 @@ static int op_move(struct p2psim_flow *f, struct flow_op *o)
 /*
  * Each engine runs its operations in order, pipelined as copy_engine.c
  * does (its header, "Ordering"): the next operation's setup (ce-setup)
- * starts once the current one has issued its last request; it starts
- * moving data once no earlier operation drains, except pushes that leave
- * by one port; operations end (their bytes land, done() runs) in order.
+ * starts once the current one has issued its last request (where the
+ * current one holds the next back until it drains, a pull or a push over
+ * several NVLinks, once it has drained: op_sent); it starts moving data
+ * once no earlier operation drains, except pushes that leave by one port
+ * of one link; operations end (their bytes land, done() runs) in order.
  * When an operation has issued its last request, here:
  *   - a push: when its stream ends (its tail is the last write's trip and
  *     the flushing read's round trip);
@@ -696,12 +697,10 @@ static void op_issued(struct flow_op *o)
     }
 }
 
-/* Whether o leaves by one port only (copy_engine.c, ce_may_begin). */
-static bool op_one_way(const struct flow_op *o)
+/* Whether an operation after o waits for o to drain (gpu.h). */
+static bool op_holds_next(const struct flow_op *o)
 {
-    struct sim_port *ports[2];
-    unsigned weights[2];
-    return gpu_route_ports(o->g, o->op->remote_addr, ports, weights, 2) == 1;
+    return gpu_dma_holds_next(o->g, o->op);
 }
 
 /* Whether o may start moving data: what drains before it allows it. */
@@ -709,12 +708,21 @@ static bool op_may_begin(const struct flow_op *o)
 {
     for (const struct flow_op *e = op_engine((struct flow_op *)o)->head;
          e && e != o; e = e->next) {
-        if (e->phase != OP_DRAINED &&
-            (e->op->dir != GPU_DMA_PUSH || !op_one_way(e))) {
+        if (e->phase != OP_DRAINED && op_holds_next(e)) {
             return false;
         }
     }
     return true;
+}
+
+/* o has issued its last request; a pull, or a push over several ports,
+ * only once it has drained (op_finish): the next operation waits for
+ * that anyway, and sets up after it. */
+static void op_sent(struct flow_op *o)
+{
+    if (o->op->dir == GPU_DMA_LOCAL || !op_holds_next(o)) {
+        op_issued(o);
+    }
 }
 
 /* The first NVLink o's data cross (its plan uses one of its directions),
@@ -765,9 +773,7 @@ static void op_begin(struct flow_op *o)
     }
     if (!o->plan.fluid) {
         op_schedule(o, OP_TAIL, o->plan.head_ps + o->plan.tail_ps);
-        if (o->op->dir != GPU_DMA_PULL) {
-            op_issued(o);       /* a pull: when its data are in */
-        }
+        op_sent(o);
         return;
     }
     op_schedule(o, OP_HEAD, o->plan.head_ps + op_nvlink_wake(o));

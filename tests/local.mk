@@ -317,6 +317,12 @@ EXTRA_DIST += tests/vm_clique.sh
 # with its own bounds (docs/validate.md). Environment as above.
 TESTS += tests/validate_gate.sh
 EXTRA_DIST += tests/validate_gate.sh
+# tests/latency_classes.sh: small-copy latency per path class (PIX, PXB,
+# PHB, NODE, SYS on tests/topologies/latency-classes.yaml; NV1, NV2 on
+# dgx1-v100; NVSwitch on hgx-h100), one copy and 100 queued, both
+# fidelities. Environment as above.
+TESTS += tests/latency_classes.sh
+EXTRA_DIST += tests/latency_classes.sh
 
 # The PTX front end (ptx/), linked alone: hand-written PTX always;
 # nvcc-built PTX and fat binaries in check_ptx_nvcc, which skips (77)

@@ -24,7 +24,8 @@
  * take 1.6 us each on an H200 where host copies take 2.1-2.3), whatever
  * its size; it overlaps only the drain of the operation before,
  * not its data streaming (data/hgx-h200-x2/ce_pipeline_probe.txt: queued
- * copies take a fixed time plus their size over the rate, no less).
+ * copies take a fixed time plus their size over the rate, no less), and
+ * only where that drain does not hold it back (ce_check_done).
  * Model: engines issue as fast as the port accepts: a TLP is cut only when
  * the way out it takes is free, engines take turns (round-robin), and
  * the link's refusals (-SIM_EAGAIN) pace them. There is no issue-rate limit
@@ -340,40 +341,46 @@ static void ce_drained(struct ce *ce, struct gpu_dma *op)
  * writes overtaken by the earlier one's. The engine keeps that so:
  *   - an operation issues its first request (LOCAL: starts its copy) only
  *     when no earlier operation of the engine still drains, except PUSH
- *     operations whose writes all left by one port (PCIe, or one NVLink
- *     port or bonded group):
+ *     operations whose writes all left by one link (PCIe, or an NVLink
+ *     port of one link):
  *     posted writes stay in order on a path and a read request may not
  *     pass them (PCIe r6.0 §2.4.1, relaxed ordering off), so nothing the
  *     engine sends later overtakes them, and a PUSH writes no local HBM
  *     that a later operation could read;
  *   - so anything after a draining PULL waits (its data land with its
  *     completions, and the later operation may read those bytes), as does
- *     anything after a PUSH spread over several NVLink ports (its writes
- *     may arrive out of order across them);
+ *     anything after a PUSH spread over several NVLinks: several ports
+ *     (NVSwitch planes) or a bonded group, whose packets hardware stripes
+ *     over its links (docs/nvlink.md), so its writes may arrive out of
+ *     order;
  *   - LOCAL copies move their bytes in one event at their end: they never
  *     drain, and the next operation's setup starts when they are done.
- * Setup always overlaps the drain: it reads no data. What stays
+ * Setup overlaps the drain (it reads no data) unless the drain holds the
+ * next operation back anyway (ce_check_done). What stays
  * unordered, as on hardware: a third party polling the destinations may
  * see a later operation's bytes before an earlier one's has landed
  * elsewhere (CUDA promises order to the stream's own operations and to
  * whoever synchronizes with them, which done() keeps).
  */
 
-/*
- * Whether cur may start moving data: no earlier operation drains, or only
- * PUSH operations whose writes all leave by one port (the ordering above;
- * machine/flow.c decides the same).
- */
+/* The ordering above (gpu.h); a port's weight is its links. */
+bool gpu_dma_holds_next(const struct sim_component *c,
+                        const struct gpu_dma *op)
+{
+    struct sim_port *ports[2];
+    unsigned weights[2];
+    return op->dir != GPU_DMA_PUSH ||
+           gpu_route_ports(c, op->remote_addr, ports, weights, 2) != 1 ||
+           weights[0] != 1;
+}
+
+/* Whether cur may start moving data: nothing drains before it that holds
+ * it back. */
 static bool ce_may_begin(const struct ce *ce)
 {
     for (const struct gpu_dma *op = ce->head; op && op != ce->cur;
          op = op->next) {
-        struct sim_port *ports[2];
-        unsigned weights[2];
-        if (!op->drained &&
-            (op->dir != GPU_DMA_PUSH ||
-             gpu_route_ports(ce->g->c, op->remote_addr, ports, weights,
-                             2) != 1)) {
+        if (!op->drained && gpu_dma_holds_next(ce->g->c, op)) {
             return false;
         }
     }
@@ -396,6 +403,14 @@ static bool ce_all_issued(const struct gpu_dma *op)
  * cur drains once it has issued all it will (its last TLP left the
  * egress queue); an operation has drained once every request it issued
  * has come back.
+ * Model: where the next operation must wait for cur's drain anyway
+ * (gpu_dma_holds_next: after a PULL, or a PUSH whose writes leave by
+ * several NVLinks, which may reorder them), it sets up once the drain is
+ * over, as a non-pipelined transfer does: a queued copy then takes its
+ * setup plus the round trip the one before waits for. The DGX-1V
+ * measures that: 16-byte copies queued over NV1 take 1.61 us, over NV2
+ * (a bonded pair, whose packets hardware stripes over both links) 2.01
+ * (data/calibration/dgx1-v100-hybrid-cube-mesh.yaml).
  */
 static void ce_check_done(struct ce *ce, struct gpu_dma *op)
 {
@@ -406,10 +421,10 @@ static void ce_check_done(struct ce *ce, struct gpu_dma *op)
         if (ce->phase != CE_ISSUE || ce->queued) {
             return;
         }
-        /* A PULL's data are its completions: the next setup waits for
-         * them (see "Model: the setup" in the file comment). */
-        if (op->dir == GPU_DMA_PULL && op->outstanding != 0 &&
-            op->status >= 0) {
+        /* The next operation, which must wait for op's drain, sets up
+         * after it (the Model above). */
+        if (op->dir != GPU_DMA_LOCAL && op->outstanding != 0 &&
+            op->status >= 0 && gpu_dma_holds_next(ce->g->c, op)) {
             return;
         }
         ce_advance(ce);

@@ -247,6 +247,15 @@ unsigned gpu_route_ports(const struct sim_component *g, uint64_t addr,
                          unsigned max);
 
 /*
+ * gpu_dma_holds_next - whether an operation queued after op on its engine
+ * must wait for op to drain before it moves data: op is no PUSH whose
+ * writes all leave by one link (PCIe, or an NVLink port of one link;
+ * copy_engine.c, "Ordering"). Both fidelities decide with it.
+ */
+bool gpu_dma_holds_next(const struct sim_component *g,
+                        const struct gpu_dma *op);
+
+/*
  * gpu_peer_translate - the HBM address behind a bus address a peer uses
  * (in BAR1 or in the NVLink window), and how many bytes from there stay
  * contiguous; false if neither maps it. A query: no time.
