@@ -309,10 +309,11 @@ static unsigned moved(const struct ptx_insn *in, const struct wls *s)
 }
 
 /* The whole fragment of lane l at p's space (shared or local): the span
- * of its elements checked once. */
+ * of its elements checked once, or tile: the whole tile's host pointer,
+ * checked (a full warp's fragment in shared memory). */
 static int lane_internal(struct ptx_warp *w, const struct ptx_insn *in,
                          const struct wls *s, enum ptx_space sp,
-                         uint64_t a, uint64_t ldm, unsigned l)
+                         uint64_t a, uint64_t ldm, unsigned l, uint8_t *tile)
 {
     unsigned eb = s->f.ebytes, n = moved(in, s);
     uint64_t off[16], lo = UINT64_MAX, hi = 0;
@@ -321,7 +322,9 @@ static int lane_internal(struct ptx_warp *w, const struct ptx_insn *in,
         lo = off[e] < lo ? off[e] : lo;
         hi = off[e] > hi ? off[e] : hi;
     }
-    uint8_t *p = ptx__lane_ptr(w, in, sp, a + lo, l, (unsigned)(hi - lo) + eb);
+    uint8_t *p = tile ? tile + lo
+                      : ptx__lane_ptr(w, in, sp, a + lo, l,
+                                      (unsigned)(hi - lo) + eb);
     if (!p) {
         return -1;
     }
@@ -391,6 +394,41 @@ static unsigned run_len(const struct wls *s, const uint64_t *base,
     return L;
 }
 
+/* A full warp's fragment in shared memory at one address and stride (as
+ * PTX requires of wmma): the tile's host pointer, bounds checked once;
+ * NULL otherwise, or with *fail when the tile is out of bounds. */
+static uint8_t *shared_tile(struct ptx_warp *w, const struct ptx_insn *in,
+                           const struct wls *s, uint32_t exec, bool *fail)
+{
+    *fail = false;
+    if (exec != 0xffffffffu) {
+        return NULL;
+    }
+    uint64_t a = lane_base(w, &in->o[0], 0), ldm = lane_ldm(w, in, s, 0);
+    for (unsigned l = 1; l < PTX_WARP_SIZE; l++) {
+        if (lane_base(w, &in->o[0], l) != a || lane_ldm(w, in, s, l) != ldm) {
+            return NULL;
+        }
+    }
+    enum ptx_space sp = (enum ptx_space)in->space;
+    if (sp == PS_GENERIC) {
+        sp = ptx__generic_space(w, &a);
+    }
+    if (sp != PS_SHARED) {
+        return NULL;
+    }
+    /* the lanes' elements cover the tile: (0, 0) to its far corner */
+    uint64_t major = s->col ? s->f.cols : s->f.rows;
+    uint64_t minor = s->col ? s->f.rows : s->f.cols;
+    uint64_t span = ((major - 1) * ldm + minor) * s->f.ebytes;
+    if (ldm > UINT32_MAX || span > UINT32_MAX) {
+        return NULL; /* the lanes' own checks say where */
+    }
+    uint8_t *p = ptx__lane_ptr(w, in, sp, a, 0, (unsigned)span);
+    *fail = !p;
+    return p;
+}
+
 static int exec_ldst(struct ptx_warp *w, const struct ptx_insn *in,
                      uint32_t exec, struct ptx_mem_req *req)
 {
@@ -399,6 +437,15 @@ static int exec_ldst(struct ptx_warp *w, const struct ptx_insn *in,
     unsigned e0 = w->wmma_elem, eb = s.f.ebytes, n = moved(in, &s);
     uint64_t base[PTX_WARP_SIZE], ldm[PTX_WARP_SIZE];
     uint32_t global = 0;
+    bool fail;
+    uint8_t *tile = e0 == 0 ? shared_tile(w, in, &s, exec, &fail) : NULL;
+    if (tile || (e0 == 0 && fail)) {
+        uint64_t m = lane_ldm(w, in, &s, 0);
+        for (unsigned l = 0; tile && l < PTX_WARP_SIZE; l++) {
+            lane_internal(w, in, &s, PS_SHARED, 0, m, l, tile);
+        }
+        return tile ? 0 : -1;
+    }
     LANES(exec, l) {
         uint64_t a = lane_base(w, &in->o[0], l);
         enum ptx_space sp = (enum ptx_space)in->space;
@@ -409,7 +456,8 @@ static int exec_ldst(struct ptx_warp *w, const struct ptx_insn *in,
         if (sp == PS_GLOBAL) {
             global |= 1u << l;
             base[l] = a;
-        } else if (e0 == 0 && lane_internal(w, in, &s, sp, a, ldm[l], l)) {
+        } else if (e0 == 0 &&
+                   lane_internal(w, in, &s, sp, a, ldm[l], l, NULL)) {
             return -1;
         }
     }
@@ -532,12 +580,19 @@ mma_float(unsigned M, unsigned N, unsigned K, unsigned t, bool sat,
           struct mma_mats *m)
 {
     float d[256];
-    memcpy(d, m->cf, sizeof(float) * M * N);
     for (unsigned i = 0; i < M; i++) {
+        float acc[32]; /* a row of D, kept in registers over k */
+        for (unsigned j = 0; j < N; j++) {
+            acc[j] = m->cf[i * N + j];
+        }
         for (unsigned k = 0; k < K; k++) {
+            float x = m->af[i * K + k];
             for (unsigned j = 0; j < N; j++) {
-                d[i * N + j] += m->af[i * K + k] * m->bf[k * N + j];
+                acc[j] += x * m->bf[k * N + j];
             }
+        }
+        for (unsigned j = 0; j < N; j++) {
+            d[i * N + j] = acc[j];
         }
     }
     if (t == PT_F32 && !sat) {
@@ -554,12 +609,20 @@ mma_float(unsigned M, unsigned N, unsigned K, unsigned t, bool sat,
 static inline __attribute__((always_inline)) void
 mma_int(unsigned M, unsigned N, unsigned K, bool sat, struct mma_mats *m)
 {
-    int32_t s[256] = {0}; /* |sum| <= 16 * 255 * 255 */
+    int32_t s[256]; /* |sum| <= 16 * 255 * 255 */
     for (unsigned i = 0; i < M; i++) {
+        int32_t acc[32];
+        for (unsigned j = 0; j < N; j++) {
+            acc[j] = 0;
+        }
         for (unsigned k = 0; k < K; k++) {
+            int32_t x = m->ai[i * K + k];
             for (unsigned j = 0; j < N; j++) {
-                s[i * N + j] += m->ai[i * K + k] * m->bi[k * N + j];
+                acc[j] += x * m->bi[k * N + j];
             }
+        }
+        for (unsigned j = 0; j < N; j++) {
+            s[i * N + j] = acc[j];
         }
     }
     for (unsigned i = 0; i < M * N; i++) {

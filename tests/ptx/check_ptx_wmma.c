@@ -303,6 +303,26 @@ START_TEST(test_ptx_wmma_fragment_layout_is_mma_s)
 }
 END_TEST
 
+/* A shared tile is bounds checked as a whole: one that fits loads, one
+ * that ends an element past the kernel's shared memory fails the warp. */
+START_TEST(test_ptx_wmma_shared_tile_out_of_bounds_fails)
+{
+    float d[256];
+    float *pd = d;
+    int at = 0;
+    void *args[] = {&pd, &at};
+    struct ptx_error err = {0};
+    ck_assert_int_eq(ptx_test_run(mod, "shared_edge", 1, 32, args, &err), 0);
+    for (unsigned i = 0; i < 256; i++) {
+        ck_assert_float_eq(d[i], (float)i);
+    }
+    at = 1;
+    ck_assert_int_ne(ptx_test_run(mod, "shared_edge", 1, 32, args, &err), 0);
+    ck_assert_msg(strstr(err.msg, "shared memory access out of bounds"),
+                  "%s", err.msg);
+}
+END_TEST
+
 Suite *make_ptx_wmma_suite(void)
 {
     Suite *s = suite_create("ptx_wmma");
@@ -312,6 +332,7 @@ Suite *make_ptx_wmma_suite(void)
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_test(tc, test_ptx_wmma_through_shared_memory);
     tcase_add_test(tc, test_ptx_wmma_fragment_layout_is_mma_s);
+    tcase_add_test(tc, test_ptx_wmma_shared_tile_out_of_bounds_fails);
     suite_add_tcase(s, tc);
     return s;
 }

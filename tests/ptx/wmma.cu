@@ -113,3 +113,16 @@ extern "C" __global__ void frag_map(const float *m, const half *mh,
     }
     wmma::store_matrix_sync(scaled, fc, 16, wmma::mem_col_major);
 }
+
+/* A tile of shared memory that ends past the array by its last element
+ * (at = 1) or fits (at = 0). */
+extern "C" __global__ void shared_edge(float *d, int at)
+{
+    __shared__ float s[16 * 16];
+    for (int i = threadIdx.x; i < 256; i += 32)
+        s[i] = (float)i;
+    __syncwarp();
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+    wmma::load_matrix_sync(fc, s + at, 16, wmma::mem_row_major);
+    wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);
+}
