@@ -240,6 +240,11 @@ EXTRA_DIST += tests/kernels/coop.sh tests/kernels/coop_kernels.cu
 # in one process; exits 77 (SKIP) without nvcc.
 TESTS += tests/kernels/texture.sh
 EXTRA_DIST += tests/kernels/texture.sh tests/kernels/texture_kernels.cu
+# tests/kernels/wmma.sh: tensor-core GEMMs built by nvcc (wmma_gemm.cu:
+# global fragments with strides, f16 -> f32 and u8 -> s32) under p2psim
+# run, through the server and in one process, against the host's product.
+TESTS += tests/kernels/wmma.sh
+EXTRA_DIST += tests/kernels/wmma.sh tests/kernels/wmma_gemm.cu
 TESTS_ENVIRONMENT += top_builddir=$(abs_top_builddir); export top_builddir; \
 	CC='$(CC)'; export CC; SAN_FLAGS='$(SAN_FLAGS)'; export SAN_FLAGS; \
 	PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG;
