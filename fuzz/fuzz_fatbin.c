@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct ptx_error err = { 0 };
     char *text = NULL;
     size_t len = 0;
-    if (ptx_fatbin_extract_data(data, size, &text, &len, &err) != 0) {
+    if (ptx_fatbin_extract_data(data, size, 0, &text, &len, &err) != 0) {
         return 0;
     }
     struct ptx_module *m = ptx_module_parse(text, len, &err);

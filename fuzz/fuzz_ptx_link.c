@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc;
     if (size >= 4 && data[0] == 0x50 && data[1] == 0xed && data[2] == 0x55 &&
         data[3] == 0xba) {
-        rc = ptx_link_relfatbin(data, size, NULL, NULL, &text, &len, &err);
+        rc = ptx_link_relfatbin(data, size, 0, NULL, NULL, &text, &len, &err);
     } else {
         char *copy = malloc(size + 1);
         if (!copy) {

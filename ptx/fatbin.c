@@ -123,8 +123,21 @@ static int entry_text(const uint8_t *payload, uint64_t payload_bytes,
     return 0;
 }
 
-int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
-                            size_t *len, struct ptx_error *err)
+/* Whether a PTX entry of architecture a is a better pick than one of b
+ * for a device of architecture dev (ptx.h, ptx_fatbin_extract): one not
+ * above the device beats one above it; among those not above, the
+ * higher; among those above (or with no device), the higher. */
+static bool better_arch(unsigned a, unsigned b, unsigned dev)
+{
+    bool a_fits = dev && a <= dev, b_fits = dev && b <= dev;
+    if (a_fits != b_fits) {
+        return a_fits;
+    }
+    return a > b;
+}
+
+int ptx_fatbin_extract_data(const void *data, size_t size, unsigned arch,
+                            char **text, size_t *len, struct ptx_error *err)
 {
     const uint8_t *p = data;
     size_t dummy;
@@ -167,13 +180,14 @@ int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
                    (unsigned long long)payload, (size_t)(end - e));
             return PTX_EINVAL;
         }
-        unsigned arch = ptx__rd32(e + 28);
-        if (kind == FATBIN_KIND_PTX && (!best || arch > best_arch)) {
+        unsigned a = ptx__rd32(e + 28);
+        if (kind == FATBIN_KIND_PTX && (!best || better_arch(a, best_arch,
+                                                             arch))) {
             best = e;
-            best_arch = arch;
+            best_arch = a;
         } else if (kind == FATBIN_KIND_ELF) {
             n_elf++;
-            elf_arch = arch;
+            elf_arch = a;
         }
         e += ehdr + payload;
     }
@@ -191,8 +205,8 @@ int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
                       text, len, err);
 }
 
-int ptx_fatbin_extract(const void *wrapper, char **text, size_t *len,
-                       struct ptx_error *err)
+int ptx_fatbin_extract(const void *wrapper, unsigned arch, char **text,
+                       size_t *len, struct ptx_error *err)
 {
     const uint8_t *w = wrapper;
     if (!w || ptx__rd32(w) != FATBIN_WRAPPER_MAGIC) {
@@ -213,7 +227,7 @@ int ptx_fatbin_extract(const void *wrapper, char **text, size_t *len,
             bound = (size_t)hdr + (size_t)total;
         }
     }
-    int rc = ptx_fatbin_extract_data(data, bound, text, len, err);
+    int rc = ptx_fatbin_extract_data(data, bound, arch, text, len, err);
     if (rc == PTX_ENOPTX && ptx__rd32(w + 4) == 2 && err) {
         /* -rdc=true: the PTX is in __nv_relfatbin, not registered */
         size_t n = strlen(err->msg);

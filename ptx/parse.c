@@ -182,7 +182,7 @@ static int parse_entry(struct ptx_parse *p)
     k->n_regs = SR_COUNT;
     k->mod = m;
     p->k = k;
-    p->shared_bytes = m->shared_bytes;
+    p->shared_bytes = 0;
     p->dyn_shared_used = false;
     ptx__kernel_reset_scope(p);
     int rc = parse_params(p, k);
@@ -222,6 +222,7 @@ static int parse_entry(struct ptx_parse *p)
     ptx__resolve_labels(p, k, 0);
     k->info.shared_bytes = p->shared_bytes;
     k->info.dyn_shared_offset = (uint32_t)align_up(p->shared_bytes, 16);
+    k->dyn_shared_used = p->dyn_shared_used;
     ptx__kernel_finish(p, k);
     p->k = NULL;
     return p->rc;
@@ -433,6 +434,7 @@ struct ptx_module *ptx_module_parse(const char *text, size_t len,
         free(p.msyms[i].name);
     }
     free(p.msyms);
+    free(p.places);
     free(p.ksyms);
     free(p.regs);
     free(p.labels);

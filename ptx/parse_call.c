@@ -413,6 +413,7 @@ static int link_one(struct ptx_parse *p, struct ptx_kernel *k, unsigned fi,
     p->k = k;
     p->next_slot = k->n_regs;
     p->shared_bytes = k->info.shared_bytes;
+    p->dyn_shared_used = k->dyn_shared_used;
     p->s = f->at;
     p->line = f->line;
     struct loc l = here(p);
@@ -461,6 +462,14 @@ static int link_one(struct ptx_parse *p, struct ptx_kernel *k, unsigned fi,
         fn = &k->funcs[fi]; /* the body may have grown k->funcs */
         fn->slot_hi = k->n_regs;
         fn->loc_hi = k->local_bytes;
+        /* module .shared first used here joins the kernel's (before any
+         * use of dynamic shared memory, which would be flagged) */
+        k->info.shared_bytes = p->shared_bytes;
+        if (!k->dyn_shared_used) {
+            k->info.dyn_shared_offset =
+                (uint32_t)align_up(p->shared_bytes, 16);
+        }
+        k->dyn_shared_used = p->dyn_shared_used;
     }
     p->s = saved_s;
     p->line = saved_line;

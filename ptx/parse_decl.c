@@ -122,6 +122,39 @@ static struct sym *find_sym(struct sym *v, unsigned n, const char *name)
     return NULL;
 }
 
+/* The offset of module .shared variable msyms[i] in the kernel being
+ * parsed, placed after its static shared memory at the first use. */
+static int64_t shared_place(struct ptx_parse *p, unsigned i)
+{
+    for (unsigned j = 0; j < p->n_places; j++) {
+        if (p->places[j].k == p->k && p->places[j].sym == i) {
+            return p->places[j].offset;
+        }
+    }
+    const struct sym *s = &p->msyms[i];
+    struct decl d;
+    memset(&d, 0, sizeof(d));
+    snprintf(d.name, sizeof(d.name), "%s", s->name);
+    d.bytes = s->bytes;
+    d.align = s->align;
+    d.at = here(p);
+    uint32_t off;
+    if (ptx__place_var(p, &d, &p->shared_bytes, PTX_SHARED_MAX_BYTES,
+                       ".shared", &off)) {
+        return 0;
+    }
+    if (p->dyn_shared_used) {
+        ptx__unsupported(p, p->line, ".shared %.60s placed after a use of "
+                         "dynamic shared memory", s->name);
+    }
+    if (!GROW(p->places, p->n_places, p->cap_places)) {
+        ptx_parse_nomem(p);
+        return 0;
+    }
+    p->places[p->n_places++] = (struct shared_place){ p->k, i, off };
+    return off;
+}
+
 int ptx_parse_sym(struct ptx_parse *p, const char *name,
                   enum ptx_space *space, int64_t *offset, int *var)
 {
@@ -135,6 +168,9 @@ int ptx_parse_sym(struct ptx_parse *p, const char *name,
     *space = s->space;
     *var = s->var;
     *offset = s->offset;
+    if (s->lazy_shared && p->k) {
+        *offset = shared_place(p, (unsigned)(s - p->msyms));
+    }
     if (s->dyn_shared) {
         p->dyn_shared_used = true;
         *offset = (int64_t)align_up(p->shared_bytes, 16);
@@ -173,6 +209,7 @@ int ptx__add_sym(struct ptx_parse *p, struct sym **v, unsigned *n,
         return ptx_parse_nomem(p);
     }
     struct sym *s = &(*v)[*n];
+    memset(s, 0, sizeof(*s));
     s->name = strdup(name);
     if (!s->name) {
         return ptx_parse_nomem(p);
@@ -181,9 +218,7 @@ int ptx__add_sym(struct ptx_parse *p, struct sym **v, unsigned *n,
     s->space = space;
     s->offset = offset;
     s->var = var;
-    s->dyn_shared = false;
     s->depth = p->depth;
-    s->bytes = 0;
     return 0;
 }
 
@@ -444,16 +479,21 @@ int ptx__parse_module_var(struct ptx_parse *p, enum ptx_space space,
             }
             p->msyms[p->n_msyms - 1].dyn_shared = true;
         } else {
-            uint32_t off;
-            rc = ptx__place_var(p, &d, &p->m->shared_bytes,
-                                PTX_SHARED_MAX_BYTES, ".shared", &off);
+            /* placed in each kernel that uses it (ptx_parse_sym) */
+            uint32_t total = 0, off;
+            rc = ptx__place_var(p, &d, &total, PTX_SHARED_MAX_BYTES,
+                                ".shared", &off);
             if (!rc) {
                 rc = ptx__add_sym(p, &p->msyms, &p->n_msyms, &p->cap_msyms,
-                                  d.name, PS_SHARED, off, PTX_NOVAR);
+                                  d.name, PS_SHARED, 0, PTX_NOVAR);
             }
             if (rc) {
                 return rc;
             }
+            struct sym *s = &p->msyms[p->n_msyms - 1];
+            s->lazy_shared = true;
+            s->bytes = d.bytes;
+            s->align = d.align;
         }
         ptx__skip_statement(p);
         return 0;

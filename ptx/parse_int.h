@@ -35,6 +35,8 @@ struct sym {
     int64_t offset;  /* param/shared/local offset */
     int var;         /* module variable, or PTX_NOVAR */
     bool dyn_shared; /* extern .shared: offset decided per kernel */
+    bool lazy_shared; /* module .shared: placed per kernel at first use */
+    uint32_t align;  /* a lazy_shared one's alignment (its size: bytes) */
     long depth;      /* of the { } block that declared it (0: params) */
     uint64_t bytes;  /* a .param or .local of a body: its size */
 };
@@ -89,6 +91,15 @@ struct ptx_parse {
     unsigned n_labels, cap_labels;
     uint32_t shared_bytes;
     bool dyn_shared_used;
+    /* where each kernel put the module .shared variables it uses: a
+     * kernel's static shared memory holds those alone, at offsets of its
+     * own (its functions, linked into it, share them) */
+    struct shared_place {
+        const struct ptx_kernel *k;
+        unsigned sym;           /* index in msyms */
+        uint32_t offset;
+    } *places;
+    unsigned n_places, cap_places;
 };
 
 struct decl {

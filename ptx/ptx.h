@@ -98,6 +98,8 @@ struct ptx_error {
  * ptx_fatbin_extract() - the PTX text of a registered fat binary.
  * @wrapper: what the program passed to __cudaRegisterFatBinary (a
  *           struct p2psim_fatbin_wrapper, cuda/include/).
+ * @arch:    the device's compute capability as major * 10 + minor (90
+ *           for 9.0), or 0 for no device.
  * @text:    on success, a malloc'd NUL-terminated PTX text; caller frees.
  * @len:     on success, strlen(*text); may be NULL.
  * @err:     filled on failure; may be NULL.
@@ -105,21 +107,24 @@ struct ptx_error {
  * The registration gives no size, so the container header's own sizes
  * bound what is read: header, then at most PTX_FATBIN_MAX_BYTES of
  * entries, each entry inside them. Walks the container's entries,
- * decompresses zstd entries, and picks the PTX entry of the highest
- * virtual architecture. Return: 0, or
+ * decompresses zstd entries, and picks a PTX entry as the driver's JIT
+ * compiler does: the highest virtual architecture not above @arch (a
+ * fat binary of compute_75 and compute_121 runs compute_75 on a 9.0
+ * device); when all are above it (a real driver would have no image for
+ * the device) or @arch is 0, the highest. Return: 0, or
  * PTX_ENOPTX when there is only SASS (the message says how to build with
  * PTX), PTX_ECOMPRESS (LZ4, or zstd without libzstd), PTX_EINVAL (bad
  * magic or sizes), PTX_ENOMEM.
  */
-int ptx_fatbin_extract(const void *wrapper, char **text, size_t *len,
-                       struct ptx_error *err);
+int ptx_fatbin_extract(const void *wrapper, unsigned arch, char **text,
+                       size_t *len, struct ptx_error *err);
 
 /* The same from the fat binary data itself (the container header) in a
  * buffer of @size bytes; nothing outside it is read (fuzzing harnesses
  * call this one). ptx_fatbin_extract() passes the size the container
  * header declares, at most 16 + 65535 + PTX_FATBIN_MAX_BYTES. */
-int ptx_fatbin_extract_data(const void *data, size_t size, char **text,
-                            size_t *len, struct ptx_error *err);
+int ptx_fatbin_extract_data(const void *data, size_t size, unsigned arch,
+                            char **text, size_t *len, struct ptx_error *err);
 
 /* ---------------------------------------------------------------------- */
 /* Modules and kernels                                                     */

@@ -220,6 +220,7 @@ struct ptx_kernel {
     uint64_t *cvals;          /* constant slots' values */
     unsigned n_cvals;
     uint32_t local_bytes;
+    bool dyn_shared_used;     /* (parse) its code uses extern .shared */
     uint16_t *wregs;          /* wmma fragments' registers (wmma_int.h) */
     unsigned n_wregs, cap_wregs;
     /* The first unsupported construct (error line 0: none). */
@@ -235,7 +236,6 @@ struct ptx_module {
     unsigned n_kernels;
     struct ptx_var_info *vars;
     unsigned n_vars;
-    uint32_t shared_bytes; /* module-scope .shared */
     char **strings;        /* owned strings (names, messages) */
     unsigned n_strings, cap_strings;
 };

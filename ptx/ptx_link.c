@@ -8,6 +8,7 @@
 #include "ptx/ptx_link.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -509,15 +510,40 @@ static void put_stmt(struct buf *b, const struct unit *u,
     }
 }
 
+/* The architecture of u's .target line (sm_75: 75); UINT_MAX if none. */
+static unsigned target_sm(const struct unit *u)
+{
+    for (size_t i = u->target_b; i + 3 < u->target_e; i++) {
+        if (strncmp(u->t + i, "sm_", 3) == 0 &&
+            isdigit((unsigned char)u->t[i + 3])) {
+            return (unsigned)strtoul(u->t + i + 3, NULL, 10);
+        }
+    }
+    return UINT_MAX;
+}
+
+/*
+ * The linked text: the highest .version of the chosen units, and the
+ * .target of the one of the lowest architecture: the program's own units
+ * are built for one (a sample's compute_75), while a library linked in
+ * may bring PTX of a later one (CUDA 13's libcudadevrt: compute_121,
+ * which a real driver would not use on an earlier device, running its
+ * SASS instead), and the kernels' ptxVersion (cudaFuncGetAttributes) is
+ * what the program's CUB and Thrust pick their code by.
+ */
 static int emit(struct unit *u, unsigned n, char **text, size_t *len)
 {
     struct buf b = { 0 };
-    unsigned version = 0;
+    unsigned version = 0, low = UINT_MAX;
     int first = -1;
     for (unsigned i = 0; i < n; i++) {
         if (u[i].chosen) {
             version = u[i].version > version ? u[i].version : version;
-            first = first < 0 && u[i].target_e > u[i].target_b ? (int)i : first;
+            unsigned sm = target_sm(&u[i]);
+            if (u[i].target_e > u[i].target_b && (first < 0 || sm < low)) {
+                first = (int)i;
+                low = sm;
+            }
         }
     }
     char head[64];
@@ -731,8 +757,9 @@ void ptx_relfatbin_units_free(char **units, unsigned n)
     free(units);
 }
 
-int ptx_relfatbin_units(const void *section, size_t size, char ***units_out,
-                        unsigned *n_out, struct ptx_error *err)
+int ptx_relfatbin_units(const void *section, size_t size, unsigned arch,
+                        char ***units_out, unsigned *n_out,
+                        struct ptx_error *err)
 {
     const uint8_t *p = section;
     char **units = NULL;
@@ -761,7 +788,7 @@ int ptx_relfatbin_units(const void *section, size_t size, char ***units_out,
         char *t = NULL;
         struct ptx_error e1;
         memset(&e1, 0, sizeof(e1));
-        int r = ptx_fatbin_extract_data(p + off, csize, &t, NULL, &e1);
+        int r = ptx_fatbin_extract_data(p + off, csize, arch, &t, NULL, &e1);
         if (r == 0) {
             if (n == PTX_LINK_MAX_UNITS) {
                 free(t);
@@ -802,14 +829,14 @@ int ptx_relfatbin_units(const void *section, size_t size, char ***units_out,
     return 0;
 }
 
-int ptx_link_relfatbin(const void *section, size_t size,
+int ptx_link_relfatbin(const void *section, size_t size, unsigned arch,
                        bool (*want)(const char *kernel, void *arg),
                        void *arg, char **text, size_t *len,
                        struct ptx_error *err)
 {
     char **units = NULL;
     unsigned n = 0;
-    int rc = ptx_relfatbin_units(section, size, &units, &n, err);
+    int rc = ptx_relfatbin_units(section, size, arch, &units, &n, err);
     if (rc == 0) {
         rc = ptx_link_texts((const char *const *)units, n, want, arg, text,
                             len, err);

@@ -37,7 +37,8 @@
 /**
  * ptx_link_relfatbin() - one PTX text from the containers of a
  * __nv_relfatbin section of @size bytes at @section (nothing outside it
- * is read).
+ * is read), each container's PTX picked for a device of architecture
+ * @arch (ptx.h, ptx_fatbin_extract).
  * @want: whether a kernel of that name is wanted (the program registered
  *        it: libcudadevrt's own kernels are not); NULL: every kernel. A
  *        unit is linked in when it defines a wanted kernel, or what a
@@ -47,7 +48,7 @@
  * Return: 0; PTX_ENOPTX when no unit has PTX with an .entry; PTX_EINVAL
  * (bad containers, a symbol defined twice); PTX_ECOMPRESS; PTX_ENOMEM.
  */
-int ptx_link_relfatbin(const void *section, size_t size,
+int ptx_link_relfatbin(const void *section, size_t size, unsigned arch,
                        bool (*want)(const char *kernel, void *arg),
                        void *arg, char **text, size_t *len,
                        struct ptx_error *err);
@@ -75,8 +76,8 @@ int ptx_link_all(const char *const *units, unsigned n, char **text,
  * that has PTX (the first step of ptx_link_relfatbin): *units a malloc'd
  * array of *n malloc'd texts; free with ptx_relfatbin_units_free().
  */
-int ptx_relfatbin_units(const void *section, size_t size, char ***units,
-                        unsigned *n, struct ptx_error *err);
+int ptx_relfatbin_units(const void *section, size_t size, unsigned arch,
+                        char ***units, unsigned *n, struct ptx_error *err);
 void ptx_relfatbin_units_free(char **units, unsigned n);
 
 #endif /* P2PSIM_PTX_PTX_LINK_H */

@@ -189,6 +189,15 @@ static void texture_limits(struct cudaDeviceProp *p)
     p->surfaceAlignment = 512;
 }
 
+unsigned rt_device_arch(int dev)
+{
+    struct p2psim_gpu_desc g;
+    if (!rt.p || dev < 0 || p2psim_gpu_describe(rt.p, (unsigned)dev, &g) < 0) {
+        return 0;
+    }
+    return g.cc_major * 10 + g.cc_minor;
+}
+
 void rt_device_props(int dev, struct cudaDeviceProp *p)
 {
     struct p2psim_gpu_desc desc;

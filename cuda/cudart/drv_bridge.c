@@ -45,17 +45,18 @@ static cudaError_t image_ptx(const void *image, size_t size, char **text,
     if (!size || size >= sizeof(magic)) {
         memcpy(&magic, b, sizeof(magic));
     }
+    unsigned arch = rt_device_arch(rt_current_device());
     int rc;
     if (magic == P2PSIM_FATBIN_WRAPPER_MAGIC) {
-        rc = ptx_fatbin_extract(image, text, len, err);
+        rc = ptx_fatbin_extract(image, arch, text, len, err);
     } else if (magic == P2PSIM_FATBIN_CONTAINER_MAGIC && size) {
-        rc = ptx_fatbin_extract_data(image, size, text, len, err);
+        rc = ptx_fatbin_extract_data(image, size, arch, text, len, err);
     } else if (magic == P2PSIM_FATBIN_CONTAINER_MAGIC) {
         struct p2psim_fatbin_wrapper w = {
             P2PSIM_FATBIN_WRAPPER_MAGIC, P2PSIM_FATBIN_WRAPPER_VERSION,
             image, NULL,
         };
-        rc = ptx_fatbin_extract(&w, text, len, err);
+        rc = ptx_fatbin_extract(&w, arch, text, len, err);
     } else if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
         snprintf(err->msg, sizeof(err->msg),
                  "a cubin (ELF) holds only machine code, which p2psim "

@@ -232,10 +232,21 @@ static struct ptx_module *module_ptx(struct cudart_module *m)
     }
     char *text = NULL;
     size_t len = 0;
-    int rc = ptx_fatbin_extract(m->fatbin, &text, &len, &m->ptx_err);
-    if (rc == PTX_ENOPTX && m->fatbin->version == 2) {
-        rc = rt_relfatbin_ptx(m->fatbin, module_wants, m, &text, &len,
+    /* the PTX the driver would compile for the current device (a module
+     * is parsed once, for the device current at its first use) */
+    unsigned arch = rt_device_arch(rt_current_device());
+    int rc = PTX_ENOPTX;
+    if (m->fatbin->version == 2) {
+        /* -rdc=true: the program's PTX is in its objects' __nv_relfatbin;
+         * the registered image is nvlink's, whose only PTX (if any) is
+         * the device runtime's (CUDA 13's libcudadevrt brings compute_121
+         * PTX), without the program's kernels */
+        rc = rt_relfatbin_ptx(m->fatbin, arch, module_wants, m, &text, &len,
                               &m->ptx_err);
+    }
+    if (rc == PTX_ENOPTX) {
+        memset(&m->ptx_err, 0, sizeof(m->ptx_err));
+        rc = ptx_fatbin_extract(m->fatbin, arch, &text, &len, &m->ptx_err);
     }
     if (rc == 0) {
         m->ptx = ptx_module_parse(text, len, &m->ptx_err);

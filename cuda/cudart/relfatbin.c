@@ -113,6 +113,7 @@ static bool find_section(int fd, ElfW(Shdr) *out)
 /* The PTX units of each object, kept. */
 struct rel_cache {
     uintptr_t base;
+    unsigned arch;              /* the device architecture picked for */
     char **units;               /* NULL: err says why */
     unsigned n;
     struct ptx_error err;
@@ -153,14 +154,15 @@ static void load_object(const struct rel_find *f, struct rel_cache *c)
         sec = copy;
     }
     close(fd);
-    if (ptx_relfatbin_units(sec, sh.sh_size, &c->units, &c->n, &c->err)) {
+    if (ptx_relfatbin_units(sec, sh.sh_size, c->arch, &c->units, &c->n,
+                            &c->err)) {
         c->units = NULL;
         c->n = 0;
     }
     free(copy);
 }
 
-int rt_relfatbin_ptx(const void *wrapper,
+int rt_relfatbin_ptx(const void *wrapper, unsigned arch,
                      bool (*want)(const char *kernel, void *arg), void *arg,
                      char **text, size_t *len, struct ptx_error *err)
 {
@@ -173,11 +175,12 @@ int rt_relfatbin_ptx(const void *wrapper,
     }
     pthread_mutex_lock(&rel_lock);
     struct rel_cache *c = rel_cached;
-    while (c && c->base != f.base) {
+    while (c && (c->base != f.base || c->arch != arch)) {
         c = c->next;
     }
     if (!c && (c = calloc(1, sizeof(*c))) != NULL) {
         c->base = f.base;
+        c->arch = arch;
         load_object(&f, c);
         c->next = rel_cached;
         rel_cached = c;

@@ -13,10 +13,11 @@
 /*
  * rt_relfatbin_ptx() - the PTX of the -rdc=true object whose registered
  * fat binary wrapper is at @wrapper, linked for the kernels @want says
- * (ptx/ptx_link.h): a malloc'd text in *text, its length in *len. 0, or a
- * PTX_E* code with @err filled.
+ * from the PTX for a device of architecture @arch (ptx/ptx_link.h): a
+ * malloc'd text in *text, its length in *len. 0, or a PTX_E* code with
+ * @err filled.
  */
-int rt_relfatbin_ptx(const void *wrapper,
+int rt_relfatbin_ptx(const void *wrapper, unsigned arch,
                      bool (*want)(const char *kernel, void *arg), void *arg,
                      char **text, size_t *len, struct ptx_error *err);
 

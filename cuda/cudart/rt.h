@@ -259,6 +259,9 @@ void rt_device_props(int dev, struct cudaDeviceProp *prop);
  * (drv_bridge.h). */
 cudaError_t rt_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
                              int src, int dst);
+/* Device dev's compute capability as major * 10 + minor (the
+ * architecture its PTX is picked for); 0 before init or if none. */
+unsigned rt_device_arch(int dev);
 /* cudaDeviceGetAttribute's value, under the lock (device_props.c). */
 cudaError_t rt_device_attribute(int *value, enum cudaDeviceAttr attr,
                                 int dev);

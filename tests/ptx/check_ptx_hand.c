@@ -503,9 +503,11 @@ START_TEST(test_ptx_limits_shared_local_param)
     refused(HDR ".shared .b8 s[4294967304];\n", PTX_EPARSE,
             ".shared s: 4294967304 bytes at offset 0 pass the limit of "
             "262144 bytes");
+    /* a module .shared variable counts in the kernels that use it */
     refused(HDR ".shared .b8 a[200000];\n.visible .entry k()\n{\n"
-            ".shared .b8 b[100000];\nret;\n}\n", PTX_EPARSE,
-            "PTX line 7:9: .shared b: 100000 bytes at offset 200000");
+            ".shared .b8 b[100000];\n.reg .b64 %rd<2>;\nmov.u64 %rd1, a;\n"
+            "ret;\n}\n", PTX_EPARSE,
+            ".shared a: 200000 bytes at offset 100000 pass the limit");
     refused(HDR ".visible .entry k()\n{\n.local .b8 l[524289];\nret;\n}\n",
             PTX_EPARSE, ".local l");
     refused(HDR ".visible .entry k(.param .b8 p[32769])\n{\nret;\n}\n",
@@ -513,7 +515,8 @@ START_TEST(test_ptx_limits_shared_local_param)
     /* at the limits it parses */
     const char *ok = HDR ".shared .b8 a[131072];\n.visible .entry k("
                      ".param .b8 p[32768])\n{\n.shared .b8 b[131072];\n"
-                     ".local .b8 l[524288];\nret;\n}\n";
+                     ".local .b8 l[524288];\n.reg .b64 %rd<2>;\n"
+                     "mov.u64 %rd1, a;\nret;\n}\n";
     struct ptx_error err;
     struct ptx_module *m = parse_exact(ok, strlen(ok), &err);
     ck_assert_msg(m != NULL, "%s", err.msg);
@@ -522,6 +525,38 @@ START_TEST(test_ptx_limits_shared_local_param)
     ck_assert_uint_eq(in->shared_bytes, PTX_SHARED_MAX_BYTES);
     ck_assert_uint_eq(in->local_bytes, PTX_LOCAL_MAX_BYTES);
     ck_assert_uint_eq(in->param_bytes, PTX_PARAM_MAX_BYTES);
+    ptx_module_free(m);
+}
+END_TEST
+
+/* Module .shared variables are each kernel's own: two kernels using one
+ * of 200000 bytes each parse (together they pass the limit), each holds
+ * only what it uses (a function's use counts in the kernel that calls
+ * it), and a kernel using none has none. */
+START_TEST(test_ptx_module_shared_per_kernel)
+{
+    const char *t = HDR ".shared .align 4 .b8 a[200000];\n"
+        ".shared .align 8 .b8 b[200000];\n"
+        ".shared .align 4 .b8 c[16];\n"
+        ".func f()\n{\n.reg .b64 %rd<2>;\nmov.u64 %rd1, c;\nret;\n}\n"
+        ".visible .entry ka()\n{\n.reg .b64 %rd<2>;\nmov.u64 %rd1, a;\n"
+        "ret;\n}\n"
+        ".visible .entry kb()\n{\n.reg .b64 %rd<2>;\nmov.u64 %rd1, b;\n"
+        "call f, ();\nret;\n}\n"
+        ".visible .entry kn()\n{\nret;\n}\n";
+    struct ptx_error err;
+    struct ptx_module *m = parse_exact(t, strlen(t), &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    const struct ptx_kernel_info *ka =
+        ptx_kernel_get_info(ptx_module_find(m, "ka"));
+    const struct ptx_kernel_info *kb =
+        ptx_kernel_get_info(ptx_module_find(m, "kb"));
+    const struct ptx_kernel_info *kn =
+        ptx_kernel_get_info(ptx_module_find(m, "kn"));
+    ck_assert_uint_eq(ka->shared_bytes, 200000);
+    ck_assert_uint_eq(kb->shared_bytes, 200016);
+    ck_assert_uint_eq(kb->dyn_shared_offset, 200016);
+    ck_assert_uint_eq(kn->shared_bytes, 0);
     ptx_module_free(m);
 }
 END_TEST
@@ -755,7 +790,7 @@ static int extract_registered(const uint8_t *data, char **text,
     } w = {0x466243B1u, 1, data, NULL};
     memset(err, 0, sizeof(*err));
     *text = NULL;
-    return ptx_fatbin_extract(&w, text, NULL, err);
+    return ptx_fatbin_extract(&w, 0, text, NULL, err);
 }
 
 START_TEST(test_ptx_fatbin_bounds)
@@ -768,7 +803,7 @@ START_TEST(test_ptx_fatbin_bounds)
                                     0x20, 0x25, 0x74, 0x24};
     uint8_t *f = malloc(sizeof(fb1));
     memcpy(f, fb1, sizeof(fb1));
-    ck_assert_int_eq(ptx_fatbin_extract_data(f, sizeof(fb1), &text, NULL,
+    ck_assert_int_eq(ptx_fatbin_extract_data(f, sizeof(fb1), 0, &text, NULL,
                                              &err), PTX_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "bad container sizes"));
     ck_assert_int_eq(extract_registered(f, &text, &err), PTX_EINVAL);
@@ -785,7 +820,7 @@ START_TEST(test_ptx_fatbin_bounds)
     ck_assert_int_eq(extract_registered(f, &text, &err), PTX_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "entry at offset 16 has bad sizes "
                                           "(header 64, payload 549755813888"));
-    ck_assert_int_eq(ptx_fatbin_extract_data(f, n, &text, NULL, &err),
+    ck_assert_int_eq(ptx_fatbin_extract_data(f, n, 0, &text, NULL, &err),
                      PTX_EINVAL);
     free(f);
 
@@ -813,25 +848,65 @@ START_TEST(test_ptx_fatbin_zstd_claims)
     char *text = NULL;
     size_t n;
     uint8_t *f = make_fatbin(1, z, sizeof(z), sizeof(z), 0x8000, 5, 0, &n);
-    ck_assert_int_eq(ptx_fatbin_extract_data(f, n, &text, NULL, &err), 0);
+    ck_assert_int_eq(ptx_fatbin_extract_data(f, n, 0, &text, NULL, &err), 0);
     ck_assert_str_eq(text, "k: ;\n");
     free(text);
     free(f);
     /* fatbin-2: the frame claims ~3 GB, the entry 5 bytes */
     put32(z + 5, 3000000000u);
     f = make_fatbin(1, z, sizeof(z), sizeof(z), 0x8000, 5, 0, &n);
-    ck_assert_int_eq(ptx_fatbin_extract_data(f, n, &text, NULL, &err),
+    ck_assert_int_eq(ptx_fatbin_extract_data(f, n, 0, &text, NULL, &err),
                      PTX_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "claims 3000000000 bytes, its "
                                           "header 5"));
     free(f);
     /* the entry states no size: the cap on PTX text holds */
     f = make_fatbin(1, z, sizeof(z), sizeof(z), 0x8000, 0, 0, &n);
-    ck_assert_int_eq(ptx_fatbin_extract_data(f, n, &text, NULL, &err),
+    ck_assert_int_eq(ptx_fatbin_extract_data(f, n, 0, &text, NULL, &err),
                      PTX_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "bad PTX size 3000000000"));
     free(f);
 #endif
+}
+END_TEST
+
+/* Two PTX entries, compute_75 and compute_121 (as a CUDA 13 build for
+ * "75 ... 121" holds): a 9.0 device gets compute_75, as the driver's JIT
+ * compiler picks the highest not above the device; 12.1 and above, or no
+ * device (0), get compute_121; a device below both (7.0) the highest. */
+START_TEST(test_ptx_fatbin_picks_arch_for_device)
+{
+    const char p75[] = ".version 8.0\n.target sm_75\n";
+    const char p121[] = ".version 9.0\n.target sm_121\n";
+    size_t n1, n2;
+    uint8_t *a = make_fatbin(1, p75, sizeof(p75) - 1, sizeof(p75) - 1, 0, 0,
+                             0, &n1);
+    uint8_t *b = make_fatbin(1, p121, sizeof(p121) - 1, sizeof(p121) - 1, 0,
+                             0, 0, &n2);
+    put32(a + 16 + 28, 75);
+    put32(b + 16 + 28, 121);
+    /* one container of both entries: a's header, a's entry, b's entry */
+    size_t n = n1 + n2 - 16;
+    uint8_t *f = malloc(n);
+    memcpy(f, a, n1);
+    memcpy(f + n1, b + 16, n2 - 16);
+    put64(f + 8, n - 16);
+    static const struct { unsigned dev; const char *want; } c[] = {
+        { 90, "sm_75" }, { 80, "sm_75" }, { 75, "sm_75" }, { 121, "sm_121" },
+        { 130, "sm_121" }, { 0, "sm_121" }, { 70, "sm_121" },
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        struct ptx_error err = {0};
+        char *text = NULL;
+        ck_assert_int_eq(ptx_fatbin_extract_data(f, n, c[i].dev, &text, NULL,
+                                                 &err), 0);
+        ck_assert_msg(strstr(text, c[i].want) != NULL, "device %u: %s",
+                      c[i].dev, text);
+        free(text);
+    }
+    free(f);
+    free(a);
+    free(b);
 }
 END_TEST
 
@@ -861,6 +936,7 @@ Suite *make_ptx_hand_suite(void)
     tcase_add_test(tc, test_ptx_limits_no_read_past_len);
     tcase_add_test(tc, test_ptx_limits_variable_sizes);
     tcase_add_test(tc, test_ptx_limits_shared_local_param);
+    tcase_add_test(tc, test_ptx_module_shared_per_kernel);
     tcase_add_test(tc, test_ptx_limits_registers_and_directives);
     tcase_add_test(tc, test_ptx_limits_param_offset_wraps);
     tcase_add_test(tc, test_ptx_limits_vector_operands);
@@ -868,6 +944,7 @@ Suite *make_ptx_hand_suite(void)
     tcase_add_test(tc, test_ptx_limits_out_of_memory_is_an_error);
     tcase_add_test(tc, test_ptx_fatbin_bounds);
     tcase_add_test(tc, test_ptx_fatbin_zstd_claims);
+    tcase_add_test(tc, test_ptx_fatbin_picks_arch_for_device);
     suite_add_tcase(s, tc);
     return s;
 }

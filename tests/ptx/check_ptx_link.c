@@ -173,14 +173,14 @@ START_TEST(test_link_section_walk)
     uint8_t junk[64];
     memset(junk, 0, sizeof(junk));
     memset(&e, 0, sizeof(e));
-    ck_assert_int_eq(ptx_link_relfatbin(junk, sizeof(junk), NULL, NULL, &t,
+    ck_assert_int_eq(ptx_link_relfatbin(junk, sizeof(junk), 0, NULL, NULL, &t,
                                         NULL, &e),
                      PTX_ENOPTX);
     /* a container whose sizes overrun the section */
     static const uint8_t over[24] = { 0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0,
                                       0xff, 0xff, 0, 0, 0, 0, 0, 0 };
     memset(&e, 0, sizeof(e));
-    ck_assert_int_eq(ptx_link_relfatbin(over, sizeof(over), NULL, NULL, &t,
+    ck_assert_int_eq(ptx_link_relfatbin(over, sizeof(over), 0, NULL, NULL, &t,
                                         NULL, &e),
                      PTX_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "overruns"));

@@ -355,7 +355,7 @@ static void check_fatbin(const char *name, bool compressed)
     char *text = NULL;
     size_t tlen = 0;
     struct ptx_error err = {0};
-    ck_assert_msg(ptx_fatbin_extract(&wrapper, &text, &tlen, &err) == 0,
+    ck_assert_msg(ptx_fatbin_extract(&wrapper, 0, &text, &tlen, &err) == 0,
                   "%s: %s", name, err.msg);
     ck_assert_uint_eq(strlen(text), tlen);
     struct ptx_module *m = ptx_module_parse(text, tlen, &err);
@@ -396,7 +396,7 @@ START_TEST(test_ptx_fatbin_sass_only_says_how_to_build)
     char *fb = read_out("sass.fatbin", &len);
     char *text = NULL;
     struct ptx_error err = {0};
-    ck_assert_int_eq(ptx_fatbin_extract_data(fb, len, &text, NULL, &err),
+    ck_assert_int_eq(ptx_fatbin_extract_data(fb, len, 0, &text, NULL, &err),
                      PTX_ENOPTX);
     ck_assert_ptr_null(text);
     ck_assert_ptr_nonnull(strstr(err.msg, "arch=compute_90,code=compute_90"));
@@ -406,14 +406,14 @@ START_TEST(test_ptx_fatbin_sass_only_says_how_to_build)
         const void *data;
         void *unused;
     } wrapper = {0x466243B1, 2, fb, NULL};
-    ck_assert_int_eq(ptx_fatbin_extract(&wrapper, &text, NULL, &err),
+    ck_assert_int_eq(ptx_fatbin_extract(&wrapper, 0, &text, NULL, &err),
                      PTX_ENOPTX);
     ck_assert_ptr_nonnull(strstr(err.msg, "-rdc"));
     /* a truncated container is refused, not read past */
-    ck_assert_int_eq(ptx_fatbin_extract_data(fb, 40, &text, NULL, &err),
+    ck_assert_int_eq(ptx_fatbin_extract_data(fb, 40, 0, &text, NULL, &err),
                      PTX_EINVAL);
     wrapper.magic = 0;
-    ck_assert_int_eq(ptx_fatbin_extract(&wrapper, &text, NULL, &err),
+    ck_assert_int_eq(ptx_fatbin_extract(&wrapper, 0, &text, NULL, &err),
                      PTX_EINVAL);
     free(fb);
 }
