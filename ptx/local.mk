@@ -23,6 +23,7 @@ ptx_libptx_la_SOURCES = \
 	%reldir%/interp_mem.c \
 	%reldir%/interp_move.c \
 	%reldir%/interp_call.c \
+	%reldir%/interp_state.c \
 	%reldir%/interp_f16.c \
 	%reldir%/interp_fast.c \
 	%reldir%/interp_tex.c \

@@ -431,6 +431,19 @@ uint64_t ptx_atom_apply(enum ptx_atom_op op, enum ptx_atom_type type,
  * counts; one instruction run by two divergent groups counts twice). */
 uint64_t ptx_warp_instr_count(const struct ptx_warp *w);
 
+/*
+ * A stopped warp's own state as bytes (ptx/interp_state.c): its lanes,
+ * PCs, open calls, registers and .local frames, not its instruction
+ * count nor shared or global memory. ptx_warp_state_bytes() is the size
+ * of a buffer for ptx_warp_state_save() (0: not offered, a lane is inside
+ * a recursion); ptx_warp_state_same() says whether the warp is as saved.
+ * Two equal states run alike on equal inputs (load results, shared
+ * memory, time registers, texels).
+ */
+size_t ptx_warp_state_bytes(const struct ptx_warp *w);
+void ptx_warp_state_save(const struct ptx_warp *w, void *buf);
+bool ptx_warp_state_same(const struct ptx_warp *w, const void *buf);
+
 /* Lanes that have not exited. */
 uint32_t ptx_warp_live_mask(const struct ptx_warp *w);
 
