@@ -69,6 +69,7 @@ machine_libp2psim_la_SOURCES += \
 	%reldir%/kernel/kernel_int.h \
 	%reldir%/kernel/exec.c \
 	%reldir%/kernel/memory.c \
+	%reldir%/kernel/spin.c \
 	%reldir%/kernel/texture.h \
 	%reldir%/kernel/texture.c \
 	%reldir%/kernel/cthread.c

@@ -23,6 +23,7 @@
     X(make_cudart_time_suite)                                                 \
     X(make_cudart_launch_suite)                                               \
     X(make_cudart_kernels_suite)                                              \
+    X(make_cudart_park_suite)                                                 \
     X(make_cudart_errors_suite)                                               \
     X(make_cudart_ipc_suite)                                                  \
     X(make_cudart_server_kernels_suite)                                        \

@@ -142,6 +142,7 @@ tests_check_cudart_SOURCES = \
 	%reldir%/cudart/check_time.c \
 	%reldir%/cudart/check_launch.c \
 	%reldir%/cudart/check_kernels.c \
+	%reldir%/cudart/check_park.c \
 	%reldir%/cudart/check_errors.c \
 	%reldir%/cudart/check_ipc.c \
 	%reldir%/cudart/check_server_kernels.c \
@@ -230,6 +231,12 @@ EXTRA_DIST += tests/nvml/nvml.sh tests/nvml/nvml_check.c \
 # fence, atomicAdd_system, PTX against C); exits 77 (SKIP) without nvcc.
 TESTS += tests/kernels/run.sh
 EXTRA_DIST += tests/kernels/run.sh tests/kernels/p2p_kernels.cu tests/kernels/sm_bw.cu
+# tests/kernels/park.sh: spinning warps park and change nothing: the same
+# output and --stats summary with and without P2PSIM_PARK=0 (flags written
+# by the host, a copy engine, a peer's kernel and atomic; nanosleep; a
+# clock timeout); exits 77 (SKIP) without nvcc.
+TESTS += tests/kernels/park.sh
+EXTRA_DIST += tests/kernels/park.sh tests/kernels/park_kernels.cu
 # tests/kernels/coop.sh: cooperative launches built by nvcc (grid.sync()
 # through the grid barrier's workspace, the too-large grid, grid.sync()
 # without a cooperative launch); exits 77 (SKIP) without nvcc.

@@ -865,14 +865,16 @@ void rt_remote_callback_cancel(uint64_t id)
     free(pending_take(id));
 }
 
-void rt_remote_counters(uint64_t *events, uint64_t *tlp_hops)
+void rt_remote_counters(uint64_t *events, uint64_t *tlp_hops,
+                        uint64_t *parked)
 {
     struct wire_reply r;
     if (rt_remote_call(WIRE_STATS, NULL, 0, &r) < 0) {
-        r.v[0] = r.v[1] = 0;
+        r.v[0] = r.v[1] = r.v[2] = 0;
     }
     *events = r.v[0];
     *tlp_hops = r.v[1];
+    *parked = r.v[2];
 }
 
 int rt_remote_link_stat(unsigned i, struct p2psim_link_stat *ls)

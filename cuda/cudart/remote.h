@@ -48,7 +48,8 @@ uint64_t rt_remote_callback_add(void (*fn)(void *arg, int status), void *arg);
 void rt_remote_callback_cancel(uint64_t id);
 
 /* The server's event and TLP-hop counters (0 when unavailable). */
-void rt_remote_counters(uint64_t *events, uint64_t *tlp_hops);
+void rt_remote_counters(uint64_t *events, uint64_t *tlp_hops,
+                        uint64_t *parked);
 /*
  * rt_remote_link_stat - the counters of link i of the server's machine
  * into *ls, whose name, kind and rate (this process's copy, the same

@@ -34,6 +34,7 @@
 #include "common/realclock.h"
 #include "cuda/cudart/api_costs.h"
 #include "cuda/cudart/remote.h"
+#include "machine/kernel/kernel.h"
 #include "machine/links.h"
 #include "sim/error.h"
 #include "sim/sim.h"
@@ -848,15 +849,17 @@ void rt_driver_start(void)
  * The machine's counters: under a p2psim server its machine's (remote.c),
  * which every process of the program shares, so far; else this one's.
  */
-static void machine_counters(uint64_t *events, uint64_t *tlp_hops)
+static void machine_counters(uint64_t *events, uint64_t *tlp_hops,
+                             uint64_t *parked)
 {
     if (rt_remote_is_active()) {
-        rt_remote_counters(events, tlp_hops);
+        rt_remote_counters(events, tlp_hops, parked);
         return;
     }
     struct sim *sim = p2psim_sim(rt.p);
     *events = sim_events_fired(sim);
     *tlp_hops = sim_tlp_hops(sim);
+    *parked = p2psim_kernel_parked_rounds();
 }
 
 static int machine_link_stat(unsigned i, struct p2psim_link_stat *ls)
@@ -873,18 +876,19 @@ static void report_json(const char *file)
                 strerror(errno));
         return;
     }
-    uint64_t events, tlp_hops;
-    machine_counters(&events, &tlp_hops);
+    uint64_t events, tlp_hops, parked;
+    machine_counters(&events, &tlp_hops, &parked);
     fprintf(f,
             "{\n  \"machine\": \"%s\",\n  \"simulated_ps\": %" PRIu64 ",\n"
             "  \"events\": %" PRIu64 ",\n  \"tlp_hops\": %" PRIu64 ",\n"
             "  \"copies_p2p\": %" PRIu64 ",\n  \"bytes_p2p\": %" PRIu64 ",\n"
             "  \"copies_staged\": %" PRIu64 ",\n"
             "  \"bytes_staged\": %" PRIu64 ",\n  \"host_threads\": %u,\n"
-            "  \"links\": [",
+            "  \"parked_rounds\": %" PRIu64 ",\n  \"links\": [",
             p2psim_machine_name(rt.p), rt_machine->now(),
             events, tlp_hops, rt.n_copies_p2p,
-            rt.bytes_p2p, rt.n_copies_staged, rt.bytes_staged, rt.n_threads);
+            rt.bytes_p2p, rt.n_copies_staged, rt.bytes_staged, rt.n_threads,
+            parked);
     unsigned n = p2psim_link_count(rt.p), k = 0;
     for (unsigned i = 0; i < n; i++) {
         struct p2psim_link_stat ls;

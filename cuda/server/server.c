@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "common/fdio.h"
+#include "machine/kernel/kernel.h"
 #include "machine/links.h"
 #include "machine/p2psim.h"
 #include "ptx/ptx.h"
@@ -539,6 +540,7 @@ int srv_on_stats(struct server *s, struct srv_client *c, struct srv_req *r)
     (void)c;
     r->v[0] = sim_events_fired(s->sim);
     r->v[1] = sim_tlp_hops(s->sim);
+    r->v[2] = p2psim_kernel_parked_rounds();
     return 0;
 }
 

@@ -102,6 +102,7 @@ void kx__nomem(struct kx_grid *gr, const char *what)
 uint64_t kx__time_sreg(struct kx_grid *gr, enum ptx_time_sreg which)
 {
     sim_time_t now = sim_now(gr->sim);
+    gr->impure = true;          /* spin.c: the round has an input */
     if (which == PTX_SREG_GLOBALTIMER) {
         return now / SIM_PS_PER_NS;
     }
@@ -128,8 +129,46 @@ static void warp_resume(struct kx_warp *w)
     }
 }
 
+static sim_time_t yield_ps(struct kx_grid *gr);
+static void spin_issue(struct kx_warp *w);
+
+/* A parked warp's round: its yields, one after another as the
+ * interpreter's, then its load again (spin.c). */
+static void spin_yield_ev(struct sim *sim, struct sim_event *ev)
+{
+    struct kx_warp *w = SIM_CONTAINER_OF(ev, struct kx_warp, ev);
+    (void)sim;
+    if (w->b->gr->status) {
+        kx__spin_reset(w);
+        warp_step(w);
+        return;
+    }
+    if (--w->spin.yields_left) {
+        sim_event_schedule(w->b->gr->sim, &w->ev, yield_ps(w->b->gr));
+        return;
+    }
+    spin_issue(w);
+}
+
+static void spin_issue(struct kx_warp *w)
+{
+    if (kx__warp_mem_issue(w)) {
+        kx__warp_mem_complete(w);   /* failed: as the interpreter's */
+    }
+}
+
 void kx__warp_mem_complete(struct kx_warp *w)
 {
+    if (w->pw && kx__spin_loaded(w)) {
+        if (w->spin.round_yields == 0) {
+            spin_issue(w);
+            return;
+        }
+        w->spin.yields_left = w->spin.round_yields;
+        sim_event_init(&w->ev, spin_yield_ev);
+        sim_event_schedule(w->b->gr->sim, &w->ev, yield_ps(w->b->gr));
+        return;
+    }
     warp_resume(w);
     warp_step(w);
 }
@@ -146,15 +185,20 @@ static enum kx_stop warp_run(struct kx_warp *w)
         return kx__c_warp_run(w);
     }
     uint64_t before = ptx_warp_instr_count(w->pw);
+    w->b->gr->impure = false;
     enum ptx_stop s = ptx_warp_run(w->pw, &w->req);
     kx_ptx_instr += ptx_warp_instr_count(w->pw) - before;
+    w->spin.impure |= w->b->gr->impure;
+    enum kx_stop k;
     switch (s) {
-    case PTX_STOP_MEM: return KX_MEM;
-    case PTX_STOP_BAR: return KX_BAR;
-    case PTX_STOP_YIELD: return KX_YIELD;
-    case PTX_STOP_EXIT: return KX_EXIT;
-    default: return KX_ERROR;
+    case PTX_STOP_MEM: k = KX_MEM; break;
+    case PTX_STOP_BAR: k = KX_BAR; break;
+    case PTX_STOP_YIELD: k = KX_YIELD; break;
+    case PTX_STOP_EXIT: k = KX_EXIT; break;
+    default: k = KX_ERROR; break;
     }
+    kx__spin_stop(w, k);
+    return k;
 }
 
 static void block_barrier_check(struct kx_block *b);
@@ -269,6 +313,7 @@ static void grid_sync_check(struct kx_grid *gr)
 static void block_free_warps(struct kx_block *b)
 {
     for (unsigned i = 0; i < b->n_warps; i++) {
+        kx__spin_free(&b->warps[i]);
         if (b->warps[i].pw) {
             ptx_warp_free(b->warps[i].pw);
             b->warps[i].pw = NULL;
@@ -578,6 +623,7 @@ int p2psim_kernel_launch(struct p2psim *p, const struct p2psim_launch *l)
         return -SIM_ENOMEM;
     }
     gr->p = p;
+    gr->park = kx__spin_enabled();
     gr->l = *l;
     gr->gridid = ++kx_grid_ids;
     gr->gpu = fab_gpu(p->m->fab, l->gpu);

@@ -6,6 +6,7 @@
  *   exec.c     grids, blocks on SMs, warps, barriers; a warp's request
  *              (struct ptx_mem_req, for both kinds of kernel) resolved,
  *              coalesced and issued; fences; the end of a grid
+ *   spin.c     a PTX warp spinning on unchanged memory is not interpreted
  *   cthread.c  C kernels: one coroutine per thread, the device API
  *              (machine/include/p2psim_kernel.h), the registry by name
  *
@@ -91,6 +92,9 @@ struct p2psim_launch {
  * GPU, an empty grid, no kernel, no resolver), -SIM_ENOMEM.
  */
 int p2psim_kernel_launch(struct p2psim *p, const struct p2psim_launch *l);
+
+/* Rounds of spinning warps not interpreted (spin.c), over all launches. */
+uint64_t p2psim_kernel_parked_rounds(void);
 
 /* Warp-instructions the PTX interpreter ran, over all launches (bench). */
 uint64_t p2psim_kernel_ptx_instructions(void);

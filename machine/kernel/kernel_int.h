@@ -42,6 +42,21 @@ struct kx_lane {
 
 enum kx_stop { KX_MEM, KX_BAR, KX_GSYNC, KX_EXIT, KX_YIELD, KX_ERROR };
 
+/* A PTX warp's spin detection and, once parked, its replayed round
+ * (spin.c). */
+struct kx_spin {
+    uint64_t sig;               /* the last load's request (0: none) */
+    uint8_t *buf;               /* state, shared memory, load results */
+    size_t cap, state;          /* buf's size; the state's part */
+    unsigned yields;            /* yields since the last load */
+    unsigned round_yields;      /* parked: the round's yields */
+    unsigned yields_left;       /* parked: still to wait in this round */
+    unsigned misses;            /* same-request loads, state not the same */
+    bool snapped;               /* buf holds the state at the last load */
+    bool impure;                /* a time or texture read since it */
+    bool parked;
+};
+
 struct kx_warp {
     struct kx_block *b;
     unsigned index;             /* in the block */
@@ -56,6 +71,7 @@ struct kx_warp {
     unsigned flush_pending;     /* FLUSH requests in flight */
     bool access_after_fence;    /* a release access: the fence first */
     bool at_bar, at_gsync, done;
+    struct kx_spin spin;
 };
 
 struct kx_block {
@@ -90,6 +106,8 @@ struct kx_grid {
     unsigned end_flushes;
     bool ending;
     int status;
+    bool park;                  /* spinning warps park (spin.c) */
+    bool impure;                /* the running warp read time or texels */
     char msg[PTX_ERROR_MSG_BYTES];
     struct kx_block *blocks;
     /* peer GPU -> NVLink or not, asked once per grid (exec.c) */
@@ -130,6 +148,17 @@ struct kx_sub *kx__sub_alloc(struct kx_grid *gr);
 void kx__sub_free(struct kx_sub *s);
 /* Serve the memory request w stopped at (w->req); true if it is over. */
 bool kx__warp_mem_issue(struct kx_warp *w);
+
+/* spin.c */
+/* Whether warps park: P2PSIM_PARK is not "0". */
+bool kx__spin_enabled(void);
+/* The PTX warp w stopped with stop (its request in w->req). */
+void kx__spin_stop(struct kx_warp *w, enum kx_stop stop);
+/* w's load is back: true if w is parked and the round is replayed (the
+ * caller waits its yields and issues the load again). */
+bool kx__spin_loaded(struct kx_warp *w);
+void kx__spin_reset(struct kx_warp *w);
+void kx__spin_free(struct kx_warp *w);
 
 /* cthread.c: a C block's lanes, running a C warp until it stops. */
 int kx__c_block_init(struct kx_block *b);

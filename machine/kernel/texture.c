@@ -27,6 +27,7 @@ static int tex_lookup(void *user, uint64_t handle, struct ptx_tex_desc *d,
                       char *why, size_t wl)
 {
     struct kx_grid *gr = user;
+    gr->impure = true;          /* spin.c: the round has an input */
     struct p2psim_loc loc;
     if (locate(gr, handle, sizeof(*d), &loc) ||
         p2psim_hbm_read(gr->p, loc.gpu, loc.addr, d, sizeof(*d))) {
@@ -40,6 +41,7 @@ static int tex_lookup(void *user, uint64_t handle, struct ptx_tex_desc *d,
 static int tex_read(void *user, uint64_t va, void *buf, unsigned n)
 {
     struct kx_grid *gr = user;
+    gr->impure = true;          /* spin.c: the round has an input */
     struct p2psim_loc loc;
     if (locate(gr, va, n, &loc)) {
         return -1;
@@ -50,6 +52,7 @@ static int tex_read(void *user, uint64_t va, void *buf, unsigned n)
 static int tex_write(void *user, uint64_t va, const void *buf, unsigned n)
 {
     struct kx_grid *gr = user;
+    gr->impure = true;          /* spin.c: the round has an input */
     struct p2psim_loc loc;
     if (locate(gr, va, n, &loc)) {
         return -1;

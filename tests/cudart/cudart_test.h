@@ -22,6 +22,7 @@ Suite *make_cudart_copy_suite(void);
 Suite *make_cudart_time_suite(void);
 Suite *make_cudart_launch_suite(void);
 Suite *make_cudart_kernels_suite(void);
+Suite *make_cudart_park_suite(void);
 Suite *make_cudart_errors_suite(void);
 Suite *make_cudart_ipc_suite(void);
 Suite *make_cudart_server_kernels_suite(void);

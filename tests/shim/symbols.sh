@@ -3,7 +3,8 @@
 # cuda-api.md §3.3): soname libcudart.so.13, a version definition
 # libcudart.so.13, every exported symbol in that version node and named
 # cuda* or __cuda* (no libp2psim or libc symbol leaks out; besides these,
-# the device API of C kernels: devapi_*, p2psim_kernel_register; what the
+# the device API of C kernels: devapi_*, p2psim_kernel_register; the
+# parked-rounds counter, p2psim_kernel_parked_rounds; what the
 # driver API asks of the runtime: p2psim_drv_*), and the entry
 # points programs and nvcc's generated code import are all there.
 . "${top_srcdir:-.}/tests/shim/lib.sh"
@@ -38,6 +39,7 @@ stray=$(printf '%s\n' "$syms" | grep . | grep -v '^cuda[A-Za-z0-9_]*@@libcudart\
     grep -v '^sc_main@@libcudart\.so\.13$' |
     grep -v '^devapi_[A-Za-z0-9_]*@@libcudart\.so\.13$' |
     grep -v '^p2psim_kernel_register@@libcudart\.so\.13$' |
+    grep -v '^p2psim_kernel_parked_rounds@@libcudart\.so\.13$' |
     grep -v '^p2psim_drv_[a-z_]*@@libcudart\.so\.13$')
 if [ -n "$stray" ]; then
     bad "every export is cuda*/__cuda* in node libcudart.so.13" \
