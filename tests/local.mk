@@ -236,7 +236,8 @@ EXTRA_DIST += tests/kernels/run.sh tests/kernels/p2p_kernels.cu tests/kernels/sm
 # by the host, a copy engine, a peer's kernel and atomic; nanosleep; a
 # clock timeout); exits 77 (SKIP) without nvcc.
 TESTS += tests/kernels/park.sh
-EXTRA_DIST += tests/kernels/park.sh tests/kernels/park_kernels.cu
+EXTRA_DIST += tests/kernels/park.sh tests/kernels/park_kernels.cu \
+	tests/kernels/cuda_ck.h
 # tests/kernels/coop.sh: cooperative launches built by nvcc (grid.sync()
 # through the grid barrier's workspace, the too-large grid, grid.sync()
 # without a cooperative launch); exits 77 (SKIP) without nvcc.

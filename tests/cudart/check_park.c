@@ -17,8 +17,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cuda/include/p2psim_cudart_internal.h"
 #include "machine/kernel/kernel.h"
@@ -134,27 +132,19 @@ static struct park_result park_run(enum writer wr)
     return r;
 }
 
+static enum writer child_writer;
+
+static void park_child(void *out)
+{
+    *(struct park_result *)out = park_run(child_writer);
+}
+
 /* wr's run without parking (in a child) and with it (here). */
 static void park_compare(enum writer wr, uint32_t want)
 {
-    int fds[2];
-    ck_assert_int_eq(pipe(fds), 0);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        setenv("P2PSIM_PARK", "0", 1);
-        struct park_result r = park_run(wr);
-        _exit(write(fds[1], &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
-    }
-    close(fds[1]);
     struct park_result off;
-    ck_assert_int_eq(read(fds[0], &off, sizeof(off)), (ssize_t)sizeof(off));
-    close(fds[0]);
-    int status;
-    waitpid(pid, &status, 0);
-    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    child_writer = wr;
+    cudart_test_in_child("P2PSIM_PARK", "0", park_child, &off, sizeof(off));
     unsetenv("P2PSIM_PARK");
     struct park_result on = park_run(wr);
     printf("parking, writer %d: span %.6f ms (%.6f unparked), read %u, "
@@ -201,7 +191,7 @@ END_TEST
 
 Suite *make_cudart_park_suite(void)
 {
-    Suite *s = suite_create("cudart_park");
+    Suite *s = suite_create("cudart-park");
     TCase *tc = tcase_create("park");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_park_host_store);

@@ -246,30 +246,19 @@ static struct xor_result xor_peer_run(void)
     return r;
 }
 
+static void xor_peer_child(void *out)
+{
+    *(struct xor_result *)out = xor_peer_run();
+}
+
 START_TEST(test_server_kernel_matches_in_process)
 {
     register_module();
     cudart_test_machine(MACHINE);
     /* In-process first, in a child: this process has no runtime yet. */
-    int fds[2];
-    ck_assert_int_eq(pipe(fds), 0);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        setenv("P2PSIM_SERVER", "", 1);
-        struct xor_result r = xor_peer_run();
-        _exit(write(fds[1], &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
-    }
-    close(fds[1]);
     struct xor_result local;
-    ck_assert_int_eq(read(fds[0], &local, sizeof(local)),
-                     (ssize_t)sizeof(local));
-    close(fds[0]);
-    int status;
-    waitpid(pid, &status, 0);
-    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    cudart_test_in_child("P2PSIM_SERVER", "", xor_peer_child, &local,
+                         sizeof(local));
 
     struct cudart_test_server srv;
     cudart_test_server_start(&srv, MACHINE);

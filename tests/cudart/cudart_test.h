@@ -65,6 +65,15 @@ void cudart_test_server_start(struct cudart_test_server *s,
 int cudart_test_server_stop(struct cudart_test_server *s);
 
 /*
+ * cudart_test_in_child - (server_test.c) run(out) in a child forked now
+ * (before this process's first CUDA call, so that the child has its own
+ * runtime) with the environment variable var set to value, and its n
+ * bytes of *out read back here; fails the test unless the child exits 0.
+ */
+void cudart_test_in_child(const char *var, const char *value,
+                          void (*run)(void *out), void *out, size_t n);
+
+/*
  * cudart_test_register_ptx - (module_test.c) register the PTX text (n
  * bytes, its NUL included) as nvcc's constructor registers a module: a
  * fat binary of one sm_90 PTX entry. Returns the handle for

@@ -71,3 +71,25 @@ int cudart_test_server_stop(struct cudart_test_server *s)
     unsetenv("P2PSIM_SERVER");
     return status;
 }
+
+void cudart_test_in_child(const char *var, const char *value,
+                          void (*run)(void *out), void *out, size_t n)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        setenv(var, value, 1);
+        run(out);
+        _exit(write(fds[1], out, n) == (ssize_t)n ? 0 : 1);
+    }
+    close(fds[1]);
+    ck_assert_int_eq(read(fds[0], out, n), (ssize_t)n);
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}

@@ -23,15 +23,7 @@
 
 namespace cg = cooperative_groups;
 
-#define CK(x)                                                                 \
-    do {                                                                      \
-        cudaError_t e_ = (x);                                                 \
-        if (e_ != cudaSuccess) {                                              \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,        \
-                    cudaGetErrorString(e_));                                  \
-            exit(2);                                                          \
-        }                                                                     \
-    } while (0)
+#include "cuda_ck.h"
 
 // Round r: CTA b writes slot[b] = b * 10 + r, the grid syncs, and thread 0
 // of every CTA sums all slots; the next round overwrites them only after

@@ -25,15 +25,7 @@
 
 #include "p2psim_kernel.h"
 
-#define CK(x)                                                                 \
-    do {                                                                      \
-        cudaError_t e_ = (x);                                                 \
-        if (e_ != cudaSuccess) {                                              \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,        \
-                    cudaGetErrorString(e_));                                  \
-            exit(2);                                                          \
-        }                                                                     \
-    } while (0)
+#include "cuda_ck.h"
 
 __global__ void xor_kernel(const unsigned *in, unsigned *out, int n,
                            unsigned key)

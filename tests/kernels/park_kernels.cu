@@ -25,15 +25,7 @@
 #include <cuda_runtime.h>
 #include <unistd.h>
 
-#define CK(x)                                                                 \
-    do {                                                                      \
-        cudaError_t e_ = (x);                                                 \
-        if (e_ != cudaSuccess) {                                              \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,        \
-                    cudaGetErrorString(e_));                                  \
-            exit(2);                                                          \
-        }                                                                     \
-    } while (0)
+#include "cuda_ck.h"
 
 __global__ void poll(volatile int *flag, int *out)
 {
