@@ -64,6 +64,17 @@ bench_runs += bench/ptx
 bench_ptx_SOURCES = %reldir%/ptx_bench.c
 bench_ptx_LDADD = ptx/libptx.la common/libcommon.la -lm
 
+# What parking spinning warps saves (machine/kernel/spin.c): 4096 PTX
+# threads polling a device flag for 1 ms, with and without P2PSIM_PARK=0.
+noinst_PROGRAMS += bench/spin
+bench_programs += bench/spin
+bench_runs += bench/spin
+bench_spin_SOURCES = %reldir%/spin.c
+bench_spin_LDADD = machine/libp2psim.la -lm
+if HAVE_SYSTEMC
+nodist_EXTRA_bench_spin_SOURCES = dummy.cxx
+endif
+
 # An all-to-all copy on the GB200 NVL72 (72 GPUs, 18 NVSwitches): wall
 # time and events per second (issue 7).
 noinst_PROGRAMS += bench/nvl72
