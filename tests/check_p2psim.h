@@ -44,6 +44,7 @@ Suite *make_flow_suite(void);
 Suite *make_kernel_suite(void);
 Suite *make_trace_sink_suite(void);
 Suite *make_describe_suite(void);
+Suite *make_swview_suite(void);
 Suite *make_kinds_suite(void);
 
 /* cuda/ (below the shim's exported face) */

@@ -63,6 +63,7 @@ tests_check_machine_SOURCES = \
 	%reldir%/machine/check_kernel.c \
 	%reldir%/machine/check_trace.c \
 	%reldir%/machine/check_describe.c \
+	%reldir%/machine/check_swview.c \
 	%reldir%/machine/check_kinds.c
 tests_check_machine_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
