@@ -93,6 +93,36 @@ static struct topo_machine *load_named(const char *file,
     return topo_load_file(file, o, err);
 }
 
+/* Number the NVSwitches the nvlinks list names, in its order (p->nvsw,
+ * p->nvl_sw): 0, or -1 out of memory. */
+static int nvswitch_init(struct p2psim *p)
+{
+    const struct topo_machine *m = p->m;
+    p->nvsw = calloc(2 * (size_t)m->n_nvlinks + 1, sizeof(*p->nvsw));
+    p->nvl_sw = calloc((size_t)m->n_nvlinks + 1, sizeof(*p->nvl_sw));
+    if (!p->nvsw || !p->nvl_sw) {
+        return -1;
+    }
+    for (unsigned i = 0; i < m->n_nvlinks; i++) {
+        const struct topo_nvlink *l = &m->nvlink[i];
+        for (int end = 0; end < 2; end++) {
+            const char *id = end ? l->b : l->a;
+            int k = -1;
+            if (end ? l->b_nvswitch : l->a_nvswitch) {
+                for (unsigned j = 0; j < p->n_nvsw && k < 0; j++) {
+                    k = strcmp(p->nvsw[j], id) == 0 ? (int)j : -1;
+                }
+                if (k < 0) {
+                    k = (int)p->n_nvsw;
+                    p->nvsw[p->n_nvsw++] = id;
+                }
+            }
+            p->nvl_sw[i][end] = k;
+        }
+    }
+    return 0;
+}
+
 struct p2psim *p2psim_open(const char *file, const struct p2psim_options *opt,
                            struct sim_error *err)
 {
@@ -113,7 +143,7 @@ struct p2psim *p2psim_open(const char *file, const struct p2psim_options *opt,
         free(p);
         return NULL;
     }
-    if (p2psim__exec_init(p) < 0) {
+    if (p2psim__exec_init(p) < 0 || nvswitch_init(p) < 0) {
         sim_error_set(err, SIM_ENOMEM, "out of memory");
         p2psim_close(p);
         return NULL;
@@ -129,6 +159,8 @@ struct p2psim *p2psim_open(const char *file, const struct p2psim_options *opt,
 void p2psim_close(struct p2psim *p)
 {
     if (p) {
+        free(p->nvsw);
+        free(p->nvl_sw);
         p2psim_trace_stop(p);
         p2psim__kernel_fini(p);
         p2psim__exec_fini(p);
@@ -440,18 +472,9 @@ unsigned p2psim_gpu_nvlinks(const struct p2psim *p, unsigned i,
         if (!at_a && l->comp_b != g) {
             continue;
         }
-        const char *far = at_a ? l->b : l->a;
         bool sw = at_a ? l->b_nvswitch : l->a_nvswitch;
-        int peer = -1;
-        for (unsigned s = 0; sw && peer < 0 && s < p2psim_nvswitch_count(p);
-             s++) {
-            if (strcmp(p2psim_nvswitch_id(p, s), far) == 0) {
-                peer = (int)s;
-            }
-        }
-        if (!sw) {
-            peer = p2psim_gpu_find(p, far);
-        }
+        int peer = sw ? p->nvl_sw[k][at_a ? 1 : 0]
+                      : p2psim_gpu_find(p, at_a ? l->b : l->a);
         if (n < max) {
             out[n] = (struct p2psim_nvlink_end){ sw, (unsigned)peer,
                                                  l->links };
@@ -461,54 +484,14 @@ unsigned p2psim_gpu_nvlinks(const struct p2psim *p, unsigned i,
     return n;
 }
 
-/* The NVSwitch id at end `end` of NVLink entry i, or NULL (a GPU). */
-static const char *nvswitch_end(const struct topo_machine *m, unsigned i,
-                                int end)
-{
-    const struct topo_nvlink *l = &m->nvlink[i];
-    if (end ? l->b_nvswitch : l->a_nvswitch) {
-        return end ? l->b : l->a;
-    }
-    return NULL;
-}
-
-/* The k-th NVSwitch in the order the nvlinks list first names them, or
- * NULL; *count: how many there are. */
-static const char *nvswitch_at(const struct topo_machine *m, unsigned k,
-                               unsigned *count)
-{
-    const char *found = NULL;
-    unsigned n = 0;
-    for (unsigned i = 0; i < m->n_nvlinks; i++) {
-        for (int end = 0; end < 2; end++) {
-            const char *id = nvswitch_end(m, i, end);
-            bool seen = false;
-            for (unsigned j = 0; id && j <= i && !seen; j++) {
-                for (int e = 0; e < 2 && (j < i || e < end); e++) {
-                    const char *o = nvswitch_end(m, j, e);
-                    seen = seen || (o && strcmp(o, id) == 0);
-                }
-            }
-            if (id && !seen && n++ == k) {
-                found = id;
-            }
-        }
-    }
-    *count = n;
-    return found;
-}
-
 unsigned p2psim_nvswitch_count(const struct p2psim *p)
 {
-    unsigned n;
-    nvswitch_at(p->m, 0, &n);
-    return n;
+    return p->n_nvsw;
 }
 
 const char *p2psim_nvswitch_id(const struct p2psim *p, unsigned k)
 {
-    unsigned n;
-    return nvswitch_at(p->m, k, &n);
+    return k < p->n_nvsw ? p->nvsw[k] : NULL;
 }
 
 int p2psim_nvswitch_pci_address(const struct p2psim *p, unsigned k,

@@ -46,6 +46,12 @@ struct p2psim {
     struct p2psim_trace *trace;
     /* kernels not yet done (machine/kernel/exec.c) */
     struct kx_grid *grids;
+    /* the NVSwitches in the order the nvlinks list first names them
+     * (p2psim_nvswitch_*), and for each NVLink entry the number of each
+     * end's switch, -1 for a GPU (made at open: nvswitch_init) */
+    const char **nvsw;
+    unsigned n_nvsw;
+    int (*nvl_sw)[2];
 };
 
 /* p2psim_p2p in machine/path.h's own terms (no translation), for the
