@@ -226,7 +226,8 @@ EXTRA_DIST += tests/shim/.may_include tests/shim/lib.sh \
 # `p2psim topo`'s.
 TESTS += tests/nvml/nvml.sh
 EXTRA_DIST += tests/nvml/nvml.sh tests/nvml/nvml_check.c \
-	tests/nvml/topo_xml.sh tests/nvml/compare-topo-dump.sh
+	tests/nvml/topo_xml.sh tests/nvml/compare-topo-dump.sh \
+	tests/nvml/nccl-dump-hgx-h100-g2.xml
 # tests/kernels/run.sh: P2P kernels built by nvcc and run through `p2psim
 # run` (peer read, delay + SM copy, producer/consumer with and without a
 # fence, atomicAdd_system, PTX against C); exits 77 (SKIP) without nvcc.

@@ -101,8 +101,14 @@ done
 # compare-topo-dump.sh (for NCCL's NCCL_TOPO_DUMP_FILE): a file matches
 # itself with NCCL's own attributes added, and not with one link less.
 sed 's/<gpu dev="\([0-9]*\)"/<gpu rank="\1" gdr="0" dev="\1"/' "$work/hgx-h100.xml" >"$work/dump.xml"
-check "compare-topo-dump.sh: the same machine" 0 "shows the machine: 8 GPUs" \
+check "compare-topo-dump.sh: the same machine" 0 "shows the machine: 8 of 8 GPUs" \
     sh "$top/tests/nvml/compare-topo-dump.sh" "$work/hgx-h100.xml" "$work/dump.xml"
+# NCCL 2.30.7's own dump (NCCL_TOPO_DUMP_FILE) of all_reduce_perf -g 2 on
+# hgx-h100 under p2psim run, recorded: it kept GPUs 0 and 1.
+check "compare-topo-dump.sh: NCCL's recorded dump of hgx-h100" 0 \
+    "shows the machine: 2 of 8 GPUs" \
+    sh "$top/tests/nvml/compare-topo-dump.sh" "$work/hgx-h100.xml" \
+    "$top/tests/nvml/nccl-dump-hgx-h100-g2.xml"
 sed '0,/count="5"/s//count="4"/' "$work/hgx-h100.xml" >"$work/dump.xml"
 check "compare-topo-dump.sh: a link less" 1 "^< nvlink 0 0000:12:00.0 5" \
     sh "$top/tests/nvml/compare-topo-dump.sh" "$work/hgx-h100.xml" "$work/dump.xml"
