@@ -227,7 +227,9 @@ EXTRA_DIST += tests/shim/.may_include tests/shim/lib.sh \
 TESTS += tests/nvml/nvml.sh
 EXTRA_DIST += tests/nvml/nvml.sh tests/nvml/nvml_check.c \
 	tests/nvml/topo_xml.sh tests/nvml/compare-topo-dump.sh \
-	tests/nvml/nccl-dump-hgx-h100-g2.xml
+	tests/nvml/nccl-dump-hgx-h100-g2.xml \
+	tests/nvml/nccl-dump-dgx1-v100-g4.xml \
+	tests/nvml/nccl-dump-4x-rtx4090-switch-acs-iommu-g4.xml
 # tests/kernels/run.sh: P2P kernels built by nvcc and run through `p2psim
 # run` (peer read, delay + SM copy, producer/consumer with and without a
 # fence, atomicAdd_system, PTX against C); exits 77 (SKIP) without nvcc.

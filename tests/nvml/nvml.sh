@@ -103,12 +103,17 @@ done
 sed 's/<gpu dev="\([0-9]*\)"/<gpu rank="\1" gdr="0" dev="\1"/' "$work/hgx-h100.xml" >"$work/dump.xml"
 check "compare-topo-dump.sh: the same machine" 0 "shows the machine: 8 of 8 GPUs" \
     sh "$top/tests/nvml/compare-topo-dump.sh" "$work/hgx-h100.xml" "$work/dump.xml"
-# NCCL 2.30.7's own dump (NCCL_TOPO_DUMP_FILE) of all_reduce_perf -g 2 on
-# hgx-h100 under p2psim run, recorded: it kept GPUs 0 and 1.
-check "compare-topo-dump.sh: NCCL's recorded dump of hgx-h100" 0 \
-    "shows the machine: 2 of 8 GPUs" \
-    sh "$top/tests/nvml/compare-topo-dump.sh" "$work/hgx-h100.xml" \
-    "$top/tests/nvml/nccl-dump-hgx-h100-g2.xml"
+# NCCL 2.30.7's own dumps (NCCL_TOPO_DUMP_FILE) of all_reduce_perf under
+# p2psim run, recorded: -g 2 on hgx-h100 (GPUs 0 and 1 kept), -g 4 on
+# dgx1-v100 (direct NVLinks) and on the P2P-blocked 4x-rtx4090 machine.
+for d in hgx-h100:g2:2:8 dgx1-v100:g4:4:8 4x-rtx4090-switch-acs-iommu:g4:4:4; do
+    m=${d%%:*} rest=${d#*:}
+    g=${rest%%:*} rest=${rest#*:}
+    check "compare-topo-dump.sh: NCCL's recorded dump of $m" 0 \
+        "shows the machine: ${rest%%:*} of ${rest#*:} GPUs" \
+        sh "$top/tests/nvml/compare-topo-dump.sh" "$work/$m.xml" \
+        "$top/tests/nvml/nccl-dump-$m-$g.xml"
+done
 sed '0,/count="5"/s//count="4"/' "$work/hgx-h100.xml" >"$work/dump.xml"
 check "compare-topo-dump.sh: a link less" 1 "^< nvlink 0 0000:12:00.0 5" \
     sh "$top/tests/nvml/compare-topo-dump.sh" "$work/hgx-h100.xml" "$work/dump.xml"
