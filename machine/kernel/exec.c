@@ -461,6 +461,7 @@ static void grid_free(struct kx_grid *gr)
     while (gr->subs) {
         kx__sub_free(gr->subs);     /* only when closed mid-kernel */
     }
+    kx__sub_pool_free(gr);
     while (gr->blocks) {
         struct kx_block *b = gr->blocks;
         gr->blocks = b->next;

@@ -39,7 +39,9 @@ size_t p2psim_ckernel_arg_bytes(const struct p2psim_ckernel *k, unsigned i);
  * Where a program address is, for the executor: fill *loc (a GPU's HBM
  * offset, or a host bus address) for [va, va + len) and return 0, or
  * return -1 when that range is not memory the kernel on GPU gpu may
- * touch (the kernel then fails with an illegal address).
+ * touch (the kernel then fails with an illegal address). A range that
+ * resolves is one piece of memory: byte va + k of it is at loc->addr + k
+ * (the executor resolves a warp's span once and offsets its lanes).
  */
 typedef int p2psim_resolve_fn(void *arg, unsigned gpu, uint64_t va,
                               uint64_t len, struct p2psim_loc *loc);

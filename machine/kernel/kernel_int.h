@@ -117,6 +117,7 @@ struct kx_grid {
     sim_time_t t_start;
     /* what a machine closed mid-kernel (out of memory) must free */
     struct kx_sub *subs;        /* SM requests not yet done */
+    struct kx_sub *sub_pool;    /* done ones, for reuse (live_next) */
     struct kx_grid *live_prev, *live_next; /* the machine's grids */
 };
 
@@ -143,9 +144,13 @@ void kx__warp_mem_complete(struct kx_warp *w);
 void kx__grid_dispatch(struct kx_grid *gr);
 
 /* memory.c */
-/* A request of grid gr, on its list until kx__sub_free; NULL out of memory. */
+/* A request of grid gr, on its list until kx__sub_free; NULL out of memory.
+ * Its fields are zero but for r.data (what a request sends or receives). */
 struct kx_sub *kx__sub_alloc(struct kx_grid *gr);
+/* Off the list, kept in gr's pool for the next kx__sub_alloc. */
 void kx__sub_free(struct kx_sub *s);
+/* Free the pool (the grid's end). */
+void kx__sub_pool_free(struct kx_grid *gr);
 /* Serve the memory request w stopped at (w->req); true if it is over. */
 bool kx__warp_mem_issue(struct kx_warp *w);
 

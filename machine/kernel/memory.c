@@ -21,6 +21,7 @@
 #include <config.h>
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,24 @@ static int peer_bus_addr(struct kx_grid *gr, unsigned peer, uint64_t hbm,
     return 0;
 }
 
+/* The target of a resolved location loc of len bytes. */
+static int loc_target(struct kx_grid *gr, const struct p2psim_loc *loc,
+                      unsigned len, struct kx_target *t)
+{
+    if (loc->kind == P2PSIM_HOST) {
+        t->remote = true;
+        t->addr = loc->addr;
+        return 0;
+    }
+    if (loc->gpu == gr->l.gpu) {
+        t->remote = false;
+        t->addr = loc->addr;
+        return 0;
+    }
+    t->remote = true;
+    return peer_bus_addr(gr, loc->gpu, loc->addr, len, &t->addr);
+}
+
 static int resolve(struct kx_grid *gr, uint64_t va, unsigned len,
                    struct kx_target *t)
 {
@@ -124,18 +143,7 @@ static int resolve(struct kx_grid *gr, uint64_t va, unsigned len,
     if (gr->l.resolve(gr->l.resolve_arg, gr->l.gpu, va, len, &loc) < 0) {
         return -1;
     }
-    if (loc.kind == P2PSIM_HOST) {
-        t->remote = true;
-        t->addr = loc.addr;
-        return 0;
-    }
-    if (loc.gpu == gr->l.gpu) {
-        t->remote = false;
-        t->addr = loc.addr;
-        return 0;
-    }
-    t->remote = true;
-    return peer_bus_addr(gr, loc.gpu, loc.addr, len, &t->addr);
+    return loc_target(gr, &loc, len, t);
 }
 
 /* ---- sub-requests: what a warp request becomes -------------------------- */
@@ -143,12 +151,27 @@ static int resolve(struct kx_grid *gr, uint64_t va, unsigned len,
 
 static void warp_fence_check(struct kx_warp *w);
 
-/* A request of grid gr, on its list until kx__sub_free; NULL out of memory. */
+/*
+ * A request of grid gr, on its list until kx__sub_free; NULL out of memory.
+ * Done requests wait in gr->sub_pool for the next one (a malloc and free
+ * per request, and the zeroing of its 128-byte line, were a fifth of a
+ * memory-bound kernel's wall time): every field is zeroed but r.data,
+ * which a load's completion or a store's copy fills before it is read.
+ */
 struct kx_sub *kx__sub_alloc(struct kx_grid *gr)
 {
-    struct kx_sub *s = calloc(1, sizeof(*s));
-    if (!s) {
-        return NULL;
+    struct kx_sub *s = gr->sub_pool;
+    if (s) {
+        gr->sub_pool = s->live_next;
+        memset(&s->r, 0, offsetof(struct gpu_sm_req, data));
+        memset((char *)&s->r + offsetof(struct gpu_sm_req, atom), 0,
+               sizeof(s->r) - offsetof(struct gpu_sm_req, atom));
+        memset((char *)s + sizeof(s->r), 0, sizeof(*s) - sizeof(s->r));
+    } else {
+        s = calloc(1, sizeof(*s));
+        if (!s) {
+            return NULL;
+        }
     }
     s->gr = gr;
     s->live_next = gr->subs;
@@ -170,7 +193,17 @@ void kx__sub_free(struct kx_sub *s)
     if (s->live_next) {
         s->live_next->live_prev = s->live_prev;
     }
-    free(s);
+    s->live_next = gr->sub_pool;
+    gr->sub_pool = s;
+}
+
+void kx__sub_pool_free(struct kx_grid *gr)
+{
+    while (gr->sub_pool) {
+        struct kx_sub *s = gr->sub_pool;
+        gr->sub_pool = s->live_next;
+        free(s);
+    }
 }
 
 static void sub_done(struct gpu_sm_req *r)
@@ -348,6 +381,27 @@ static void issue_ldst(struct kx_warp *w)
     struct kx_grid *gr = w->b->gr;
     uint32_t todo = q->mask;
     struct kx_target tl[KX_WARP];
+    /* The lanes' whole span first: a range that resolves is one piece of
+     * memory (kernel.h), so when the span does, each lane's location is
+     * the span's plus its offset, and one call of the resolver serves the
+     * warp; else lane by lane, as the errors name the first bad lane. */
+    uint64_t span_lo = UINT64_MAX, span_hi = 0;
+    bool span = todo != 0;
+    for (unsigned l = 0; l < KX_WARP; l++) {
+        if (todo & (1u << l)) {
+            uint64_t a = q->addr[l];
+            if (a > UINT64_MAX - q->bytes_per_lane) {
+                span = false;
+                break;
+            }
+            span_lo = a < span_lo ? a : span_lo;
+            span_hi = a + q->bytes_per_lane > span_hi
+                          ? a + q->bytes_per_lane : span_hi;
+        }
+    }
+    struct p2psim_loc span_loc;
+    span = span && gr->l.resolve(gr->l.resolve_arg, gr->l.gpu, span_lo,
+                                 span_hi - span_lo, &span_loc) == 0;
     for (unsigned l = 0; l < KX_WARP; l++) {
         if (!(todo & (1u << l))) {
             continue;
@@ -355,7 +409,15 @@ static void issue_ldst(struct kx_warp *w)
         if (bad_size(w, q, l)) {
             return;
         }
-        if (resolve(gr, q->addr[l], q->bytes_per_lane, &tl[l]) < 0) {
+        int rc;
+        if (span) {
+            struct p2psim_loc loc = span_loc;
+            loc.addr += q->addr[l] - span_lo;
+            rc = loc_target(gr, &loc, q->bytes_per_lane, &tl[l]);
+        } else {
+            rc = resolve(gr, q->addr[l], q->bytes_per_lane, &tl[l]);
+        }
+        if (rc < 0) {
             kx__fail(gr, P2PSIM_KERNEL_FAULT,
                      "GPU %u: illegal address 0x%llx (%u bytes) in block "
                      "%u thread %u", gr->l.gpu,
@@ -372,7 +434,9 @@ static void issue_ldst(struct kx_warp *w)
         uint32_t group = 0;
         unsigned lo = GPU_SM_LINE_BYTES, hi = 0;
         uint8_t buf[GPU_SM_LINE_BYTES], mask[GPU_SM_LINE_BYTES];
-        memset(mask, 0, sizeof(mask));
+        if (q->op == PTX_MEM_ST) {
+            memset(mask, 0, sizeof(mask));
+        }
         for (unsigned l = f; l < KX_WARP; l++) {
             if (!(todo & (1u << l)) || tl[l].remote != remote ||
                 (tl[l].addr & line_mask) != line) {
@@ -401,6 +465,11 @@ static void issue_ldst(struct kx_warp *w)
                 return;
             }
             s->r.len = seg;
+            if (remote) {
+                /* a failed completion leaves bytes unwritten: as zeros,
+                 * as a fresh request had them */
+                memset(s->r.data, 0, seg);
+            }
             s->lanes = group;
             /* va of segment byte 0, from the first lane's address */
             s->va = q->addr[f] - (tl[f].addr - (line + start));
