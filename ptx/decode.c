@@ -84,7 +84,7 @@ static const struct {
     {"fence", OP_FENCE},   {"bar", OP_BAR},       {"barrier", OP_BAR},
     {"shfl", OP_SHFL},     {"vote", OP_VOTE},
     {"activemask", OP_ACTIVEMASK}, {"bfind", OP_BFIND},
-    {"bmsk", OP_BMSK},     {"match", OP_MATCH},
+    {"bmsk", OP_BMSK},     {"match", OP_MATCH},   {"shf", OP_SHF},
     {"nanosleep", OP_NANOSLEEP}, {"vabsdiff4", OP_VABSDIFF4},
 };
 
@@ -669,10 +669,12 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
             in->mode = 1;
         } else if (in->op == OP_BFIND && strcmp(s, "shiftamt") == 0) {
             in->flags |= PIF_SHIFTAMT;
-        } else if (in->op == OP_BMSK && (strcmp(s, "clamp") == 0 ||
-                                         strcmp(s, "wrap") == 0)) {
+        } else if ((in->op == OP_BMSK || in->op == OP_SHF) &&
+                   (strcmp(s, "clamp") == 0 || strcmp(s, "wrap") == 0)) {
             in->flags |= s[0] == 'w' ? PIF_WRAP : 0;
             bmsk_mode = true;
+        } else if (in->op == OP_SHF && (s[0] == 'l' || s[0] == 'r') && !s[1]) {
+            in->mode = s[0] == 'r'; /* shf.r */
         } else if (in->op == OP_BAR && strcmp(s, "red") == 0) {
             bar_red = true;
         } else if (in->op == OP_BAR && bar_red &&
@@ -872,8 +874,9 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         }
         return opds_of(p, in, opds, n, PT_U32, why, wl);
     case OP_BMSK:
+    case OP_SHF:
         if (!bmsk_mode || in->type != PT_B32) {
-            snprintf(why, wl, "bmsk needs .clamp or .wrap and .b32");
+            snprintf(why, wl, "bmsk/shf need .clamp or .wrap and .b32");
             return -1;
         }
         break;
@@ -953,7 +956,7 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         [OP_SIN] = 2, [OP_COS] = 2, [OP_COPYSIGN] = 3, [OP_POPC] = 2,
         [OP_CLZ] = 2, [OP_BREV] = 2, [OP_BFE] = 4, [OP_BFI] = 5,
         [OP_PRMT] = 4, [OP_SELP] = 4, [OP_ACTIVEMASK] = 1,
-        [OP_BFIND] = 2, [OP_BMSK] = 3,
+        [OP_BFIND] = 2, [OP_BMSK] = 3, [OP_SHF] = 4,
     };
     if (expect_n(n, n_opds[in->op], n_opds[in->op], why, wl)) {
         return -1;

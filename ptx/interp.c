@@ -359,7 +359,11 @@ static int exec_call(struct ptx_warp *w, const struct ptx_insn *in,
         }
         uint32_t saved = 0;
         for (unsigned d = 0; d < w->cdepth[l] && !saved; d++) {
-            if (CALL_FUNC(st[d]) == fi) {
+            /* the callee open on the lane (recursion), or one whose
+             * register slots it shares (functions of indirect calls) */
+            const struct ptx_func_inst *o = &k->funcs[CALL_FUNC(st[d])];
+            if (CALL_FUNC(st[d]) == fi ||
+                (o->slot_lo < f->slot_hi && f->slot_lo < o->slot_hi)) {
                 if (save_frame(w, l, f) < 0) {
                     return ptx__warp_fail(w, in, "out of memory for a "
                                           "recursive call of %s", f->name);
@@ -580,6 +584,9 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
             }
             if (w->k->err_line == in->line) {
                 snprintf(w->errbuf, sizeof(w->errbuf), "%s", w->k->err_msg);
+            } else if (in->mode == 1 && in->o[0].imm) {
+                snprintf(w->errbuf, sizeof(w->errbuf), "%s",
+                         (const char *)(intptr_t)in->o[0].imm);
             } else {
                 ptx__warp_fail(w, in, "trap");
             }

@@ -431,6 +431,19 @@ void ptx__exec_alu(struct ptx_warp *w, const struct ptx_insn *in, uint32_t exec)
             put(w, d, l, r);
         }
         break;
+    case OP_SHF:
+        /* funnel shift of {b, a} by c (.wrap: c mod 32; .clamp: at most
+         * 32): .l the upper 32 bits of it shifted left, .r the lower of
+         * it shifted right */
+        LANES(exec, l) {
+            uint64_t ba = (val(w, b, l) & 0xffffffffu) << 32 |
+                          (val(w, a, l) & 0xffffffffu);
+            uint64_t n = val(w, c, l) & 0xffffffffu;
+            n = in->flags & PIF_WRAP ? n & 31u : n > 32 ? 32 : n;
+            put(w, d, l, in->mode ? (uint32_t)(ba >> n)
+                                  : (uint32_t)((ba << n) >> 32));
+        }
+        break;
     case OP_BMSK:
         /* bits [a, a + b) of 32; .clamp: a >= 32 gives 0, b past 32
          * reaches bit 31; .wrap: a and b modulo 32 */

@@ -26,7 +26,10 @@
  * a body parsed into it, and the call goes to the one whose address the
  * register holds (interp.c). The .callprototype is not checked against
  * the callee: arguments and the return value are copied as for a direct
- * call, at most the smaller of the two sizes.
+ * call, at most the smaller of the two sizes. The functions an indirect
+ * call adds share their register slots (a table of large functions would
+ * pass PTX_REG_MAX): a call of one while another whose slots it shares is
+ * open on the lane saves and restores them, as a recursive call does.
  */
 #include <config.h>
 
@@ -455,7 +458,9 @@ static int link_one(struct ptx_parse *p, struct ptx_kernel *k, unsigned fi,
     }
     if (!rc && !p->rc) {
         unsigned first = k->n_insns;
+        p->in_func = true;
         rc = ptx__parse_body(p, k);
+        p->in_func = false;
         if (!rc) {
             ptx__resolve_labels(p, k, first);
         }
@@ -502,6 +507,9 @@ int ptx__link_calls(struct ptx_parse *p)
     for (unsigned ki = 0; ki < p->m->n_kernels; ki++) {
         struct ptx_kernel *k = p->m->kernels[ki];
         unsigned addrs_at = UINT32_MAX; /* n_funcs when last added */
+        /* the functions an indirect call added: [g_lo, g_hi), whose
+         * registers all start at g_base, past everything linked before */
+        unsigned g_lo = 0, g_hi = 0, g_base = 0;
         if (!k->n_funcs && !k->indirect) {
             continue;
         }
@@ -513,11 +521,13 @@ int ptx__link_calls(struct ptx_parse *p)
                 if (!k->indirect || addrs_at == k->n_funcs) {
                     break;
                 }
+                g_lo = k->n_funcs;
                 int rc = inst_addr_taken(p, k);
                 if (rc) {
                     return rc;
                 }
-                addrs_at = k->n_funcs;
+                addrs_at = g_hi = k->n_funcs;
+                g_base = k->n_regs;
                 if (fi >= k->n_funcs) {
                     break;
                 }
@@ -534,9 +544,18 @@ int ptx__link_calls(struct ptx_parse *p)
                 p->k = NULL;
                 continue;
             }
+            bool shared = fi >= g_lo && fi < g_hi;
+            unsigned keep = k->n_regs;
+            if (shared) {
+                k->n_regs = g_base;
+            }
             int rc = link_one(p, k, fi, f);
             if (rc) {
                 return rc;
+            }
+            if (shared) {
+                k->funcs[fi].slot_hi = k->n_regs;
+                k->n_regs = k->n_regs > keep ? k->n_regs : keep;
             }
         }
         ptx__kernel_finish(p, k);

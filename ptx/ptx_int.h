@@ -42,7 +42,8 @@ enum ptx_opcode {
     OP_BRA, OP_RET, OP_EXIT, OP_TRAP, OP_NOP,
     OP_ATOM, OP_RED, OP_MEMBAR, OP_FENCE, OP_BAR,
     OP_SHFL, OP_VOTE, OP_ACTIVEMASK,
-    OP_BFIND, OP_BMSK, OP_MATCH, OP_NANOSLEEP, OP_CALL, OP_VABSDIFF4
+    OP_BFIND, OP_BMSK, OP_MATCH, OP_NANOSLEEP, OP_CALL, OP_VABSDIFF4,
+    OP_SHF
 };
 
 /* State spaces. */
@@ -99,7 +100,7 @@ struct ptx_opd {
 #define PIF_WAIT 0x0080u   /* bar.sync (vs bar.arrive) */
 #define PIF_FTZ 0x0100u    /* .ftz: flush f32 subnormals */
 #define PIF_SHIFTAMT 0x0200u /* bfind.shiftamt */
-#define PIF_WRAP 0x0400u   /* bmsk.wrap (vs .clamp) */
+#define PIF_WRAP 0x0400u   /* bmsk.wrap, shf.wrap (vs .clamp) */
 #define PIF_24 0x0800u     /* mul24 / mad24: 24-bit operands */
 
 /* bar.red's operations. */

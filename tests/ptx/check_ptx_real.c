@@ -3,7 +3,7 @@
  * for NVIDIA's cuda-samples (tests/ptx/real.ptx): predefined identifiers
  * (WARP_SZ, shared-memory sizes, cluster and performance-monitor
  * registers, halves of the time registers, %gridid, %envreg), bfind,
- * bmsk, match, bar.warp.sync, bar.red over three warps, nanosleep,
+ * bmsk, shf, match, bar.warp.sync, bar.red over three warps, nanosleep,
  * vote.ballot.sync, shfl from lanes outside the group, inline asm
  * blocks with registers of their own, the message of a kernel with a
  * very long name; vabsdiff4; half precision (every f16 against _Float16, __half2
@@ -183,6 +183,12 @@ START_TEST(test_ptx_real_bits_match_syncwarp_asm_blocks)
         ck_assert_uint_eq(o[12], l == 3 ? 5 + 3 : 5);
         ck_assert_uint_eq(o[13], 1);                  /* t outside */
         ck_assert_uint_eq(o[14], 2);                  /* t inside */
+        /* shf.l.wrap {l, 0x89abcdef} by 36 (4), then shf.r.clamp of
+         * {0x12345678, that} by l + 2 (at most 32) */
+        uint64_t fl = (((uint64_t)l << 32 | 0x89abcdefu) << 4) >> 32;
+        uint64_t fr = (UINT64_C(0x12345678) << 32 | (uint32_t)fl) >>
+                      (l + 2 > 32 ? 32 : l + 2);
+        ck_assert_uint_eq(o[15], (uint32_t)fr);
     }
 }
 END_TEST
@@ -252,7 +258,8 @@ END_TEST
 /* Indirect calls: functions reached through a table in a .global
  * initializer (also one naming a function before its declaration), by a
  * mov of a function's name, and refused when the lanes of a warp call
- * different functions (tests/ptx/indirect.ptx). */
+ * different functions; an unsupported instruction in a function fails
+ * only the lanes that reach it (tests/ptx/indirect.ptx). */
 START_TEST(test_ptx_real_indirect_calls)
 {
     struct ptx_module *m = ptx_test_module("indirect.ptx");
@@ -297,6 +304,11 @@ START_TEST(test_ptx_real_indirect_calls)
     ck_assert_int_ne(ptx_test_run_vars(m, "indirect", 1, 1, args, va, &err),
                      0);
     ck_assert_msg(strstr(err.msg, "no function") != NULL, "%s", err.msg);
+    sel = 6;            /* a function with an instruction we lack, reached */
+    ck_assert_int_ne(ptx_test_run_vars(m, "indirect", 1, 1, args, va, &err),
+                     0);
+    ck_assert_msg(strstr(err.msg, "'frobnicate.b32'") != NULL &&
+                  strstr(err.msg, "reached") != NULL, "%s", err.msg);
     for (unsigned i = 0; i < nv; i++) {
         free(store[i]);
     }
