@@ -273,8 +273,11 @@ cudaError_t p2psim_drv_kernel_params(const void *fn, unsigned max,
                                             : NULL;
     const struct ptx_kernel *pk = mod && k->name
                                       ? ptx_module_find(mod, k->name) : NULL;
-    if (k && !mod) {
-        e = cudaErrorInvalidPtx;
+    if (k && k->module && !mod) {
+        e = k->module->ptx_err.code == PTX_ENOMEM ? cudaErrorMemoryAllocation
+                                                   : cudaErrorInvalidPtx;
+        fprintf(stderr, "p2psim: kernel %s not run: %s\n",
+                k->name ? k->name : "(unnamed)", k->module->ptx_err.msg);
     }
     if (pk) {
         const struct ptx_kernel_info *info = ptx_kernel_get_info(pk);

@@ -310,16 +310,22 @@ static CUresult launch_args(CUfunction f, void **params, void **extra,
     }
     CUresult r = drv_result(
         p2psim_drv_kernel_params(f, DRV_MAX_PARAMS, offs, &n, &total));
-    if (!r && (n > DRV_MAX_PARAMS || (n && (!buf || !have_size)) ||
-               size < total)) {
+    if (!r && (n > DRV_MAX_PARAMS || (n && (!buf || !have_size)))) {
         r = CUDA_ERROR_INVALID_VALUE;
     }
-    void **a = r ? NULL : calloc(n ? n : 1, sizeof(void *));
+    /* The pointers, then a copy of the buffer: a buffer shorter than the
+     * parameters (NCCL passes the bytes of its 4 KiB argument it uses)
+     * leaves the rest zero, never read past its end. */
+    void **a = r ? NULL : calloc(1, (n ? n : 1) * sizeof(void *) + total);
     if (!r && !a) {
         r = CUDA_ERROR_OUT_OF_MEMORY;
     }
+    uint8_t *copy = a ? (uint8_t *)(a + (n ? n : 1)) : NULL;
+    if (!r && n) {
+        memcpy(copy, buf, size < total ? size : total);
+    }
     for (unsigned i = 0; !r && i < n; i++) {
-        a[i] = buf + offs[i];
+        a[i] = copy + offs[i];
     }
     free(offs);
     *args = a;

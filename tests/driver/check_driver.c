@@ -478,6 +478,13 @@ START_TEST(test_func_by_symbol)
     for (unsigned i = 0; i < N; i++) {
         ck_assert_uint_eq(host[i], 2 * i + 1);
     }
+    /* a buffer shorter than the parameters: the rest reads 0 (n = 0) */
+    psize = 8;
+    CU_OK(cuLaunchKernelEx(&cfg, f, NULL, extra));
+    CU_OK(cuCtxSynchronize());
+    ck_assert_int_eq(cudaMemcpy(host, rp, sizeof(host),
+                                cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_uint_eq(host[N - 1], 2 * (N - 1) + 1);
     int v = 0;
     CU_OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
     ck_assert_int_gt(v, 0);
