@@ -746,6 +746,7 @@ static void check_functions(void)
     F(cudaDeviceGetSharedMemConfig); F(cudaDeviceSetSharedMemConfig);
     F(cudaFuncSetCacheConfig); F(cudaFuncSetSharedMemConfig);
     F(cudaCtxResetPersistingL2Cache); F(cudaFuncGetName);
+    F(cudaGetFuncBySymbol);
     F(cudaDeviceGetP2PAtomicCapabilities);
     F(cudaDeviceGetHostAtomicCapabilities); F(cudaMemRangeGetAttribute);
     F(cudaMemRangeGetAttributes); F(cudaMemGetDefaultMemPool);
