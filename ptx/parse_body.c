@@ -223,9 +223,10 @@ static int parse_insn(struct ptx_parse *p, struct ptx_kernel *k,
                                        sizeof(why));
     /* out of memory in decode has failed the parse: not the kernel's
      * unsupported construct */
-    if (drc && !p->rc && p->in_func) {
-        /* in a called function: the lanes that reach it fail, with this
-         * message (OP_TRAP's mode 1); the kernel may still run */
+    if (drc && !p->rc) {
+        /* the lanes that reach it fail, with this message (OP_TRAP's
+         * mode 1); the kernel still runs (code it never reaches, as a
+         * library's paths for hardware features left off, costs nothing) */
         char what[200], msg[PTX_ERROR_MSG_BYTES];
         snprintf(what, sizeof(what), "unsupported instruction '%.60s' (%.100s), "
                  "reached", opcode, why);
@@ -235,10 +236,6 @@ static int parse_insn(struct ptx_parse *p, struct ptx_kernel *k,
         in.n_opds = 0;
         in.mode = 1;
         in.o[0].imm = (int64_t)(intptr_t)c;
-        in.op = OP_TRAP;
-    } else if (drc && !p->rc) {
-        ptx__unsupported(p, l.line, "unsupported instruction '%s' (%s)", opcode,
-                         why);
         in.op = OP_TRAP;
     }
     p->line = saved;

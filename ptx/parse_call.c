@@ -458,9 +458,7 @@ static int link_one(struct ptx_parse *p, struct ptx_kernel *k, unsigned fi,
     }
     if (!rc && !p->rc) {
         unsigned first = k->n_insns;
-        p->in_func = true;
         rc = ptx__parse_body(p, k);
-        p->in_func = false;
         if (!rc) {
             ptx__resolve_labels(p, k, first);
         }

@@ -100,7 +100,6 @@ struct ptx_parse {
         uint32_t offset;
     } *places;
     unsigned n_places, cap_places;
-    bool in_func; /* reading a called function into a kernel */
 };
 
 struct decl {

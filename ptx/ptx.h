@@ -221,8 +221,10 @@ void ptx_kernel_pack_params(const struct ptx_kernel *k, void *const *args,
 /**
  * ptx_kernel_check() - can this kernel run?
  * Return: 0, or PTX_EUNSUPPORTED with @err naming the first unsupported
- * instruction or directive, its PTX line and the kernel, e.g.
- * "kernel _Z3fooPi: PTX line 42: unsupported instruction 'tex.2d...'".
+ * construct (a directive, a call of a function without a body), its PTX
+ * line and the kernel, e.g. "kernel _Z3fooPi: PTX line 42: unsupported
+ * directive '.foo'". An unsupported instruction is no such construct: it
+ * fails only the warps reaching it, with its message.
  */
 int ptx_kernel_check(const struct ptx_kernel *k, struct ptx_error *err);
 

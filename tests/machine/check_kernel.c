@@ -463,8 +463,8 @@ START_TEST(test_kernel_illegal_address_faults)
 END_TEST
 
 /*
- * A PTX kernel whose warps cannot be made (an instruction the interpreter
- * does not support, launched without ptx_kernel_check) ends with the PTX
+ * A PTX kernel whose warps cannot be made (a call of a function the
+ * module does not define, launched without ptx_kernel_check) ends with the PTX
  * error: its blocks never start, and the grid used to wait for them
  * forever without calling done.
  */
@@ -472,7 +472,8 @@ START_TEST(test_kernel_ptx_block_that_cannot_start_ends_the_grid)
 {
     static const char text[] =
         ".version 8.0\n.target sm_90\n.address_size 64\n"
-        ".visible .entry bad()\n{\nfrobnicate.b32 %r1;\nret;\n}\n";
+        ".extern .func frobnicate\n()\n;\n"
+        ".visible .entry bad()\n{\ncall.uni frobnicate, ();\nret;\n}\n";
     struct ptx_error perr;
     memset(&perr, 0, sizeof(perr));
     struct ptx_module *m = ptx_module_parse(text, strlen(text), &perr);

@@ -205,20 +205,57 @@ START_TEST(test_ptx_real_long_kernel_name_keeps_the_instruction)
     char *text = malloc(cap);
     snprintf(text, cap,
              ".version 9.0\n.target sm_75\n.address_size 64\n"
-             ".visible .entry %s(\n)\n{\nret;\nfrob.u32 %%r1;\n}\n",
+             ".visible .entry %s(\n)\n{\nfrob.u32 %%r1;\nret;\n}\n",
              name);
     struct ptx_error err = {0};
     struct ptx_module *m = ptx_module_parse(text, strlen(text), &err);
     ck_assert_msg(m != NULL, "%s", err.msg);
-    ck_assert_int_eq(ptx_kernel_check(ptx_module_kernel(m, 0), &err),
-                     PTX_EUNSUPPORTED);
-    ck_assert_msg(strstr(err.msg, "KKK...: PTX line 8: unsupported "
+    ck_assert_int_eq(ptx_kernel_check(ptx_module_kernel(m, 0), &err), 0);
+    ck_assert_int_ne(ptx_test_run(m, name, 1, 1, NULL, &err), 0);
+    ck_assert_msg(strstr(err.msg, "KKK...: PTX line 7: unsupported "
                                   "instruction 'frob.u32'") != NULL,
                   "%s", err.msg);
     ck_assert_uint_lt(strlen(err.msg), PTX_ERROR_MSG_BYTES);
     ptx_module_free(m);
     free(text);
     free(name);
+}
+END_TEST
+
+/* An unsupported instruction in a kernel's own body fails only the warps
+ * reaching it: out[tid] = tid + 1 for every thread while no lane takes
+ * the branch to it; lanes of the second warp take it when sel is 1. */
+START_TEST(test_ptx_real_unsupported_in_body_reached_only)
+{
+    const char *text =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry body(.param .u64 out, .param .u32 sel)\n{\n"
+        ".reg .pred %p<3>;\n.reg .b32 %r<5>;\n.reg .b64 %rd<4>;\n"
+        "ld.param.u64 %rd1, [out];\nld.param.u32 %r1, [sel];\n"
+        "mov.u32 %r2, %tid.x;\n"
+        "setp.ge.u32 %p1, %r2, 32;\nsetp.ne.u32 %p2, %r1, 0;\n"
+        "and.pred %p1, %p1, %p2;\n@!%p1 bra DONE;\n"
+        "frob.u32 %r3, %r2;\n"
+        "DONE:\nadd.u32 %r4, %r2, 1;\n"
+        "mul.wide.u32 %rd2, %r2, 4;\nadd.s64 %rd3, %rd1, %rd2;\n"
+        "st.global.u32 [%rd3], %r4;\nret;\n}\n";
+    struct ptx_error err = {0};
+    struct ptx_module *m = ptx_module_parse(text, strlen(text), &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    ck_assert_int_eq(ptx_kernel_check(ptx_module_find(m, "body"), &err), 0);
+    uint32_t out[64] = {0}, sel = 0, *po = out;
+    void *args[] = {&po, &sel};
+    ck_assert_msg(ptx_test_run(m, "body", 1, 64, args, &err) == 0, "%s",
+                  err.msg);
+    for (unsigned i = 0; i < 64; i++) {
+        ck_assert_uint_eq(out[i], i + 1);
+    }
+    sel = 1;
+    ck_assert_int_ne(ptx_test_run(m, "body", 1, 64, args, &err), 0);
+    ck_assert_msg(strstr(err.msg, "body: PTX line 16: unsupported "
+                                  "instruction 'frob.u32'") != NULL &&
+                  strstr(err.msg, "reached") != NULL, "%s", err.msg);
+    ptx_module_free(m);
 }
 END_TEST
 
@@ -489,6 +526,7 @@ Suite *make_ptx_real_suite(void)
     tcase_add_test(tc, test_ptx_real_envreg_grid_workspace);
     tcase_add_test(tc, test_ptx_real_bits_match_syncwarp_asm_blocks);
     tcase_add_test(tc, test_ptx_real_long_kernel_name_keeps_the_instruction);
+    tcase_add_test(tc, test_ptx_real_unsupported_in_body_reached_only);
     tcase_add_test(tc, test_ptx_real_bar_red_nanosleep_ballot_shfl);
     tcase_add_test(tc, test_ptx_real_calls_printf_assert);
     tcase_add_test(tc, test_ptx_real_indirect_calls);

@@ -450,10 +450,13 @@ START_TEST(tex_refused)
     d = grid_desc();
     d.chan_bits[1] = 8;
     ck_assert_int_ne(ptx_tex_desc_check(&d, why, sizeof(why)), 0);
-    /* texture references are not served: the kernel names the line */
+    /* texture references are not served: the warp reaching one fails,
+     * naming it */
     const struct ptx_kernel *k = ptx_module_find(mod, "texref_form");
     ck_assert_ptr_nonnull(k);
-    ck_assert_int_eq(ptx_kernel_check(k, &err), PTX_EUNSUPPORTED);
+    ck_assert_int_eq(ptx_kernel_check(k, &err), 0);
+    d = grid_desc();
+    ck_assert_int_ne(run("texref_form", &d, 1, c, o, &err), 0);
     ck_assert_msg(strstr(err.msg, "tex.2d.v4.f32.f32"), "%s", err.msg);
     /* no callbacks: the warp fails */
     const struct ptx_kernel *k2 = ptx_module_find(mod, "tex2d_f");
