@@ -201,7 +201,7 @@ static enum kx_stop warp_run(struct kx_warp *w)
     return k;
 }
 
-static void block_barrier_check(struct kx_block *b);
+static void block_barrier_check(struct kx_block *b, unsigned id);
 static void grid_sync_check(struct kx_grid *gr);
 
 static sim_time_t yield_ps(struct kx_grid *gr)
@@ -229,15 +229,37 @@ static void warp_step(struct kx_warp *w)
             }
             warp_resume(w);
             continue;
-        case KX_BAR:
-            w->at_bar = true;
-            w->b->bar_arrived++;
-            if (w->pw) {
-                w->b->bar_true += (uint32_t)__builtin_popcount(w->req.bar_pred);
-                w->b->bar_lanes += (uint32_t)__builtin_popcount(w->req.bar_mask);
+        case KX_BAR: {
+            /* PTX: barrier a (0..15) of b threads (a multiple of the warp
+             * size; none: every thread of the CTA), each warp arriving
+             * counting the warp size; bar.arrive does not wait */
+            struct kx_block *b = w->b;
+            unsigned id = w->pw ? w->req.bar_id : 0;
+            bool wait = !w->pw || w->req.bar_wait;
+            if (id >= KX_BARS) {
+                kx__fail(gr, P2PSIM_KERNEL_MISUSE, "barrier %u: PTX has 0 "
+                         "to %u", id, KX_BARS - 1);
+                continue;
             }
-            block_barrier_check(w->b);
+            if (w->pw && w->req.bar_count) {
+                b->bar_want[id] = (w->req.bar_count + PTX_WARP_SIZE - 1) /
+                                  PTX_WARP_SIZE;
+            }
+            b->bar_arrived[id]++;
+            if (w->pw) {
+                b->bar_true[id] += (uint32_t)__builtin_popcount(w->req.bar_pred);
+                b->bar_lanes[id] += (uint32_t)__builtin_popcount(w->req.bar_mask);
+            }
+            if (!wait) {
+                ptx_warp_bar_release(w->pw, 0, 0);
+                block_barrier_check(b, id);
+                continue;
+            }
+            w->at_bar = true;
+            w->bar_id = id;
+            block_barrier_check(b, id);
             return;
+        }
         case KX_GSYNC:
             if (!gr->l.cooperative) {
                 kx__fail(gr, P2PSIM_KERNEL_MISUSE,
@@ -269,25 +291,29 @@ static void warp_step(struct kx_warp *w)
     }
 }
 
-/* Release the block's barrier when every live warp has arrived. */
-static void block_barrier_check(struct kx_block *b)
+/* Release barrier @id of the block when the warps it expects (every
+ * live warp when no count was given) have arrived. */
+static void block_barrier_check(struct kx_block *b, unsigned id)
 {
-    if (b->live_warps == 0 || b->bar_arrived < b->live_warps) {
+    unsigned want = b->bar_want[id] ? b->bar_want[id] : b->live_warps;
+    if (b->live_warps == 0 || !b->bar_arrived[id] ||
+        b->bar_arrived[id] < want) {
         return;
     }
-    b->bar_arrived = 0;
+    uint32_t n_true = b->bar_true[id], n_lanes = b->bar_lanes[id];
+    b->bar_arrived[id] = b->bar_want[id] = 0;
+    b->bar_true[id] = b->bar_lanes[id] = 0;
     for (unsigned i = 0; i < b->n_warps; i++) {
         struct kx_warp *w = &b->warps[i];
-        if (w->at_bar) {
+        if (w->at_bar && w->bar_id == id) {
             w->at_bar = false;
             if (w->pw) {
-                ptx_warp_bar_release(w->pw, b->bar_true, b->bar_lanes);
+                ptx_warp_bar_release(w->pw, n_true, n_lanes);
             }
             sim_event_init(&w->ev, warp_continue_ev);
             sim_event_schedule(b->gr->sim, &w->ev, 0);
         }
     }
-    b->bar_true = b->bar_lanes = 0;
 }
 
 static void grid_sync_check(struct kx_grid *gr)
@@ -340,7 +366,9 @@ static void block_warp_done(struct kx_warp *w)
         grid_sync_check(gr);
     }
     if (b->live_warps) {
-        block_barrier_check(b);
+        for (unsigned id = 0; id < KX_BARS; id++) {
+            block_barrier_check(b, id);
+        }
         return;
     }
     b->finished = true;

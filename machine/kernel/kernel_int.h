@@ -57,6 +57,8 @@ struct kx_spin {
     bool parked;
 };
 
+#define KX_BARS 16u             /* named barriers per CTA (PTX) */
+
 struct kx_warp {
     struct kx_block *b;
     unsigned index;             /* in the block */
@@ -71,6 +73,7 @@ struct kx_warp {
     unsigned flush_pending;     /* FLUSH requests in flight */
     bool access_after_fence;    /* a release access: the fence first */
     bool at_bar, at_gsync, done;
+    unsigned bar_id;            /* the barrier it waits at (at_bar) */
     struct kx_spin spin;
 };
 
@@ -79,8 +82,11 @@ struct kx_block {
     unsigned linear;            /* block index in the grid */
     unsigned idx[3];
     unsigned sm;
-    unsigned n_warps, live_warps, bar_arrived;
-    uint32_t bar_true, bar_lanes;   /* bar.red: the barrier's sums */
+    unsigned n_warps, live_warps;
+    /* the CTA's 16 named barriers: warps arrived, warps expected (0:
+     * every live warp), bar.red's sums */
+    unsigned bar_arrived[KX_BARS], bar_want[KX_BARS];
+    uint32_t bar_true[KX_BARS], bar_lanes[KX_BARS];
     struct kx_warp *warps;
     uint8_t *smem;
     uint32_t smem_bytes;

@@ -462,6 +462,35 @@ START_TEST(test_kernel_illegal_address_faults)
 }
 END_TEST
 
+/* Kernel @name of PTX @text, parsed into *@m (freed by the caller). */
+static const struct ptx_kernel *ptx_kernel_of(const char *text,
+                                              const char *name,
+                                              struct ptx_module **m)
+{
+    struct ptx_error perr;
+    memset(&perr, 0, sizeof(perr));
+    *m = ptx_module_parse(text, strlen(text), &perr);
+    ck_assert_msg(*m != NULL, "%s", perr.msg);
+    const struct ptx_kernel *pk = ptx_module_find(*m, name);
+    ck_assert_ptr_nonnull(pk);
+    return pk;
+}
+
+/* Launch PTX kernel @pk on GPU 0: @grid blocks of @block threads. */
+static void ptx_launch(struct env *e, const struct ptx_kernel *pk,
+                       unsigned grid, unsigned block, void *params,
+                       uint32_t param_bytes, struct result *r)
+{
+    memset(r, 0, sizeof(*r));
+    struct p2psim_launch l = {
+        .gpu = 0, .grid = { grid, 1, 1 }, .block = { block, 1, 1 }, .pk = pk,
+        .param_buf = params, .param_bytes = param_bytes,
+        .resolve = test_resolve, .resolve_arg = e, .done = on_done,
+        .done_arg = r,
+    };
+    ck_assert_int_eq(p2psim_kernel_launch(e->p, &l), 0);
+}
+
 /*
  * A PTX kernel whose warps cannot be made (a call of a function the
  * module does not define, launched without ptx_kernel_check) ends with the PTX
@@ -474,23 +503,13 @@ START_TEST(test_kernel_ptx_block_that_cannot_start_ends_the_grid)
         ".version 8.0\n.target sm_90\n.address_size 64\n"
         ".extern .func frobnicate\n()\n;\n"
         ".visible .entry bad()\n{\ncall.uni frobnicate, ();\nret;\n}\n";
-    struct ptx_error perr;
-    memset(&perr, 0, sizeof(perr));
-    struct ptx_module *m = ptx_module_parse(text, strlen(text), &perr);
-    ck_assert_msg(m != NULL, "%s", perr.msg);
-    const struct ptx_kernel *pk = ptx_module_find(m, "bad");
-    ck_assert_ptr_nonnull(pk);
+    struct ptx_module *m;
+    const struct ptx_kernel *pk = ptx_kernel_of(text, "bad", &m);
     struct env e;
     env_open(&e);
     struct result r;
-    memset(&r, 0, sizeof(r));
     uint8_t params[1];
-    struct p2psim_launch l = {
-        .gpu = 0, .grid = { 3, 1, 1 }, .block = { 32, 1, 1 }, .pk = pk,
-        .param_buf = params, .param_bytes = 0, .resolve = test_resolve,
-        .resolve_arg = &e, .done = on_done, .done_arg = &r,
-    };
-    ck_assert_int_eq(p2psim_kernel_launch(e.p, &l), 0);
+    ptx_launch(&e, pk, 3, 32, params, 0, &r);
     p2psim_run(e.p);
     ck_assert_int_eq(r.calls, 1);
     ck_assert_int_eq(r.status, P2PSIM_KERNEL_PTX);
@@ -504,6 +523,48 @@ END_TEST
 
 /* Two GPUs add to one counter in GPU 0's memory: GPU 0 locally, GPU 1 with
  * FetchAdd TLPs through the switch. The total is exact. */
+/*
+ * Named barriers (PTX bar.sync a, b / bar.arrive a, b): barrier a
+ * releases when b threads' warps arrived, not every warp of the block.
+ * Warp 1 arrives at barrier 2 without waiting and spins on out[0]; warp
+ * 0 passes barrier 2 (both warps arrived), then barrier 1 of 32 threads
+ * (itself alone), and sets out[0]. Were each a whole-block barrier,
+ * warp 0 would wait for warp 1, which gives up after 2000 loads and
+ * writes 2 to out[1].
+ */
+START_TEST(test_kernel_ptx_named_barriers)
+{
+    static const char text[] =
+        ".version 8.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry named(.param .u64 out)\n{\n"
+        ".reg .pred %p<3>;\n.reg .b32 %r<4>;\n.reg .b64 %rd<2>;\n"
+        "ld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\n"
+        "setp.ge.u32 %p1, %r1, 32;\n@%p1 bra SPIN;\n"
+        "bar.sync 2, 64;\nbar.sync 1, 32;\n"
+        "st.volatile.global.u32 [%rd1], 1;\nret;\n"
+        "SPIN:\nbar.arrive 2, 64;\nmov.u32 %r2, 0;\n"
+        "LOOP:\nld.volatile.global.u32 %r3, [%rd1];\n"
+        "setp.eq.u32 %p2, %r3, 1;\n@%p2 bra SEEN;\n"
+        "add.u32 %r2, %r2, 1;\nsetp.lt.u32 %p2, %r2, 2000;\n"
+        "@%p2 bra LOOP;\nst.volatile.global.u32 [%rd1+4], 2;\nret;\n"
+        "SEEN:\nst.volatile.global.u32 [%rd1+4], 1;\nret;\n}\n";
+    struct ptx_module *m;
+    const struct ptx_kernel *pk = ptx_kernel_of(text, "named", &m);
+    ck_assert_int_eq(ptx_kernel_check(pk, NULL), 0);
+    struct env e;
+    env_open(&e);
+    uint32_t *out = env_host(&e, 8);
+    uint64_t param = (uintptr_t)out;
+    struct result r;
+    ptx_launch(&e, pk, 1, 64, &param, 8, &r);
+    run_ok(&e, &r);
+    ck_assert_uint_eq(out[0], 1);
+    ck_assert_uint_eq(out[1], 1);
+    env_close(&e);
+    ptx_module_free(m);
+}
+END_TEST
+
 START_TEST(test_kernel_atomic_add_two_gpus_exact_total)
 {
     struct env e;
@@ -903,6 +964,7 @@ Suite *make_kernel_suite(void)
     tcase_add_test(tc, test_sm_params_from_catalog_and_launch_latency);
     tcase_add_test(tc, test_kernel_illegal_address_faults);
     tcase_add_test(tc, test_kernel_ptx_block_that_cannot_start_ends_the_grid);
+    tcase_add_test(tc, test_kernel_ptx_named_barriers);
     suite_add_tcase(s, tc);
     tc = tcase_create("Atomics");
     tcase_set_timeout(tc, 120);
