@@ -14,14 +14,8 @@
 #             case-file errors at file:line:column
 #   --help of the three commands.
 # Prints one line per check and "cli_bench: N passed, M failed".
-top=${top_srcdir:-.}
-p2psim=${P2PSIM:-./tools/p2psim}
-builddir=${top_builddir:-.}
-if [ ! -f "$builddir/cuda/cudart/.libs/libcudart.so.13" ] &&
-   [ -z "$P2PSIM_CUDART_DIR" ]; then
-    echo "no shared CUDA shim (configured with --disable-shared?): skipped"
-    exit 77
-fi
+. "${top_srcdir:-.}/tests/shim/lib.sh"
+need_shim
 T=$top/topologies
 M=$T/desktop-2x-geforce.yaml        # 2 GPUs: small and quick
 work=$(mktemp -d "${TMPDIR:-/tmp}/cli_bench.XXXXXX") || exit 1

@@ -19,14 +19,8 @@
 #     of the 2.01 us measured on the DGX-1V, above NV1.
 # Prints the latencies and one line per check; "latency_classes: N passed,
 # M failed". Deterministic (simulated time); a few seconds.
-top=${top_srcdir:-.}
-p2psim=${P2PSIM:-./tools/p2psim}
-builddir=${top_builddir:-.}
-if [ ! -f "$builddir/cuda/cudart/.libs/libcudart.so.13" ] &&
-   [ -z "$P2PSIM_CUDART_DIR" ]; then
-    echo "no shared CUDA shim (configured with --disable-shared?): skipped"
-    exit 77
-fi
+. "${top_srcdir:-.}/tests/shim/lib.sh"
+need_shim
 T=$top/topologies
 work=$(mktemp -d "${TMPDIR:-/tmp}/latency_classes.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT

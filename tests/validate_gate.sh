@@ -11,14 +11,8 @@
 # Then the gate itself: a bound below the figures fails, a bound naming
 # no case is refused. About 3 seconds of CPU (flow, a process a matrix).
 # Prints one line per check and "validate_gate: N passed, M failed".
-top=${top_srcdir:-.}
-p2psim=${P2PSIM:-./tools/p2psim}
-builddir=${top_builddir:-.}
-if [ ! -f "$builddir/cuda/cudart/.libs/libcudart.so.13" ] &&
-   [ -z "$P2PSIM_CUDART_DIR" ]; then
-    echo "no shared CUDA shim (configured with --disable-shared?): skipped"
-    exit 77
-fi
+. "${top_srcdir:-.}/tests/shim/lib.sh"
+need_shim
 C=$top/data/calibration
 work=$(mktemp -d "${TMPDIR:-/tmp}/validate_gate.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT

@@ -13,14 +13,8 @@
 # starting the second (machine/exec.c, EXEC_STAGING_HANDOFF), itself longer
 # than a small direct copy. cloud-hypervisor#6235 reports about 10x.
 # Prints the two latencies and their ratio; "vm_clique: N passed, M failed".
-top=${top_srcdir:-.}
-p2psim=${P2PSIM:-./tools/p2psim}
-builddir=${top_builddir:-.}
-if [ ! -f "$builddir/cuda/cudart/.libs/libcudart.so.13" ] &&
-   [ -z "$P2PSIM_CUDART_DIR" ]; then
-    echo "no shared CUDA shim (configured with --disable-shared?): skipped"
-    exit 77
-fi
+. "${top_srcdir:-.}/tests/shim/lib.sh"
+need_shim
 VM=$top/topologies/vm-2x-h100-passthrough.yaml
 work=$(mktemp -d "${TMPDIR:-/tmp}/vm_clique.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT

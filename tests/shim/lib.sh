@@ -45,6 +45,14 @@ scratch() {
 }
 # The directory that holds the built shim, libcudart.so.13.
 shim_dir=$build/cuda/cudart/.libs
+# need_shim: exit 77 (skipped) without the shared shim, unless
+# P2PSIM_CUDART_DIR names one (p2psim run needs it).
+need_shim() {
+    if [ ! -f "$shim_dir/libcudart.so.13" ] && [ -z "$P2PSIM_CUDART_DIR" ]; then
+        echo "no shared CUDA shim (configured with --disable-shared?): skipped"
+        exit 77
+    fi
+}
 
 # need_nvcc: set $nvcc to CUDA 13's nvcc ($NVCC, else PATH, else
 # /usr/local/cuda/bin), or exit 77 (skipped) without one, or in a
