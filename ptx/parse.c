@@ -215,6 +215,7 @@ static int parse_entry(struct ptx_parse *p)
             return rc ? rc : p->rc;
         }
     }
+    ptx__place_body_shared(p);
     rc = ptx__parse_body(p, k);
     if (rc) {
         return rc;

@@ -155,6 +155,48 @@ static int64_t shared_place(struct ptx_parse *p, unsigned i)
     return off;
 }
 
+void ptx__place_body_shared(struct ptx_parse *p)
+{
+    bool any = false;
+    for (unsigned i = 0; i < p->n_msyms && !any; i++) {
+        any = p->msyms[i].lazy_shared;
+    }
+    const char *s = p->s, *end = p->end;
+    long depth = 0;
+    while (any && s < end && !p->rc) {
+        char c = *s;
+        if (c == '/' && s + 1 < end && s[1] == '/') {
+            while (s < end && *s != '\n') {
+                s++;
+            }
+            continue;
+        }
+        if (c == '{') {
+            depth++;
+        } else if (c == '}' && --depth <= 0) {
+            break;
+        }
+        if (!(isalpha((unsigned char)c) || c == '_' || c == '$')) {
+            s++;
+            continue;
+        }
+        const char *b = s;
+        while (s < end && (isalnum((unsigned char)*s) || *s == '_' ||
+                           *s == '$')) {
+            s++;
+        }
+        size_t n = (size_t)(s - b);
+        for (unsigned i = 0; i < p->n_msyms; i++) {
+            const struct sym *m = &p->msyms[i];
+            if (m->lazy_shared && strncmp(m->name, b, n) == 0 &&
+                m->name[n] == '\0') {
+                shared_place(p, i);
+                break;
+            }
+        }
+    }
+}
+
 int ptx_parse_sym(struct ptx_parse *p, const char *name,
                   enum ptx_space *space, int64_t *offset, int *var)
 {

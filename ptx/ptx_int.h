@@ -269,6 +269,11 @@ int ptx__sym_operand(struct ptx_parse *p, const char *s, struct ptx_opd *o,
  * Return: 0, or -1 when unknown. */
 int ptx_parse_sym(struct ptx_parse *p, const char *name,
                   enum ptx_space *space, int64_t *offset, int *var);
+/* Place the module .shared variables that the body starting at the
+ * parser's position ({ ... }) names, in the order it names them, before
+ * the body is parsed: they come before any dynamic shared memory, whose
+ * offset a body fixes at its first use (parse_decl.c). */
+void ptx__place_body_shared(struct ptx_parse *p);
 /* Index of a label, created on first use (resolved at the end); -1 when
  * out of memory, having failed the parse as ptx_parse_nomem() does. */
 int ptx_parse_label(struct ptx_parse *p, const char *name);

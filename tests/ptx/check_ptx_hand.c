@@ -504,7 +504,8 @@ START_TEST(test_ptx_limits_shared_local_param)
     refused(HDR ".shared .b8 a[200000];\n.visible .entry k()\n{\n"
             ".shared .b8 b[100000];\n.reg .b64 %rd<2>;\nmov.u64 %rd1, a;\n"
             "ret;\n}\n", PTX_EPARSE,
-            ".shared a: 200000 bytes at offset 100000 pass the limit");
+            "PTX line 7:9: .shared b: 100000 bytes at offset 200000 pass "
+            "the limit");
     refused(HDR ".visible .entry k()\n{\n.local .b8 l[524289];\nret;\n}\n",
             PTX_EPARSE, ".local l");
     refused(HDR ".visible .entry k(.param .b8 p[32769])\n{\nret;\n}\n",
@@ -554,6 +555,20 @@ START_TEST(test_ptx_module_shared_per_kernel)
     ck_assert_uint_eq(kb->shared_bytes, 200016);
     ck_assert_uint_eq(kb->dyn_shared_offset, 200016);
     ck_assert_uint_eq(kn->shared_bytes, 0);
+    ptx_module_free(m);
+    /* dynamic shared memory named before a module variable (as
+     * threadFenceReduction's static __shared__ amLast after its extern
+     * array): the variable still comes first, dynamic memory after it */
+    const char *d = HDR ".extern .shared .align 16 .b8 dyn[];\n"
+        ".shared .align 4 .u32 last;\n"
+        ".visible .entry kd()\n{\n.reg .b64 %rd<3>;\n"
+        "mov.u64 %rd1, dyn;\nmov.u64 %rd2, last;\nret;\n}\n";
+    m = parse_exact(d, strlen(d), &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    const struct ptx_kernel *kd = ptx_module_find(m, "kd");
+    ck_assert_int_eq(ptx_kernel_check(kd, &err), 0);
+    ck_assert_uint_eq(ptx_kernel_get_info(kd)->shared_bytes, 4);
+    ck_assert_uint_eq(ptx_kernel_get_info(kd)->dyn_shared_offset, 16);
     ptx_module_free(m);
 }
 END_TEST
