@@ -52,6 +52,8 @@ TESTS += tests/check_machine
 tests_check_machine_SOURCES = \
 	%reldir%/check_p2psim.h \
 	%reldir%/check_machine.c \
+	%reldir%/machine/open.h \
+	%reldir%/machine/open.c \
 	%reldir%/machine/check_fabric.c \
 	%reldir%/machine/check_topology.c \
 	%reldir%/machine/check_route.c \

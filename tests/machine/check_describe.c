@@ -19,6 +19,7 @@
 #include "sim/component.h"
 #include "sim/error.h"
 #include "tests/check_p2psim.h"
+#include "tests/machine/open.h"
 
 /* Machines of the library with every product class, PCIe switches, ACS,
  * IOMMU, NVLink, NVSwitches, a fabric manager and a VM guest between them. */
@@ -30,18 +31,9 @@ static const char *const machines[] = {
     "8x-rtx4090-2x-epyc7542",
 };
 
-static struct p2psim *open_machine(const char *name)
-{
-    struct sim_error err;
-    sim_error_clear(&err);
-    struct p2psim *p = p2psim_open(name, NULL, &err);
-    ck_assert_msg(p != NULL, "%s: %s", name, err.msg);
-    return p;
-}
-
 START_TEST(test_describe_gpus)
 {
-    struct p2psim *p = open_machine(machines[_i]);
+    struct p2psim *p = test_open(machines[_i], NULL);
     for (unsigned i = 0; i < p2psim_gpu_count(p); i++) {
         const struct gpu_info *in = gpu_get_info(fab_gpu(p->m->fab, i));
         struct p2psim_gpu_desc d;
@@ -86,7 +78,7 @@ START_TEST(test_describe_classes)
         { "8x-rtxpro6000-2x-epyc", P2PSIM_GPU_WORKSTATION },
     };
     for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
-        struct p2psim *p = open_machine(want[k].machine);
+        struct p2psim *p = test_open(want[k].machine, NULL);
         struct p2psim_gpu_desc d;
         ck_assert_int_eq(p2psim_gpu_describe(p, 0, &d), 0);
         ck_assert_msg(d.cls == want[k].cls, "%s: class %d", want[k].machine,
@@ -117,7 +109,7 @@ static void same_path(const struct p2psim_path *pub, const struct path *in)
 /* Every pair: the public path and verdict say what machine/path.c says. */
 START_TEST(test_describe_paths_and_verdicts)
 {
-    struct p2psim *p = open_machine(machines[_i]);
+    struct p2psim *p = test_open(machines[_i], NULL);
     unsigned n = p2psim_gpu_count(p);
     unsigned rules = 0;
     for (unsigned a = 0; a < n; a++) {
@@ -166,7 +158,7 @@ END_TEST
 /* A few rules by name, where the machine is known to raise them. */
 START_TEST(test_describe_rule_names)
 {
-    struct p2psim *p = open_machine("desktop-2x-geforce");
+    struct p2psim *p = test_open("desktop-2x-geforce", NULL);
     struct p2psim_verdict v;
     ck_assert_int_eq(p2psim_p2p(p, 0, 1, &v), 0);
     ck_assert(!v.allowed);
@@ -179,7 +171,7 @@ START_TEST(test_describe_rule_names)
     ck_assert_int_eq(v.path.cls, P2PSIM_PATH_X);
     ck_assert_int_eq(v.rule[0].id, P2PSIM_RULE_SAME_DEVICE);
     p2psim_close(p);
-    p = open_machine("hgx-h200-x2");
+    p = test_open("hgx-h200-x2", NULL);
     ck_assert_int_eq(p2psim_p2p(p, 0, 1, &v), 0);
     ck_assert(v.allowed);
     ck_assert_int_eq(v.transport, P2PSIM_TRANSPORT_NVLINK);
@@ -216,7 +208,7 @@ END_TEST
  * tests/machine/check_topology.c). */
 START_TEST(test_describe_sections)
 {
-    struct p2psim *p = open_machine("h200-x1");
+    struct p2psim *p = test_open("h200-x1", NULL);
     const struct p2psim_section *s = p2psim_section(p, "api-costs");
     ck_assert_ptr_nonnull(s);
     ck_assert_str_eq(s->name, "api-costs");
@@ -228,7 +220,7 @@ START_TEST(test_describe_sections)
     ck_assert_ptr_null(p2psim_section(p, "gpus"));    /* read, not kept */
     ck_assert_ptr_null(p2psim_section(p, "no-such-section"));
     p2psim_close(p);
-    p = open_machine("dgx1-v100");
+    p = test_open("dgx1-v100", NULL);
     ck_assert_ptr_null(p2psim_section(p, "api-costs"));
     p2psim_close(p);
 }

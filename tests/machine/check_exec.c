@@ -16,21 +16,13 @@
 #include "models/pcie/pcie.h"
 #include "sim/error.h"
 #include "tests/check_p2psim.h"
+#include "tests/machine/open.h"
 
 #ifndef P2PSIM_SRCDIR
 #define P2PSIM_SRCDIR "."
 #endif
 
 #define MB (UINT64_C(1) << 20)
-
-static struct p2psim *open_machine(const char *file)
-{
-    struct sim_error err;
-    sim_error_clear(&err);
-    struct p2psim *p = p2psim_open(file, NULL, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
-    return p;
-}
 
 struct done_box {
     int calls;
@@ -67,7 +59,7 @@ static void copy(struct p2psim *p, struct p2psim_loc d, struct p2psim_loc s,
 
 START_TEST(test_exec_host_round_trip_is_exact)
 {
-    struct p2psim *p = open_machine(NULL); /* the default machine */
+    struct p2psim *p = test_open(NULL, NULL); /* the default machine */
     uint64_t len = 3 * MB + 777;
     uint8_t *in = malloc(len), *out = calloc(1, len);
     for (uint64_t i = 0; i < len; i++) {
@@ -93,7 +85,7 @@ END_TEST
 /* Device to device between GPUs, P2P and staged, both byte-exact. */
 START_TEST(test_exec_peer_direct_and_staged)
 {
-    struct p2psim *p = open_machine(NULL);
+    struct p2psim *p = test_open(NULL, NULL);
     uint64_t len = 16 * MB + 3;
     uint8_t *in = malloc(len), *out = calloc(1, len);
     for (uint64_t i = 0; i < len; i++) {
@@ -137,8 +129,8 @@ END_TEST
 /* A GeForce BAR1 of 256 MiB cannot map 300 MiB: the copy is staged. */
 START_TEST(test_exec_bar1_exhaustion_stages)
 {
-    struct p2psim *p = open_machine(P2PSIM_SRCDIR
-                                    "/topologies/desktop-2x-geforce.yaml");
+    struct p2psim *p = test_open(P2PSIM_SRCDIR
+                                    "/topologies/desktop-2x-geforce.yaml", NULL);
     struct done_box b;
     ck_assert_int_eq(p2psim_peer_map(p, 1, 0, 300 * MB), -SIM_ENOMEM);
     copy(p, dev(1, 0), dev(0, 0), 300 * MB, P2PSIM_COPY_PEER, &b);
@@ -152,7 +144,7 @@ END_TEST
 
 START_TEST(test_exec_start_time_and_errors)
 {
-    struct p2psim *p = open_machine(NULL);
+    struct p2psim *p = test_open(NULL, NULL);
     struct done_box b;
     memset(&b, 0, sizeof(b));
     struct p2psim_loc d = dev(0, 0), s = dev(1, 0), h1 = host(0), h2 = host(0);
@@ -185,7 +177,7 @@ START_TEST(test_exec_ordered_copies_queue_on_one_engine)
 {
     static const char *const fid[] = { "tlp", "flow" };
     for (unsigned k = 0; k < 2; k++) {
-        struct p2psim *p = open_machine(NULL);
+        struct p2psim *p = test_open(NULL, NULL);
         ck_assert_int_eq(p2psim_set_fidelity(p, fid[k], NULL), 0);
         uint8_t *buf = calloc(N_ORDERED, 4096);
         uint64_t bus;
@@ -250,7 +242,7 @@ END_TEST
  */
 START_TEST(test_exec_ordered_copies_fall_back)
 {
-    struct p2psim *p = open_machine(NULL);
+    struct p2psim *p = test_open(NULL, NULL);
     struct done_box a, b, c;
     memset(&a, 0, sizeof(a));
     memset(&b, 0, sizeof(b));
@@ -294,7 +286,7 @@ START_TEST(test_exec_nvlink_bytes_in_link_stats)
     char file[512];
     snprintf(file, sizeof(file), "%s/topologies/dgx1-v100.yaml",
              P2PSIM_SRCDIR);
-    struct p2psim *p = open_machine(file);
+    struct p2psim *p = test_open(file, NULL);
     struct done_box b;
     copy(p, dev(1, 0), dev(0, 0), 4 * MB, P2PSIM_COPY_PEER, &b);
     ck_assert(!b.r.staged);

@@ -27,6 +27,7 @@
 #include "models/gpu/sm.h"
 #include "sim/error.h"
 #include "tests/check_p2psim.h"
+#include "tests/machine/open.h"
 
 #ifndef P2PSIM_SRCDIR
 #define P2PSIM_SRCDIR "."
@@ -73,11 +74,8 @@ static int test_resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
 
 static void env_open(struct env *e)
 {
-    struct sim_error err;
-    sim_error_clear(&err);
     memset(e, 0, sizeof(*e));
-    e->p = p2psim_open(MACHINE, NULL, &err);
-    ck_assert_msg(e->p != NULL, "%s", err.msg);
+    e->p = test_open(MACHINE, NULL);
 }
 
 static void *env_host(struct env *e, uint64_t len)

@@ -30,6 +30,7 @@
 #include "sim/sim.h"
 #include "sim/tlp.h"
 #include "tests/check_p2psim.h"
+#include "tests/machine/open.h"
 
 #ifndef P2PSIM_SRCDIR
 #define P2PSIM_SRCDIR "."
@@ -222,11 +223,8 @@ static void copied(void *arg, const struct p2psim_copy_result *r)
 static void copy_from_device(const char *fidelity)
 {
     barmem_register();
-    struct sim_error err;
-    sim_error_clear(&err);
     struct p2psim_options opt = { .fidelity = fidelity };
-    struct p2psim *p = p2psim_open(BARMEM_FILE, &opt, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    struct p2psim *p = test_open(BARMEM_FILE, &opt);
     struct sim_component *mem = fab_find(p->m->fab, "mem0");
     enum { N = 1 << 20 };
     static unsigned char pattern[N], back[N];

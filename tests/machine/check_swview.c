@@ -12,21 +12,13 @@
 #include "machine/p2psim.h"
 #include "sim/error.h"
 #include "tests/check_p2psim.h"
-
-static struct p2psim *open_machine(const char *name)
-{
-    struct sim_error err;
-    sim_error_clear(&err);
-    struct p2psim *p = p2psim_open(name, NULL, &err);
-    ck_assert_msg(p != NULL, "%s: %s", name, err.msg);
-    return p;
-}
+#include "tests/machine/open.h"
 
 /* hgx-h100: every GPU 5, 4, 4, 5 links into nvsw0..nvsw3, which sit at
  * the buses after the tree's, one each. */
 START_TEST(test_swview_nvswitches)
 {
-    struct p2psim *p = open_machine("hgx-h100");
+    struct p2psim *p = test_open("hgx-h100", NULL);
     static const unsigned links[] = { 5, 4, 4, 5 };
     ck_assert_uint_eq(p2psim_nvswitch_count(p), 4);
     for (unsigned k = 0; k < 4; k++) {
@@ -68,7 +60,7 @@ END_TEST
 /* dgx1-v100: GPU to GPU, the same links seen from both ends. */
 START_TEST(test_swview_direct_nvlinks)
 {
-    struct p2psim *p = open_machine("dgx1-v100");
+    struct p2psim *p = test_open("dgx1-v100", NULL);
     ck_assert_uint_eq(p2psim_nvswitch_count(p), 0);
     unsigned total = 0;
     for (unsigned a = 0; a < p2psim_gpu_count(p); a++) {
@@ -97,7 +89,7 @@ END_TEST
  * parent the machine file's; sockets and NUMA nodes. */
 START_TEST(test_swview_pci_tree)
 {
-    struct p2psim *p = open_machine("hgx-h100");
+    struct p2psim *p = test_open("hgx-h100", NULL);
     struct p2psim_pci_node t[64];
     unsigned n = p2psim_pci_tree(p, t, 64), gpus = 0;
     ck_assert_uint_eq(n, 12);           /* 4 switches, 8 GPUs */
@@ -129,7 +121,7 @@ START_TEST(test_swview_pci_tree)
     ck_assert_ptr_null(p2psim_socket_cpu(p, 2));
     p2psim_close(p);
     /* EPYC with NPS4: a NUMA node per root port, one GPU each */
-    p = open_machine("8x-rtx4090-2x-epyc7542");
+    p = test_open("8x-rtx4090-2x-epyc7542", NULL);
     n = p2psim_pci_tree(p, t, 64);
     ck_assert_uint_eq(n, 8);
     unsigned numa = 0;
@@ -145,7 +137,7 @@ END_TEST
 
 START_TEST(test_swview_pci_ids_and_classes)
 {
-    struct p2psim *p = open_machine("hgx-h100");
+    struct p2psim *p = test_open("hgx-h100", NULL);
     struct p2psim_pci_ids ids;
     struct p2psim_path pa;
     ck_assert_int_eq(p2psim_gpu_pci_ids(p, 0, &ids), 0);
@@ -161,7 +153,7 @@ START_TEST(test_swview_pci_ids_and_classes)
     p2psim_path(p, 3, 3, &pa);
     ck_assert_int_eq(pa.pcie_cls, P2PSIM_PATH_X);
     p2psim_close(p);
-    p = open_machine("desktop-2x-geforce");
+    p = test_open("desktop-2x-geforce", NULL);
     p2psim_gpu_pci_ids(p, 1, &ids);
     ck_assert_uint_eq(ids.device, 0x2684);
     ck_assert_uint_eq(ids.class_code, 0x030000);
