@@ -717,15 +717,18 @@ static int plan_pull(struct p2psim_flow *f, struct sim_component *g,
     tlp_completion(&end, rid, C.last_addr, C.last_len);
     pl->tail_ps = one_way(&rc, &end);
     (void)last;                 /* hidden by the reads outstanding */
-    /* Outstanding reads: tags per engine (its own bound) and the GPU's
-     * tag space (shared by its engines), over one read's round trip. */
+    /* Outstanding reads: tags per engine (its own bound, on PCIe; reads
+     * over NVLink are not held to it, models/gpu/copy_engine.c) and the
+     * GPU's tag space (shared by its engines), over one read's round trip. */
     double per_read = (double)op->len_bytes / (double)R.total;
     double cpl_per_read = (double)C.total / (double)R.total;
     sim_time_t rtt = out + one_way(&rc, &cpl) +
                      (sim_time_t)((cpl_per_read - 1) * slowest_ser(&rc, &cpl));
     double rtt_s = (double)rtt * 1e-12;
     if (rtt_s > 0) {
-        pl->cap = gp->tags_per_ce * per_read / rtt_s;
+        if (port == sim_port_find(g, "pcie")) {
+            pl->cap = gp->tags_per_ce * per_read / rtt_s;
+        }
         use(f, pl, g, FLOW_RES_TAGS, (double)gp->tag_space, rtt_s / per_read);
     }
     return 0;

@@ -112,7 +112,13 @@ void ce__fini(struct gpu *g)
  * mechanism behind ../shared/reference/pcie-nvlink.md §2.2 (10-bit tags).
  *
  * Tags: the engines share the GPU's 10-bit tag space (1024; PCIe r6.0
- * §2.2.6.2); each engine also stops at `tags` outstanding.
+ * §2.2.6.2); each engine also stops at `tags` outstanding on PCIe. Reads
+ * over NVLink are not held to `tags`: one engine of an H200 pulls 387-389
+ * GB/s from its peer over NV18 (data/hgx-h200-x2/nvlink_rate_probe.txt),
+ * which needs some 700 reads of 512 B outstanding over the 0.9 us round
+ * trip, far more than the 256 a PCIe engine keeps. Only the GPU's table of
+ * 1024 (the completions' way back) bounds them, and the links' flow
+ * control.
  */
 
 /* Bytes of the next request at addr: at most max, left, and the 4 KiB rule. */
@@ -252,7 +258,8 @@ static bool ce_issue(struct ce *ce)
     if (op->issued_bytes == op->len_bytes && op->len_bytes) {
         next = (op->remote_addr + op->len_bytes - 1) & ~UINT64_C(3);
     }
-    if (!gpu__out_is_free(g, gpu__out_for(g, next))) {
+    unsigned way = gpu__out_for(g, next);
+    if (!gpu__out_is_free(g, way)) {
         return false;
     }
     struct tlp *t = NULL;
@@ -264,7 +271,8 @@ static bool ce_issue(struct ce *ce)
             op->flush_sent = true;
         }
     } else if (op->status == 0 && op->issued_bytes < op->len_bytes &&
-               op->outstanding < g->tags_per_ce && g->n_free_tag) {
+               (way != 0 || op->outstanding < g->tags_per_ce) &&
+               g->n_free_tag) {
         t = ce_new_read(ce, op, false);
     }
     if (!t) {
