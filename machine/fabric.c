@@ -20,7 +20,7 @@
  *     transits a third socket);
  *  4. with a translating IOMMU, host memory is mapped for every device
  *     below (Model: the driver's DMA mappings of pinned host memory);
- *     peer BARs are not, until P2P is set up through the API.
+ *     peer BARs are not (the driver maps only host memory).
  * Link speeds are negotiated when links are connected (fab_connect).
  */
 #include <config.h>

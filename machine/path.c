@@ -414,8 +414,8 @@ static void iommu_rule(struct p2p_verdict *v, const struct sim_component *rc)
                                "mapped in the requester's domain, and the "
                                "driver maps only host memory", rc->name);
     snprintf(r->fix, sizeof(r->fix),
-             "set iommu: passthrough (or off) on %s, or enable ATS and Direct "
-             "Translated P2P so translated requests bypass it", rc->name);
+             "set iommu: passthrough (or off) on %s (Linux: iommu=pt on "
+             "the kernel command line)", rc->name);
 }
 
 static void pcie_rules(struct p2p_verdict *v, const struct path *p)
@@ -429,8 +429,7 @@ static void pcie_rules(struct p2p_verdict *v, const struct path *p)
                                    "uplink twice",
                                    p->redirect_at->name, p->redirect_port);
         snprintf(r->fix, sizeof(r->fix),
-                 "clear ACS P2P Request Redirect on %s port dp%u (or enable "
-                 "ATS and Direct Translated P2P)",
+                 "clear ACS P2P Request Redirect on %s port dp%u",
                  p->redirect_at->name, p->redirect_port);
         through = p->rc_a;
     }

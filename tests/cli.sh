@@ -69,6 +69,15 @@ rm -f cli-vm-clique.yaml
 check "explain --set lifts the IOMMU block" 0 "^P2P: available" \
     $p2psim explain $T/teaching-acs-iommu.yaml gpu0 gpu2 \
     --set sockets.cpu0.root-complex.iommu=passthrough
+# Every fix explain names, applied, lifts its rule (none names one that
+# changes nothing, such as ATS for GPUs that send no translated requests).
+check "explain --set both fixes: a direct switch path" 0 "^   1  sw0          in dp0, out dp1" \
+    $p2psim explain $T/teaching-acs-iommu.yaml gpu0 gpu1 \
+    --set 'switches.sw0.acs=[]' --set sockets.cpu0.root-complex.iommu=passthrough
+fixes=$($p2psim explain $T/teaching-acs-iommu.yaml gpu0 gpu1 2>&1 | grep "to lift it")
+check "explain names no ATS fix" 1 "" grep -q "ATS" <<EOF_FIX
+$fixes
+EOF_FIX
 check "explain --set same clique allows" 0 "\[ok\] virtual machine" \
     $p2psim explain $VM gpu0 gpu1 --set 'gpus.*.gpudirect-clique=2'
 check "explain --set bad value: located error" 2 "^--set:1:33: error: .*bogus" \
