@@ -5,13 +5,20 @@
  * WIRE_HOST_REGISTER), which maps the same pages, so its copy engines and
  * kernels move this process's bytes in place.
  *
- * Memory the program registers itself (cudaHostRegister) is not shared
- * with anybody; host_register re-backs its pages with a memfd of the same
- * contents at the same address (mmap MAP_FIXED), which the program cannot
- * tell, except that a thread writing those pages during the call may lose
- * its write. A range that straddles memory re-backed for another
- * registration is refused (-SIM_ENOTSUP; memory.c answers
- * cudaErrorNotSupported). Moved as it was from remote.c.
+ * Memory the program registers itself (cudaHostRegister) from a shared
+ * mapping of a file (a /dev/shm file, a memfd, MAP_SHARED|MAP_ANONYMOUS)
+ * is passed as that file, at its offset: the server maps the file's own
+ * pages, so every mapping of them, in this process or another, sees what
+ * the machine writes (NCCL maps each of its /dev/shm buffers twice and
+ * registers both). The file is opened through /proc/self/map_files (which
+ * Linux lets only a privileged process open) or else its path, if it
+ * still names the mapped inode. Other memory (private, or a file that
+ * cannot be opened) is not shared with anybody; host_register re-backs its
+ * pages with a memfd of the same contents at the same address (mmap
+ * MAP_FIXED), which the program cannot tell, except that a thread writing
+ * those pages during the call may lose its write. A range that straddles
+ * memory passed for another registration is refused (-SIM_ENOTSUP;
+ * memory.c answers cudaErrorNotSupported).
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <config.h>
@@ -19,10 +26,14 @@
 #include "cuda/cudart/remote.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim/error.h"
@@ -32,8 +43,10 @@ struct rm_shm {
     struct rm_shm *next;
     uintptr_t base;
     uint64_t len;               /* mapped bytes (whole pages) */
+    uint64_t off;               /* the file offset base maps */
     int fd;
-    bool adopted;               /* the program's pages, re-backed */
+    bool adopted;               /* the program's pages: re-backed, or its
+                                   own shared file */
     unsigned regs;              /* registrations on the server */
 };
 
@@ -51,6 +64,13 @@ static struct rm_reg *rm_regs;
 static uint64_t page_bytes(void)
 {
     return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static struct rm_shm *shm_link(struct rm_shm *s)
+{
+    s->next = rm_shms;
+    rm_shms = s;
+    return s;
 }
 
 static struct rm_shm *shm_new(uint64_t len)
@@ -71,9 +91,7 @@ static struct rm_shm *shm_new(uint64_t len)
         free(s);
         return NULL;
     }
-    s->next = rm_shms;
-    rm_shms = s;
-    return s;
+    return shm_link(s);
 }
 
 static void shm_forget(struct rm_shm *s)
@@ -133,6 +151,63 @@ copy_pages(void *dst, const void *src, uint64_t n)
 }
 
 /*
+ * The shared file mapping that holds all of [lo, lo + n), as a new rm_shm
+ * with the file open; NULL: none (private memory, several mappings, or a
+ * file this process cannot open again).
+ */
+static struct rm_shm *shm_of_file(uintptr_t lo, uint64_t n)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f) {
+        return NULL;
+    }
+    char line[4096 + 128];
+    uintptr_t start = 0, end = 0;
+    uint64_t off = 0, ino = 0;
+    char perms[8] = "", path[4096] = "";
+    bool found = false;
+    while (!found && fgets(line, sizeof(line), f)) {
+        unsigned maj, min;
+        path[0] = '\0';
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %" SCNx64 " %x:%x %"
+                   SCNu64 " %4095[^\n]", &start, &end, perms, &off, &maj,
+                   &min, &ino, path) < 7) {
+            continue;
+        }
+        found = start <= lo && lo + n <= end;
+    }
+    fclose(f);
+    if (!found || perms[3] != 's' || ino == 0) {
+        return NULL;
+    }
+    char mf[64];
+    snprintf(mf, sizeof(mf), "/proc/self/map_files/%" PRIxPTR "-%" PRIxPTR,
+             start, end);
+    int fd = open(mf, O_RDWR | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 && path[0] == '/') {
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_ino != ino)) {
+            close(fd);          /* the path names another file now */
+            fd = -1;
+        }
+    }
+    struct rm_shm *s = fd < 0 ? NULL : calloc(1, sizeof(*s));
+    if (!s) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return NULL;
+    }
+    s->base = start;
+    s->len = end - start;
+    s->off = off;
+    s->fd = fd;
+    s->adopted = true;
+    return shm_link(s);
+}
+
+/*
  * Re-back the pages of [p, p + len) with a memfd of the same contents at
  * the same address, so the server can map them. NULL: not possible.
  */
@@ -145,6 +220,10 @@ static struct rm_shm *shm_adopt(uintptr_t p, uint64_t len)
         if (lo < s->base + s->len && s->base < lo + n) {
             return NULL;        /* straddles memory already shared */
         }
+    }
+    struct rm_shm *file = shm_of_file(lo, n);
+    if (file) {
+        return file;
     }
     unsigned char vec[64];
     for (uint64_t o = 0; o < n; o += 64 * pg) {
@@ -191,7 +270,7 @@ int rt_remote_host_register(void *ptr, uint64_t len, unsigned socket,
         return -SIM_ENOMEM;
     }
     struct wire_host_register m = {
-        .offset = p - s->base,
+        .offset = s->off + (p - s->base),
         .len = len,
         .socket = socket,
     };

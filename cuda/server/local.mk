@@ -7,6 +7,7 @@ noinst_LTLIBRARIES += cuda/server/libserver.la
 cuda_server_libserver_la_SOURCES = \
 	%reldir%/server.c \
 	%reldir%/server.h \
+	%reldir%/server_hostmap.c \
 	%reldir%/server_ipc.c \
 	%reldir%/server_kernel.c \
 	%reldir%/server_loop.c \

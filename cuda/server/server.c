@@ -16,32 +16,30 @@
  * server"); a client that stops reading or stops in the middle of a
  * message for SRV_IO_TIMEOUT_S seconds is dropped.
  *
- * Host memory: a client's pinned memory is a memfd it passes with
- * WIRE_HOST_REGISTER; the server maps the same pages and registers them
- * with its machine, so the copy engines move the client's bytes in place.
+ * Host memory: a client's pinned memory is a file it passes with
+ * WIRE_HOST_REGISTER (its memfd, or the file of its shared mapping); the
+ * server maps the same pages (server_hostmap.c) and registers them with
+ * its machine, so the copy engines move the client's bytes in place.
  *
  * Not modelled: several machines per server, clients of different
  * machines (HELLO refuses them), persistence. The nonces protect against
  * mistakes and forgeries by programs, not against a hostile user of the
  * same account, who could read the server's memory anyway.
  */
-#define _GNU_SOURCE /* POLLRDHUP, F_GET_SEALS */
+#define _GNU_SOURCE /* POLLRDHUP */
 #include <config.h>
 
 #include "cuda/server/server.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -187,7 +185,7 @@ static void maps_release(struct server *s, struct srv_client *c)
         if (!m->dead) {
             p2psim_host_unregister(s->p, m->bus);
         }
-        munmap(m->base, m->map_len);
+        srv_hostunmap(m->base, m->map_len);
         free(m);
     }
     c->n_maps = 0;
@@ -396,24 +394,13 @@ int srv_on_timer(struct server *s, struct srv_client *c, struct srv_req *r)
     return 0;
 }
 
-/* Map the client's memfd and register [offset, offset + len) of it. */
+/* Map the client's file and register [offset, offset + len) of it
+ * (server_hostmap.c). */
 int srv_on_host_register(struct server *s, struct srv_client *c,
                          struct srv_req *r)
 {
     const struct wire_host_register *m = r->m;
-    int fd = r->fd;
     uint64_t *bus = &r->v[0];
-    /* A memfd sealed against shrinking (remote.c's): pages that a client
-     * could truncate under this mapping would fault here. */
-    struct stat st;
-    int seals = fd < 0 ? -1 : fcntl(fd, F_GET_SEALS);
-    if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) < 0 ||
-        !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        (uint64_t)st.st_size > SIZE_MAX || m->len == 0 ||
-        m->offset > (uint64_t)st.st_size ||
-        m->len > (uint64_t)st.st_size - m->offset) {
-        return -SIM_EINVAL;
-    }
     if (c->n_maps >= SRV_MAX_MAPS) {
         return -SIM_ENOMEM;
     }
@@ -421,17 +408,16 @@ int srv_on_host_register(struct server *s, struct srv_client *c,
     if (!map) {
         return -SIM_ENOMEM;
     }
-    map->map_len = (size_t)st.st_size;
-    map->base = mmap(NULL, map->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-                     fd, 0);
-    if (map->base == MAP_FAILED) {
-        free(map);
-        return -SIM_ENOMEM;
-    }
-    int rc = p2psim_host_register(s->p, (char *)map->base + m->offset,
-                                  m->len, m->socket, &map->bus);
+    void *at;
+    int rc = srv_hostmap(r->fd, m->offset, m->len, &map->base,
+                         &map->map_len, &at);
     if (rc < 0) {
-        munmap(map->base, map->map_len);
+        free(map);
+        return rc;
+    }
+    rc = p2psim_host_register(s->p, at, m->len, m->socket, &map->bus);
+    if (rc < 0) {
+        srv_hostunmap(map->base, map->map_len);
         free(map);
         return rc;
     }
@@ -458,7 +444,7 @@ int srv_on_host_unregister(struct server *s, struct srv_client *c,
             }
             *pp = m->next;
             c->n_maps--;
-            munmap(m->base, m->map_len);
+            srv_hostunmap(m->base, m->map_len);
             free(m);
             return 0;
         }

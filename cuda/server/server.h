@@ -31,6 +31,7 @@ struct sim;
 #define SRV_MAX_OPS (1u << 20)          /* copies, fills, timers, grids
                                            in the simulation, all clients */
 #define SRV_MAX_MAPS 4096u              /* host registrations per client */
+#define SRV_MAX_FILE_MAPS 4096u         /* of unsealed files, all clients */
 #define SRV_MAX_MODULES 4096u           /* PTX modules per client */
 #define SRV_MAX_MODULE_BYTES (UINT64_C(1) << 30)  /* PTX text per module */
 #define SRV_MAX_ALLOCS (1u << 20)       /* HBM allocations, all clients */
@@ -56,6 +57,17 @@ struct srv_map {
     bool dead;                  /* unregistered, kept mapped while the
                                    client's operations run */
 };
+
+/*
+ * Map the pages of a client's file that hold [offset, offset + len):
+ * *base and *map_len the mapping, *at the range's first byte. The file is
+ * a regular file; one not sealed against shrinking is guarded against
+ * shrinking (server_hostmap.c). -SIM_EINVAL: not such a file or range.
+ */
+int srv_hostmap(int fd, uint64_t offset, uint64_t len, void **base,
+                size_t *map_len, void **at);
+/* Unmap what srv_hostmap mapped. */
+void srv_hostunmap(void *base, size_t map_len);
 
 struct srv_export;
 struct ptx_module;

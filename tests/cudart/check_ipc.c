@@ -672,14 +672,210 @@ static int register_own_memory(int rfd, int wfd, void *arg)
     return 0;
 }
 
-START_TEST(test_ipc_host_register_through_server)
+/* fn in one child of a server: the server's exit status. */
+static int in_one_child(child_fn *fn)
 {
     struct cudart_test_server srv;
     struct child c;
     server_start(&srv);
-    child_start(&c, register_own_memory, NULL);
+    child_start(&c, fn, NULL);
     ck_assert_int_eq(child_wait(&c), 0);
+    return server_stop(&srv);
+}
+
+START_TEST(test_ipc_host_register_through_server)
+{
+    in_one_child(register_own_memory);
+}
+END_TEST
+
+/*
+ * A shared file mapped twice, both mappings registered (NCCL's /dev/shm
+ * buffers): one file, so what a copy writes through one mapping is read
+ * through the other, by the CPU and by a copy. SHM_PAGES pages, the second
+ * mapping from the second page on (the same inode at another offset).
+ */
+#define SHM_PAGES 3
+
+static int shm_file(const char *tag)
+{
+    char name[64];
+    snprintf(name, sizeof(name), "/p2psim-check-%s-%d", tag, (int)getpid());
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd >= 0 && ftruncate(fd, SHM_PAGES * 4096) < 0) {
+        close(fd);
+        fd = -1;
+    }
+    shm_unlink(name);           /* after the test: the mappings keep it */
+    return fd;
+}
+
+static int register_shared_file_twice(int rfd, int wfd, void *arg)
+{
+    (void)rfd;
+    (void)wfd;
+    (void)arg;
+    size_t n = SHM_PAGES * 4096, m = n - 4096;
+    int fd = shm_file("twice");
+    CK(fd >= 0);
+    uint8_t *a = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    uint8_t *b = mmap(NULL, m, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 4096);
+    CK(a != MAP_FAILED && b != MAP_FAILED);
+    close(fd);
+    a[0] = 0x5a;
+    CK_OK(cudaHostRegister(a, n, cudaHostRegisterDefault));
+    CK_OK(cudaHostRegister(b + 100, m - 100, cudaHostRegisterDefault));
+    CK(a[0] == 0x5a);               /* contents kept */
+    uint8_t *h = malloc(n), *back = malloc(m);
+    void *d;
+    CK(h && back);
+    for (size_t i = 0; i < n; i++) {
+        h[i] = pattern(i, 3);
+    }
+    CK_OK(cudaMalloc(&d, n));
+    CK_OK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice));
+    /* The machine writes through a; the CPU reads through b. */
+    CK_OK(cudaMemcpy(a, d, n, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < m; i++) {
+        CK(b[i] == pattern(i + 4096, 3));
+    }
+    /* The CPU writes through a; the machine reads through b. */
+    for (size_t i = 0; i < n; i++) {
+        a[i] = pattern(i, 7);
+    }
+    CK_OK(cudaMemcpy(d, b, m, cudaMemcpyHostToDevice));
+    CK_OK(cudaMemcpy(back, d, m, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < m; i++) {
+        CK(back[i] == pattern(i + 4096, 7));
+    }
+    /* The machine writes through b and reads through a. */
+    CK_OK(cudaMemset(d, 0xc3, m));
+    CK_OK(cudaMemcpy(b, d, m, cudaMemcpyDeviceToHost));
+    CK_OK(cudaMemcpy(d, a + 4096, m, cudaMemcpyHostToDevice));
+    CK_OK(cudaMemcpy(back, d, m, cudaMemcpyDeviceToHost));
+    CK(back[0] == 0xc3 && back[m - 1] == 0xc3 && a[n - 1] == 0xc3);
+    CK(a[0] == pattern(0, 7));
+    CK_OK(cudaHostUnregister(b + 100));
+    CK_OK(cudaHostUnregister(a));
+    CK_OK(cudaFree(d));
+    munmap(a, n);
+    munmap(b, m);
+    free(h);
+    free(back);
+    return 0;
+}
+
+START_TEST(test_ipc_host_register_shared_file_twice)
+{
+    in_one_child(register_shared_file_twice);
+}
+END_TEST
+
+/* Two processes map one shared file and register it: what one's copy
+ * writes, the other's copy reads. arg: the file, open. */
+static int shm_writer(int rfd, int wfd, void *arg)
+{
+    size_t n = SHM_PAGES * 4096;
+    uint8_t *a = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED,
+                      *(int *)arg, 0);
+    uint8_t *h = malloc(n);
+    void *d;
+    char c;
+    CK(a != MAP_FAILED && h);
+    CK_OK(cudaHostRegister(a, n, cudaHostRegisterDefault));
+    CK(get(rfd, &c, 1) && c == 'R');    /* the reader registered too */
+    for (size_t i = 0; i < n; i++) {
+        h[i] = pattern(i, 11);
+    }
+    CK_OK(cudaMalloc(&d, n));
+    CK_OK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice));
+    CK_OK(cudaMemcpy(a, d, n, cudaMemcpyDeviceToHost));
+    CK(put(wfd, "W", 1));
+    CK(get(rfd, &c, 1) && c == 'D');
+    CK_OK(cudaHostUnregister(a));
+    CK_OK(cudaFree(d));
+    return 0;
+}
+
+static int shm_reader(int rfd, int wfd, void *arg)
+{
+    size_t n = SHM_PAGES * 4096;
+    uint8_t *b = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED,
+                      *(int *)arg, 0);
+    uint8_t *back = malloc(n);
+    void *d;
+    char c;
+    CK(b != MAP_FAILED && back);
+    CK_OK(cudaSetDevice(1));
+    CK_OK(cudaHostRegister(b, n, cudaHostRegisterDefault));
+    CK_OK(cudaMalloc(&d, n));
+    CK(put(wfd, "R", 1));
+    CK(get(rfd, &c, 1) && c == 'W');
+    CK_OK(cudaMemcpy(d, b, n, cudaMemcpyHostToDevice));
+    CK_OK(cudaMemcpy(back, d, n, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++) {
+        CK(back[i] == pattern(i, 11) && b[i] == back[i]);
+    }
+    CK(put(wfd, "D", 1));
+    CK_OK(cudaHostUnregister(b));
+    CK_OK(cudaFree(d));
+    return 0;
+}
+
+START_TEST(test_ipc_host_register_shared_file_two_processes)
+{
+    struct cudart_test_server srv;
+    struct child w, r;
+    int fd = shm_file("two");
+    ck_assert_int_ge(fd, 0);
+    server_start(&srv);
+    child_start(&w, shm_writer, &fd);
+    child_start(&r, shm_reader, &fd);
+    close(fd);
+    char c;
+    ck_assert(get(r.from, &c, 1) && c == 'R');
+    ck_assert(put(w.to, &c, 1));
+    ck_assert(get(w.from, &c, 1) && c == 'W');
+    ck_assert(put(r.to, &c, 1));
+    ck_assert(get(r.from, &c, 1) && c == 'D');
+    ck_assert(put(w.to, &c, 1));
+    ck_assert_int_eq(child_wait(&r), 0);
+    ck_assert_int_eq(child_wait(&w), 0);
     server_stop(&srv);
+}
+END_TEST
+
+/* A registered shared file that the program truncates: the server's
+ * copy reads zeros where its pages were, and the server lives on. */
+static int truncate_registered_file(int rfd, int wfd, void *arg)
+{
+    (void)rfd;
+    (void)wfd;
+    (void)arg;
+    size_t n = SHM_PAGES * 4096;
+    int fd = shm_file("trunc");
+    CK(fd >= 0);
+    uint8_t *a = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    uint8_t *back = malloc(n);
+    void *d;
+    CK(a != MAP_FAILED && back);
+    memset(a, 0x77, n);
+    CK_OK(cudaHostRegister(a, n, cudaHostRegisterDefault));
+    CK(ftruncate(fd, 4096) == 0);
+    CK_OK(cudaMalloc(&d, n));
+    CK_OK(cudaMemcpy(d, a, n, cudaMemcpyHostToDevice));
+    CK_OK(cudaMemcpy(back, d, n, cudaMemcpyDeviceToHost));
+    CK(back[0] == 0x77 && back[4095] == 0x77);
+    CK(back[4096] == 0 && back[n - 1] == 0);
+    CK_OK(cudaHostUnregister(a));
+    CK_OK(cudaFree(d));
+    close(fd);
+    return 0;
+}
+
+START_TEST(test_ipc_host_register_truncated_file)
+{
+    ck_assert_int_eq(in_one_child(truncate_registered_file), 0); /* lived */
 }
 END_TEST
 
@@ -882,10 +1078,10 @@ START_TEST(test_server_bad_values_get_errors)
     launch.k.grid[1] = 65535;
     ck_assert_int_eq(raw_call(fd, WIRE_KERNEL_LAUNCH, &launch,
                               sizeof(launch), NULL), -SIM_ENOENT);
-    /* A memfd that could shrink under the server's mapping. */
-    int mfd = memfd_create("raw", MFD_CLOEXEC);
-    ck_assert_int_ge(mfd, 0);
-    ck_assert_int_eq(ftruncate(mfd, 65536), 0);
+    /* Not a file whose pages the server could map (a pipe). */
+    int pfd[2];
+    ck_assert_int_eq(pipe(pfd), 0);
+    int mfd = pfd[0];
     struct wire_host_register reg = { .offset = 0, .len = 4096 };
     struct wire_hdr h = { .type = WIRE_HOST_REGISTER, .len = sizeof(reg) };
     union {
@@ -907,7 +1103,8 @@ START_TEST(test_server_bad_values_get_errors)
     struct wire_reply r;
     ck_assert_int_eq(raw_read(fd, &h, &r, sizeof(r)), 0);
     ck_assert_int_eq(r.rc, -SIM_EINVAL);
-    close(mfd);
+    close(pfd[0]);
+    close(pfd[1]);
     /* A module whose header claims 1 GiB: refused only past the cap, and
      * nothing is allocated before its bytes come. */
     struct {
@@ -1030,6 +1227,9 @@ Suite *make_cudart_ipc_suite(void)
     tcase_add_test(tc, test_ipc_processes_share_one_timeline);
     tcase_add_test(tc, test_ipc_shared_pool_across_processes);
     tcase_add_test(tc, test_ipc_host_register_through_server);
+    tcase_add_test(tc, test_ipc_host_register_shared_file_twice);
+    tcase_add_test(tc, test_ipc_host_register_shared_file_two_processes);
+    tcase_add_test(tc, test_ipc_host_register_truncated_file);
     tcase_add_test(tc, test_ipc_server_refuses_another_machine);
     suite_add_tcase(s, tc);
     tc = tcase_create("Protocol");
