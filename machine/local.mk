@@ -70,6 +70,7 @@ machine_libp2psim_la_SOURCES += \
 	%reldir%/kernel/exec.c \
 	%reldir%/kernel/memory.c \
 	%reldir%/kernel/spin.c \
+	%reldir%/kernel/heap.c \
 	%reldir%/kernel/texture.h \
 	%reldir%/kernel/texture.c \
 	%reldir%/kernel/cthread.c

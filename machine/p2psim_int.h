@@ -46,6 +46,8 @@ struct p2psim {
     struct p2psim_trace *trace;
     /* kernels not yet done (machine/kernel/exec.c) */
     struct kx_grid *grids;
+    /* the GPUs' device heaps (machine/kernel/heap.c) */
+    struct kx_heap *heaps;
     /* the NVSwitches in the order the nvlinks list first names them
      * (p2psim_nvswitch_*), and for each NVLink entry the number of each
      * end's switch, -1 for a GPU (made at open: nvswitch_init) */

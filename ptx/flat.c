@@ -6,7 +6,8 @@
  * warp spinning on shared memory lets the others run), round robin. A
  * barrier releases when every warp of the block that has not exited
  * waits at it. Memory requests are served at once with memcpy on host
- * pointers, atomics with ptx_atom_apply().
+ * pointers, atomics with ptx_atom_apply(), malloc and free with the
+ * host's (a kernel must free what it allocates, or it leaks).
  */
 #include <config.h>
 
@@ -70,6 +71,13 @@ static void flat_serve(struct ptx_mem_req *q)
             q->result[l][0] = old;
             break;
         }
+        case PTX_MEM_MALLOC:
+            /* the device heap is the host's: addresses are pointers */
+            q->result[l][0] = (uint64_t)(uintptr_t)malloc(q->data[l][0]);
+            break;
+        case PTX_MEM_FREE:
+            free((void *)(uintptr_t)q->data[l][0]);
+            break;
         default:
             break;
         }

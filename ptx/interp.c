@@ -569,6 +569,17 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
             if (exec == 0) {
                 break;
             }
+            if (ptx__call_heap(w, in, exec, req)) {
+                /* malloc/free: the executor's heap serves the lanes */
+                w->state = WS_MEM;
+                w->pend = w->pc;
+                w->pend_mask = exec;
+                w->pc++;
+                if (w->group != w->live && w->pc >= w->others_min) {
+                    reselect(w);
+                }
+                return PTX_STOP_MEM;
+            }
             int rc = exec_call(w, in, exec);
             if (rc < 0) {
                 return stop_error(w, req, in->line);
@@ -737,6 +748,8 @@ int ptx_warp_resume(struct ptx_warp *w, const struct ptx_mem_req *req)
         LANES(w->pend_mask, l) {
             put(w, &in->o[0], l, ext(req->result[l][0], in->type));
         }
+    } else if (in->op == OP_CALL) {
+        ptx__call_heap_result(w, in, w->pend_mask, req);
     }
     return 0;
 }

@@ -1,7 +1,9 @@
 /*
  * ptx/interp_call.c - the functions a kernel calls that have no PTX body
  * and are served here: vprintf (device printf) and __assertfail (device
- * assert). Calls of functions with a body are interp.c's (exec_call).
+ * assert), or handed to the executor: malloc and free (a PTX_MEM_MALLOC
+ * or PTX_MEM_FREE request, the executor's device heap). Calls of
+ * functions with a body are interp.c's (exec_call).
  *
  * vprintf(format, args): the format is a generic address, the packed
  * argument buffer (each argument at its own alignment, floats promoted
@@ -268,6 +270,46 @@ static int call_assert(struct ptx_warp *w, const struct ptx_insn *in,
     w->asserted = true;
     return ptx__warp_fail(w, in, "device assertion `%.100s` failed (%.60s:%u)",
                           msg, file, line);
+}
+
+bool ptx__call_heap(const struct ptx_warp *w, const struct ptx_insn *in,
+                    uint32_t exec, struct ptx_mem_req *req)
+{
+    const struct ptx_call *c = &w->k->calls[in->o[0].imm];
+    if (c->kind != PTX_CALLEE_MALLOC && c->kind != PTX_CALLEE_FREE) {
+        return false;
+    }
+    req->op = c->kind == PTX_CALLEE_MALLOC ? PTX_MEM_MALLOC : PTX_MEM_FREE;
+    req->bytes_per_lane = 8;
+    req->sem = PTX_SEM_WEAK;
+    req->scope = PTX_SCOPE_GPU;
+    req->atom = PTX_ATOM_NONE;
+    req->atype = PTX_ATYPE_U64;
+    req->nc = false;
+    req->constant = false;
+    req->mask = exec;
+    req->line = in->line;
+    req->error = NULL;
+    LANES(exec, l) {
+        req->addr[l] = 0;
+        req->data[l][0] = frame_u64(w, l, c->arg_off[0]);
+        req->data[l][1] = 0;
+        req->result[l][0] = 0;
+    }
+    return true;
+}
+
+void ptx__call_heap_result(struct ptx_warp *w, const struct ptx_insn *in,
+                           uint32_t mask, const struct ptx_mem_req *req)
+{
+    const struct ptx_call *c = &w->k->calls[in->o[0].imm];
+    if (c->kind != PTX_CALLEE_MALLOC) {
+        return;
+    }
+    LANES(mask, l) {
+        memcpy(w->local + (size_t)l * w->k->local_bytes + c->ret_off,
+               &req->result[l][0], 8);
+    }
 }
 
 int ptx__call_builtin(struct ptx_warp *w, const struct ptx_insn *in,

@@ -222,6 +222,15 @@ int ptx__warp_fail(struct ptx_warp *w, const struct ptx_insn *in,
 int ptx__call_builtin(struct ptx_warp *w, const struct ptx_insn *in,
                       const struct ptx_call *c, uint32_t exec);
 
+/* A call of malloc or free (in, for the lanes in exec): the request
+ * for the executor's heap in req (PTX_MEM_MALLOC, PTX_MEM_FREE), true;
+ * false for any other callee. ptx__call_heap_result() stores malloc's
+ * results in the lanes' return values (interp_call.c). */
+bool ptx__call_heap(const struct ptx_warp *w, const struct ptx_insn *in,
+                    uint32_t exec, struct ptx_mem_req *req);
+void ptx__call_heap_result(struct ptx_warp *w, const struct ptx_insn *in,
+                           uint32_t mask, const struct ptx_mem_req *req);
+
 /* The instructions, each over the lanes in exec. */
 void ptx__exec_alu(struct ptx_warp *w, const struct ptx_insn *in,
                    uint32_t exec);

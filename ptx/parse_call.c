@@ -10,8 +10,9 @@
  * and keeps a stack of return addresses per lane.
  *
  * vprintf (device printf) and __assertfail (device assert) are served by
- * the interpreter; any other function without a body (malloc, free,
- * cudaGraphSetConditional ...) is refused at the call, with its name.
+ * the interpreter; malloc and free stop the warp with a request to the
+ * executor (PTX_MEM_MALLOC, PTX_MEM_FREE: its device heap); any other
+ * function without a body is refused at the call, with its name.
  *
  * A function's registers and frame are one per kernel, not one per call:
  * a call of a function that is already open on the lane (recursion)
@@ -313,6 +314,16 @@ int ptx__decode_call(struct ptx_parse *p, char **opds, unsigned n,
             snprintf(why, wl, "vprintf with %u arguments", c.n_args);
             return -1;
         }
+    } else if (strcmp(callee, "malloc") == 0 ||
+               strcmp(callee, "free") == 0) {
+        bool m = callee[0] == 'm';
+        c.kind = m ? PTX_CALLEE_MALLOC : PTX_CALLEE_FREE;
+        if (c.n_args != 1 || c.arg_bytes[0] != 8 ||
+            (m && c.ret_bytes != 8)) {
+            snprintf(why, wl, "%s with %u arguments", callee, c.n_args);
+            return -1;
+        }
+        p->k->info.uses_heap = true;
     } else if (strcmp(callee, "__assertfail") == 0) {
         c.kind = PTX_CALLEE_ASSERT;
         if (c.n_args < 4) {

@@ -156,6 +156,7 @@ struct ptx_kernel_info {
     uint32_t reqntid[3];     /* .reqntid, or 0 0 0 when absent */
     unsigned n_insns;        /* instructions parsed */
     bool uses_global_symbols; /* refers to module .global/.const vars */
+    bool uses_heap;          /* calls malloc or free (the device heap) */
 };
 
 /* A module-scope .global or .const variable (a __device__ or
@@ -303,8 +304,13 @@ enum ptx_stop {
     PTX_STOP_ERROR  /* req.error: trap, bad address, unsupported ... */
 };
 
+/* PTX_MEM_MALLOC and PTX_MEM_FREE are the device heap's calls (malloc,
+ * free, and operator new/delete, which nvcc lowers to them): each lane's
+ * data[l][0] is the size asked for (malloc) or the pointer (free; 0 is
+ * no-op); malloc's result[l][0] is the block's address, or 0 when the
+ * heap has no room. The executor serves the lanes in lane order. */
 enum ptx_mem_op { PTX_MEM_LD, PTX_MEM_ST, PTX_MEM_ATOM, PTX_MEM_RED,
-                  PTX_MEM_FENCE };
+                  PTX_MEM_FENCE, PTX_MEM_MALLOC, PTX_MEM_FREE };
 
 /* Memory-model semantics of an access or fence. A plain ld/st is weak;
  * .volatile is volatile (treated by PTX like relaxed.sys). */

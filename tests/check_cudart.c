@@ -28,6 +28,7 @@
     X(make_cudart_ipc_suite)                                                  \
     X(make_cudart_server_kernels_suite)                                        \
     X(make_cudart_memcpy2d_suite)                                             \
+    X(make_cudart_heap_suite)                                                 \
     X(make_cudart_texture_suite)
 
 CHECK_RUNNER_MAIN("check_cudart", SUITES)

@@ -150,6 +150,7 @@ tests_check_cudart_SOURCES = \
 	%reldir%/cudart/check_ipc.c \
 	%reldir%/cudart/check_server_kernels.c \
 	%reldir%/cudart/check_memcpy2d.c \
+	%reldir%/cudart/check_heap.c \
 	%reldir%/cudart/check_texture.c \
 	%reldir%/cudart/module_test.c \
 	%reldir%/cudart/server_test.c

@@ -415,6 +415,15 @@ static cudaError_t prepare_ptx(struct kernel_op *ko, struct CUkern_st *k,
             return e;
         }
     }
+    if (info->uses_heap) {
+        e = rt_device_heap((int)ko->kl.l.gpu, &ko->kl.l.heap_base,
+                           &ko->kl.l.heap_bytes);
+        if (e) {
+            kernel_warn(k, "no device memory for the device heap "
+                        "(cudaLimitMallocHeapSize)");
+            return e;
+        }
+    }
     if (info->n_params && !args) {
         return cudaErrorInvalidValue;
     }

@@ -289,7 +289,8 @@ void mem_alloc_release(struct rt_alloc *a)
 struct rt_alloc *mem_freeable_at(const void *ptr, enum rt_mem_kind kind)
 {
     struct rt_alloc *a = rt_alloc_at(ptr);
-    if (!a || (a->flags & (MEM_FREEING | RT_ALLOC_IPC | RT_ALLOC_VMM))) {
+    if (!a || (a->flags & (MEM_FREEING | RT_ALLOC_IPC | RT_ALLOC_VMM |
+                           RT_ALLOC_HEAP))) {
         return NULL;            /* IPC: cudaIpcCloseMemHandle's (ipc.c) */
     }
     if ((kind == RT_MEM_HOST) != (a->kind == RT_MEM_HOST)) {
@@ -299,6 +300,32 @@ struct rt_alloc *mem_freeable_at(const void *ptr, enum rt_mem_kind kind)
         return NULL;            /* cudaHostUnregister's */
     }
     return a;
+}
+
+/*
+ * The device heap of kernels' malloc and free on dev: made at the first
+ * launch that needs it, of cudaLimitMallocHeapSize bytes, an allocation
+ * like any other (the grid's resolver reaches it); a size set after that
+ * takes effect at the next such launch, on a new, empty heap (the old one
+ * stays until the device is reset, as blocks in it may still be in use).
+ */
+cudaError_t rt_device_heap(int dev, uint64_t *base, uint64_t *bytes)
+{
+    struct rt_device *d = &rt.dev[dev];
+    uint64_t want = d->limits[cudaLimitMallocHeapSize];
+    if (!d->heap || d->heap_bytes != want) {
+        void *p;
+        cudaError_t e = mem_device_alloc(dev, want ? want : 1, NULL, &p);
+        if (e) {
+            return e;
+        }
+        d->heap = rt_alloc_at(p);
+        d->heap->flags |= RT_ALLOC_HEAP;
+        d->heap_bytes = want;
+    }
+    *base = d->heap->base;
+    *bytes = d->heap_bytes;
+    return cudaSuccess;
 }
 
 static cudaError_t device_malloc(void **devPtr, size_t size)
@@ -413,6 +440,7 @@ void rt_memory_reset_device(int dev)
         }
     }
     struct rt_device *d = &rt.dev[dev];
+    d->heap = NULL;             /* released with the rest */
     for (struct CUmemPoolHandle_st **pp = &mem_pools; *pp;) {
         struct CUmemPoolHandle_st *p = *pp;
         if (p->device != dev || p->is_default) {
@@ -543,5 +571,6 @@ void rt_memory_fini(void)
         struct rt_device *dev = &rt.dev[d];
         dev->mem_used = 0;
         dev->default_pool = dev->current_pool = NULL;
+        dev->heap = NULL;
     }
 }

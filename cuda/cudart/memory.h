@@ -38,6 +38,10 @@ struct rt_alloc *rt_alloc_at(const void *ptr);
  * back the range reserved at off with that size.
  */
 cudaError_t rt_window_reserve(int dev, uint64_t size, uint64_t *off);
+
+/* The device heap of kernels' malloc on dev (made on first use): its
+ * program address and size, for struct p2psim_launch. */
+cudaError_t rt_device_heap(int dev, uint64_t *base, uint64_t *bytes);
 void rt_window_release(int dev, uint64_t off, uint64_t size);
 
 /*

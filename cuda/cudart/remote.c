@@ -811,6 +811,8 @@ static int remote_kernel(const struct rt_kernel_launch *kl)
         .blocks_per_sm = l->blocks_per_sm,
         .cooperative = l->cooperative,
         .grid_ws = l->grid_ws,
+        .heap_base = l->heap_base,
+        .heap_bytes = l->heap_bytes,
         .name_len = (uint32_t)name_len,
         .param_bytes = l->param_bytes,
         .n_vars = l->n_vars,

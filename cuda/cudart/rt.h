@@ -100,6 +100,9 @@ struct rt_device {
     size_t limits[16];          /* cudaDeviceSetLimit, by cudaLimit */
     enum cudaFuncCache cache_config;        /* config.c: recorded only */
     enum cudaSharedMemConfig smem_config;
+    /* the device heap of kernels' malloc (memory.c rt_device_heap) */
+    struct rt_alloc *heap;
+    uint64_t heap_bytes;
 };
 
 /* ---- allocations (memory.c) ------------------------------------------------ */
@@ -135,6 +138,9 @@ struct rt_alloc {
  * API (drv_bridge.c): device memory of a->device at HBM offset a->bus,
  * at an address outside the device's window; cuMemUnmap removes it. */
 #define RT_ALLOC_VMM (1u << 29)
+/* rt_alloc.flags bit: a device heap (rt_device_heap): cudaFree refuses
+ * it; the device's reset releases it. */
+#define RT_ALLOC_HEAP (1u << 28)
 
 /*
  * Where an address is. RT_WHERE_PAGEABLE: not the shim's (ordinary host

@@ -259,6 +259,8 @@ int srv_on_kernel(struct server *s, struct srv_client *c, struct srv_req *r)
         .blocks_per_sm = m->blocks_per_sm,
         .cooperative = m->cooperative != 0,
         .grid_ws = m->grid_ws,
+        .heap_base = m->heap_base,
+        .heap_bytes = m->heap_bytes,
         .pk = pk,
         .param_buf = data + param_at,
         .param_bytes = m->param_bytes,

@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 /* Bumped on any change to a layout below; HELLO refuses a mismatch. */
-#define WIRE_VERSION 3u
+#define WIRE_VERSION 4u
 
 /* Largest payload of one message; HBM reads and writes go in chunks. */
 #define WIRE_MAX_PAYLOAD (UINT32_C(1) << 20)
@@ -277,6 +277,7 @@ struct wire_kernel {
     uint32_t cooperative;       /* 0 or 1 */
     uint32_t name_len, param_bytes, n_vars, n_ranges;
     uint64_t grid_ws;           /* p2psim_launch.grid_ws (0: none) */
+    uint64_t heap_base, heap_bytes; /* p2psim_launch's (0: none) */
     uint64_t start_at;          /* ps */
     uint64_t cb;
 };

@@ -221,6 +221,13 @@ static void warp_step(struct kx_warp *w)
         }
         switch (warp_run(w)) {
         case KX_MEM:
+            if (w->pw && (w->req.op == PTX_MEM_MALLOC ||
+                          w->req.op == PTX_MEM_FREE)) {
+                if (kx__heap_serve(gr, &w->req) == 0) {
+                    warp_resume(w);
+                }
+                continue;
+            }
             if (!kx__warp_mem_issue(w)) {
                 return;         /* a completion continues it */
             }
@@ -719,4 +726,5 @@ void p2psim__kernel_fini(struct p2psim *p)
         }
         grid_free(gr);
     }
+    kx__heap_fini(p);
 }

@@ -7,6 +7,7 @@
  *              (struct ptx_mem_req, for both kinds of kernel) resolved,
  *              coalesced and issued; fences; the end of a grid
  *   spin.c     a PTX warp spinning on unchanged memory is not interpreted
+ *   heap.c     the device heap: a kernel's malloc and free
  *   cthread.c  C kernels: one coroutine per thread, the device API
  *              (machine/include/p2psim_kernel.h), the registry by name
  *
@@ -71,6 +72,10 @@ struct p2psim_launch {
      * to every CTA as nvcc's cooperative groups read it: high 32 bits in
      * %envreg1, low in %envreg2; 0: none (grid.sync() then traps) */
     uint64_t grid_ws;
+    /* the device heap that malloc and free in the kernel use (heap.c):
+     * device memory the launcher owns; heap_base 0: none (a malloc then
+     * fails the grid) */
+    uint64_t heap_base, heap_bytes;
     /* one of: */
     const struct p2psim_ckernel *ck;
     void **args;                /* ck: args[i] -> argument i (copied) */

@@ -139,6 +139,12 @@ struct kx_sub {
 };
 
 /* exec.c */
+/* malloc or free of a warp (q: PTX_MEM_MALLOC, PTX_MEM_FREE) served by
+ * the GPU's device heap (heap.c); -1 with the grid failed. kx__heap_fini
+ * frees the machine's heaps. */
+int kx__heap_serve(struct kx_grid *gr, struct ptx_mem_req *q);
+void kx__heap_fini(struct p2psim *p);
+
 void kx__fail(struct kx_grid *gr, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 uint64_t kx__time_sreg(struct kx_grid *gr, enum ptx_time_sreg which);

@@ -27,6 +27,7 @@ Suite *make_cudart_errors_suite(void);
 Suite *make_cudart_ipc_suite(void);
 Suite *make_cudart_server_kernels_suite(void);
 Suite *make_cudart_memcpy2d_suite(void);
+Suite *make_cudart_heap_suite(void);
 
 /*
  * cudart_test_machine - use topologies/<file> of the source tree (NULL:

@@ -214,7 +214,7 @@ END_TEST
 
 START_TEST(test_table_is_the_protocol)
 {
-    /* the numbers of WIRE_VERSION 3 */
+    /* the numbers of WIRE_VERSION 4 (as of 3) */
     ck_assert_uint_eq(WIRE_HELLO, 1);
     ck_assert_uint_eq(WIRE_HOST_REGISTER, 7);
     ck_assert_uint_eq(WIRE_IPC_EVENT_EXPORT, 18);
