@@ -351,7 +351,7 @@ static int submit_on(struct xop *x, unsigned gpu, unsigned ce,
  * may start a handoff H after its push completed, and its buffer may be
  * pushed into again H after its pull completed: each handoff is the host
  * noticing one engine's completion and starting the other engine's
- * operation (EXEC_STAGING_HANDOFF). Pulls run one at a time, in order.
+ * operation (staging_handoff). Pulls run one at a time, in order.
  * In steady state a pair of chunks takes two chunk times plus two
  * handoffs; a 4-byte staged copy takes a push, H and a pull.
  *
@@ -365,14 +365,19 @@ static int submit_on(struct xop *x, unsigned gpu, unsigned ce,
  */
 #define EXEC_STAGING_CE 0u
 
-/*
- * Calibration: a 4-byte staged copy between two H200s takes 15.5 us and
- * a 256 MB one moves 38.5 GB/s (data/hgx-h200-x2/); a DGX-1V's staged
- * latency is 16.4-17.5 us (shared/calibration/dgx1-v100-*). Both fit a
- * host round trip of about 12 us between the two engines' operations,
- * with the copy-engine costs the GPUs' models already charge. [estimate]
- */
-#define EXEC_STAGING_HANDOFF SIM_US(12)
+/* The hand-off is the host's: api-costs staged-handoff (SCHEMA.md), by
+ * default 12 us [estimate]: a 4-byte staged copy takes 15.5 us between
+ * two H200s (data/hgx-h200-x2/), 16.4-17.5 on a DGX-1V (shared/
+ * calibration/dgx1-v100-*), with the engines' costs the GPUs charge. */
+static sim_time_t staging_handoff(struct p2psim *p)
+{
+    if (!p->handoff_ps && p2psim__section_time(p, "api-costs",
+                                               "staged-handoff",
+                                               &p->handoff_ps) < 0) {
+        p->handoff_ps = SIM_US(12);
+    }
+    return p->handoff_ps;
+}
 
 static void staged_pump(struct xop *x);
 
@@ -411,7 +416,7 @@ static int exec_nomem(struct p2psim *p, int rc, const char *what)
 static void staged_handoff(struct xop *x, p2psim_call_fn *fn)
 {
     struct p2psim *p = x->p;
-    if (p2psim_call_at(p, sim_now(p2psim_sim(p)) + EXEC_STAGING_HANDOFF, fn,
+    if (p2psim_call_at(p, sim_now(p2psim_sim(p)) + staging_handoff(p), fn,
                        x) < 0) {
         x->res.status = exec_nomem(p, -SIM_ENOMEM, "a staging hand-off");
         fn(x);                  /* no memory for the event: no delay */

@@ -24,6 +24,7 @@
 #include "sim/error.h"
 #include "sim/port.h"
 #include "sim/sim.h"
+#include "sim/units.h"
 #ifdef HAVE_SYSTEMC
 #include "sim/systemc/engine_systemc.h"
 #endif
@@ -521,6 +522,23 @@ const struct p2psim_section *p2psim_section(const struct p2psim *p,
         }
     }
     return NULL;
+}
+
+int p2psim__section_time(const struct p2psim *p, const char *name,
+                         const char *key, sim_time_t *ps)
+{
+    const struct p2psim_section *s = p2psim_section(p, name);
+    for (unsigned i = 0; s && i < s->n; i++) {
+        char why[120];
+        if (strcmp(s->entry[i].key, key) == 0) {
+            return s->entry[i].value &&
+                           sim_parse_time(s->entry[i].value, ps, why,
+                                          sizeof(why)) == 0
+                       ? 0
+                       : -1;
+        }
+    }
+    return -1;
 }
 
 const char *p2psim_builtin_machine(unsigned i)

@@ -34,6 +34,7 @@ struct p2psim {
     struct exec_peer_map *map;
     unsigned n_map, cap_map;
     uint64_t chunk;             /* staging chunk, bytes */
+    sim_time_t handoff_ps;      /* a staging hand-off; 0: not read yet */
     unsigned *ce_next;          /* per GPU: next copy engine to use */
     unsigned n_ops;             /* copies and fills not yet done */
     struct xop *xops;           /* copies not yet done, newest first */
@@ -60,6 +61,12 @@ struct p2psim {
  * files of machine/ that ask it on every copy. */
 int p2psim__p2p(const struct p2psim *p, unsigned a, unsigned b,
                 struct p2p_verdict *out);
+
+/* Entry key of the kept section name (p2psim_section) read as a time
+ * into *ps: 0, or -1 when there is none or it is no time (the layer that
+ * owns the section reports that, cuda/cudart/api_costs.c). */
+int p2psim__section_time(const struct p2psim *p, const char *name,
+                         const char *key, sim_time_t *ps);
 
 int p2psim__exec_init(struct p2psim *p);
 void p2psim__exec_fini(struct p2psim *p);

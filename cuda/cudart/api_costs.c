@@ -29,6 +29,7 @@ const char *const api_cost_names[API_COST_N + 1] = {
     [API_COST_SYNC] = "sync",
     [API_COST_HOST_FUNCTION] = "host-function",
     [API_COST_CLOCK_READ] = "clock-read",
+    [API_COST_STAGED_HANDOFF] = "staged-handoff",
     [API_COST_N] = NULL,
 };
 

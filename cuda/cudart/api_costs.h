@@ -32,6 +32,10 @@ enum api_cost {
     API_COST_SYNC,              /* sync: return from a synchronization */
     API_COST_HOST_FUNCTION,     /* host-function: its dispatch */
     API_COST_CLOCK_READ,        /* clock-read: the program reads a clock */
+    API_COST_STAGED_HANDOFF,    /* staged-handoff: a staged copy's chunk
+                                   handed from one GPU's engine to the
+                                   other's (libp2psim charges it,
+                                   machine/exec.c; checked here) */
     API_COST_N
 };
 

@@ -1,7 +1,8 @@
 /*
  * tests/machine/check_exec.c - copies through libp2psim on machines of the
  * library: host <-> GPU with the program's own memory, peer copies direct
- * and staged, BAR1 exhaustion falling back to staging, start times,
+ * and staged (the hand-off the machine's api-costs give), BAR1 exhaustion
+ * falling back to staging, start times,
  * copies ordered behind one another (p2psim_copy_after), and the bytes
  * each link carried (p2psim_link_stat), NVLink links included.
  */
@@ -123,6 +124,37 @@ START_TEST(test_exec_peer_direct_and_staged)
     p2psim_close(p);
     free(in);
     free(out);
+}
+END_TEST
+
+/*
+ * A 16-byte staged copy is a push, the host's hand-off and a pull: it
+ * takes the machine's api-costs staged-handoff (default 12 us), so
+ * setting it 3 us shorter makes the copy 3 us shorter, and the hand-off
+ * is most of the copy.
+ */
+static sim_time_t staged_16(const char *overrides)
+{
+    struct p2psim_options o = { .overrides = overrides };
+    struct p2psim *p = test_open(NULL, overrides ? &o : NULL);
+    struct done_box b;
+    copy(p, dev(2, 0), dev(0, 0), 16, 0, &b);
+    ck_assert(b.r.staged);
+    p2psim_close(p);
+    return b.r.t_end - b.r.t_start;
+}
+
+START_TEST(test_exec_staged_handoff_is_the_machines)
+{
+    sim_time_t def = staged_16(NULL);
+    sim_time_t shorter = staged_16("api-costs.staged-handoff=9us\n");
+    ck_assert_msg(def > SIM_US(12) && def < SIM_US(12) + SIM_US(6),
+                  "a 16-byte staged copy took %llu ps",
+                  (unsigned long long)def);
+    sim_time_t d = def - shorter;
+    ck_assert_msg(d > SIM_US(3) - SIM_NS(1) && d < SIM_US(3) + SIM_NS(1),
+                  "default %llu ps, with a 9 us hand-off %llu ps",
+                  (unsigned long long)def, (unsigned long long)shorter);
 }
 END_TEST
 
@@ -320,6 +352,7 @@ Suite *make_exec_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_exec_host_round_trip_is_exact);
     tcase_add_test(tc, test_exec_peer_direct_and_staged);
+    tcase_add_test(tc, test_exec_staged_handoff_is_the_machines);
     tcase_add_test(tc, test_exec_bar1_exhaustion_stages);
     tcase_add_test(tc, test_exec_start_time_and_errors);
     tcase_add_test(tc, test_exec_ordered_copies_queue_on_one_engine);
