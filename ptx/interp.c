@@ -804,39 +804,35 @@ static void init_sregs(struct ptx_warp *w)
     }
 }
 
-struct ptx_warp *ptx_warp_new(const struct ptx_kernel *k,
-                              const void *param_buf,
-                              const struct ptx_warp_ctx *ctx,
-                              struct ptx_error *err)
+/* What ptx_warp_new refuses before it allocates: 0, or the error's code. */
+static int warp_args_check(const struct ptx_kernel *k, const void *param_buf,
+                           const struct ptx_warp_ctx *ctx,
+                           struct ptx_error *err)
 {
     if (!k || !ctx) {
         ptx__set_err(err, PTX_EINVAL, 0, "no kernel or context");
-        return NULL;
+        return PTX_EINVAL;
     }
-    if (ptx_kernel_check(k, err)) {
-        return NULL;
+    int rc = ptx_kernel_check(k, err);
+    if (rc) {
+        return rc;
     }
     if (k->info.param_bytes && !param_buf) {
         ptx__set_err(err, PTX_EINVAL, 0, "kernel %s: %u bytes of parameters "
                      "expected, none given", k->info.name,
                      k->info.param_bytes);
-        return NULL;
+        return PTX_EINVAL;
     }
-    struct ptx_warp *w = calloc(1, sizeof(*w));
-    size_t n_slots = (size_t)k->n_regs + k->n_cvals;
-    if (w) {
-        w->r = malloc(n_slots * PTX_WARP_SIZE * sizeof(uint64_t));
-        w->local = calloc(PTX_WARP_SIZE, k->local_bytes ? k->local_bytes : 1);
-        if (k->n_calls) {
-            w->cstack = calloc((size_t)PTX_WARP_SIZE * PTX_CALL_DEPTH_MAX,
-                               sizeof(*w->cstack));
-        }
-    }
-    if (!w || !w->r || !w->local || (k->n_calls && !w->cstack)) {
-        ptx_warp_free(w);
-        ptx__set_err(err, PTX_ENOMEM, 0, "out of memory");
-        return NULL;
-    }
+    return 0;
+}
+
+/* The state of a new warp in w, whose r and local are allocated (a new
+ * warp's or a reused one's) and every other field zero. */
+static struct ptx_warp *warp_init(struct ptx_warp *w,
+                                  const struct ptx_kernel *k,
+                                  const void *param_buf,
+                                  const struct ptx_warp_ctx *ctx)
+{
     memset(w->r, 0, (size_t)k->n_regs * PTX_WARP_SIZE * sizeof(uint64_t));
     for (unsigned i = 0; i < k->n_cvals; i++) {
         for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
@@ -855,6 +851,75 @@ struct ptx_warp *ptx_warp_new(const struct ptx_kernel *k,
     w->state = ctx->lane_mask ? WS_RUN : WS_DONE;
     init_sregs(w);
     return w;
+}
+
+/*
+ * The memory of old kept (registers, .local, the call stack, the
+ * recursion save areas), the rest zeroed as calloc had it: blocks of
+ * short warps (a grid-stride kernel's) allocated and freed each warp's
+ * register file, tens of kilobytes the allocator gave back to the system
+ * at every block's end and took again, page faults included, at the
+ * next one's start.
+ */
+struct ptx_warp *ptx_warp_renew(struct ptx_warp *old,
+                                const struct ptx_kernel *k,
+                                const void *param_buf,
+                                const struct ptx_warp_ctx *ctx,
+                                struct ptx_error *err)
+{
+    if (!old || old->k != k) {
+        ptx_warp_free(old);
+        return ptx_warp_new(k, param_buf, ctx, err);
+    }
+    if (warp_args_check(k, param_buf, ctx, err)) {
+        ptx_warp_free(old);
+        return NULL;
+    }
+    uint64_t *r = old->r, *cstack = old->cstack;
+    uint8_t *local = old->local;
+    uint8_t *save[PTX_WARP_SIZE];
+    size_t save_cap[PTX_WARP_SIZE];
+    memcpy(save, old->save, sizeof(save));
+    memcpy(save_cap, old->save_cap, sizeof(save_cap));
+    memset(old, 0, sizeof(*old));
+    old->r = r;
+    old->local = local;
+    old->cstack = cstack;
+    memcpy(old->save, save, sizeof(save));
+    memcpy(old->save_cap, save_cap, sizeof(save_cap));
+    memset(local, 0, (size_t)PTX_WARP_SIZE *
+                         (k->local_bytes ? k->local_bytes : 1));
+    if (cstack) {
+        memset(cstack, 0, (size_t)PTX_WARP_SIZE * PTX_CALL_DEPTH_MAX *
+                              sizeof(*cstack));
+    }
+    return warp_init(old, k, param_buf, ctx);
+}
+
+struct ptx_warp *ptx_warp_new(const struct ptx_kernel *k,
+                              const void *param_buf,
+                              const struct ptx_warp_ctx *ctx,
+                              struct ptx_error *err)
+{
+    if (warp_args_check(k, param_buf, ctx, err)) {
+        return NULL;
+    }
+    struct ptx_warp *w = calloc(1, sizeof(*w));
+    size_t n_slots = (size_t)k->n_regs + k->n_cvals;
+    if (w) {
+        w->r = malloc(n_slots * PTX_WARP_SIZE * sizeof(uint64_t));
+        w->local = calloc(PTX_WARP_SIZE, k->local_bytes ? k->local_bytes : 1);
+        if (k->n_calls) {
+            w->cstack = calloc((size_t)PTX_WARP_SIZE * PTX_CALL_DEPTH_MAX,
+                               sizeof(*w->cstack));
+        }
+    }
+    if (!w || !w->r || !w->local || (k->n_calls && !w->cstack)) {
+        ptx_warp_free(w);
+        ptx__set_err(err, PTX_ENOMEM, 0, "out of memory");
+        return NULL;
+    }
+    return warp_init(w, k, param_buf, ctx);
 }
 
 void ptx_warp_free(struct ptx_warp *w)

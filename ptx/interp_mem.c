@@ -420,6 +420,31 @@ int ptx__exec_mem(struct ptx_warp *w, const struct ptx_insn *in, uint32_t exec,
     if (!is_atom && fast_global(w, in, exec, mo, vo, req)) {
         return 1;
     }
+    if (in->op == OP_LD && in->space == PS_PARAM && exec &&
+        mo->kind == OPD_MEM && mo->reg == PTX_NOREG) {
+        /* one address for every lane (a kernel's parameters, read at
+         * its start by every warp): checked and read once, and each
+         * element's value written to every lane */
+        uint8_t *p = lane_ptr(w, in, PS_PARAM, lane_addr(w, mo, 0),
+                              (unsigned)__builtin_ctz(exec), n);
+        if (!p) {
+            return -1;
+        }
+        unsigned eb = ptx_type_bytes((enum ptx_type)in->type);
+        for (unsigned i = 0; i < in->vec; i++) {
+            uint64_t v = ext(get_bytes(p + i * eb, eb), in->type);
+            unsigned reg = vo->kind == OPD_VEC ? vo->vregs[i]
+                         : vo->kind == OPD_REG ? vo->reg : PTX_NOREG;
+            if (reg != PTX_NOREG) {
+                uint64_t *d = &R(w, reg, 0);
+                LANES(exec, l) {
+                    d[l] = v;
+                }
+            }
+        }
+        req->mask = 0;
+        return 0;
+    }
     uint32_t global = 0;
     LANES(exec, l) {
         uint64_t addr = lane_addr(w, mo, l);

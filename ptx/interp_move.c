@@ -220,6 +220,28 @@ void ptx__exec_cvta(struct ptx_warp *w, const struct ptx_insn *in,
         base = w->ctx.local_window_base;
     }
     bool to = in->flags & PIF_TO;
+    if (in->o[0].kind == OPD_REG && in->o[1].kind == OPD_REG) {
+        /* register to register (nvcc's cvta.to.global of each pointer
+         * parameter): one lane loop, the space's arithmetic hoisted */
+        const uint64_t *a = &R(w, in->o[1].reg, 0);
+        uint64_t *d = &R(w, in->o[0].reg, 0);
+        unsigned sh = ext_sh[in->type];
+        bool sg = ext_signed[in->type];
+        if (in->space == PS_GLOBAL) {
+            LANES(exec, l) {
+                d[l] = extk(a[l], sh, sg);
+            }
+        } else if (!to) {
+            LANES(exec, l) {
+                d[l] = extk((a[l] & 0xffffffffu) + base, sh, sg);
+            }
+        } else {
+            LANES(exec, l) {
+                d[l] = extk(a[l] - base, sh, sg);
+            }
+        }
+        return;
+    }
     LANES(exec, l) {
         uint64_t v = val(w, &in->o[1], l);
         if (in->o[1].kind == OPD_VAR) {

@@ -397,6 +397,19 @@ struct ptx_warp *ptx_warp_new(const struct ptx_kernel *k,
 void ptx_warp_free(struct ptx_warp *w);
 
 /**
+ * ptx_warp_renew() - ptx_warp_new(), made of the memory of a warp of the
+ * same kernel that is no longer run (done, failed or stopped anywhere):
+ * the new warp is what ptx_warp_new() would make, without allocating
+ * and zeroing fresh memory for its registers. On failure @old is freed.
+ * Return: the warp (@old's address), or NULL.
+ */
+struct ptx_warp *ptx_warp_renew(struct ptx_warp *old,
+                                const struct ptx_kernel *k,
+                                const void *param_buf,
+                                const struct ptx_warp_ctx *ctx,
+                                struct ptx_error *err);
+
+/**
  * ptx_warp_run() - interpret until the warp needs the outside world.
  * @req: filled for PTX_STOP_MEM, PTX_STOP_BAR and PTX_STOP_ERROR.
  * After PTX_STOP_MEM, call ptx_warp_resume() before running again.

@@ -343,12 +343,29 @@ static void grid_sync_check(struct kx_grid *gr)
 
 /* ---- blocks ----------------------------------------------------------------- */
 
+/* A finished block's PTX warp, kept for a later block of the grid (freed
+ * when there is no room to keep it). */
+static void spare_put(struct kx_grid *gr, struct ptx_warp *pw)
+{
+    if (gr->n_spare == gr->spare_cap) {
+        size_t cap = gr->spare_cap ? 2 * gr->spare_cap : 64;
+        struct ptx_warp **a = realloc(gr->spare, cap * sizeof(*a));
+        if (!a) {
+            ptx_warp_free(pw);
+            return;
+        }
+        gr->spare = a;
+        gr->spare_cap = cap;
+    }
+    gr->spare[gr->n_spare++] = pw;
+}
+
 static void block_free_warps(struct kx_block *b)
 {
     for (unsigned i = 0; i < b->n_warps; i++) {
         kx__spin_free(&b->warps[i]);
         if (b->warps[i].pw) {
-            ptx_warp_free(b->warps[i].pw);
+            spare_put(b->gr, b->warps[i].pw);
             b->warps[i].pw = NULL;
         }
     }
@@ -465,7 +482,10 @@ static int block_start(struct kx_grid *gr, uint64_t linear, unsigned sm)
             c.tex_user = gr;
             c.yield_after = KX_PTX_YIELD;
             struct ptx_error err;
-            w->pw = ptx_warp_new(gr->l.pk, gr->params, &c, &err);
+            w->pw = gr->n_spare
+                        ? ptx_warp_renew(gr->spare[--gr->n_spare], gr->l.pk,
+                                         gr->params, &c, &err)
+                        : ptx_warp_new(gr->l.pk, gr->params, &c, &err);
             if (!w->pw && err.code == PTX_ENOMEM) {
                 return -SIM_ENOMEM;
             }
@@ -506,6 +526,10 @@ static void grid_free(struct kx_grid *gr)
         free(b->warps);
         free(b);
     }
+    for (size_t i = 0; i < gr->n_spare; i++) {
+        ptx_warp_free(gr->spare[i]);
+    }
+    free(gr->spare);
     free(gr->sm_load);
     free(gr->sm_used);
     free(gr->params);

@@ -124,6 +124,10 @@ struct kx_grid {
     /* what a machine closed mid-kernel (out of memory) must free */
     struct kx_sub *subs;        /* SM requests not yet done */
     struct kx_sub *sub_pool;    /* done ones, for reuse (live_next) */
+    /* PTX warps of finished blocks, for the next blocks' warps
+     * (ptx_warp_renew) */
+    struct ptx_warp **spare;
+    size_t n_spare, spare_cap;
     struct kx_grid *live_prev, *live_next; /* the machine's grids */
 };
 

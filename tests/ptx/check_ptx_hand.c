@@ -286,6 +286,44 @@ START_TEST(test_ptx_exec_warp_protocol)
 }
 END_TEST
 
+START_TEST(test_ptx_warp_renew_is_a_new_warp)
+{
+    /* %r2, read before it is written: 0 in a renewed warp too */
+    const char *text =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry rn(\n.param .u64 rn_p,\n.param .u32 rn_v\n)\n{\n"
+        ".reg .b32 %r<4>;\n.reg .b64 %rd<2>;\n"
+        "ld.param.u64 %rd1, [rn_p];\nld.param.u32 %r1, [rn_v];\n"
+        "add.u32 %r3, %r2, %r1;\nst.global.u32 [%rd1], %r3;\n"
+        "mov.u32 %r2, %r1;\nret;\n}\n";
+    struct ptx_error err = {0};
+    struct ptx_module *m = ptx_module_parse(text, strlen(text), &err);
+    const struct ptx_kernel *k = m ? ptx_module_find(m, "rn") : NULL;
+    ck_assert_ptr_nonnull(k);
+    uint32_t out = 0, *po = &out;
+    struct ptx_warp_ctx ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.lane_mask = 0xfu;
+    struct ptx_mem_req *q = calloc(1, sizeof(*q));
+    struct ptx_warp *w = NULL;
+    for (uint32_t v = 5; v <= 7; v += 2) {
+        uint8_t params[16];
+        void *args[] = {&po, &v};
+        ptx_kernel_pack_params(k, args, params);
+        w = w ? ptx_warp_renew(w, k, params, &ctx, &err)
+              : ptx_warp_new(k, params, &ctx, &err);
+        ck_assert_ptr_nonnull(w);
+        ck_assert_int_eq(ptx_warp_run(w, q), PTX_STOP_MEM);
+        ck_assert_uint_eq(q->addr[3], (uintptr_t)&out);
+        ck_assert_uint_eq((uint32_t)q->data[3][0], v);
+        ck_assert_int_eq(ptx_warp_resume(w, q), 0);
+        ck_assert_int_eq(ptx_warp_run(w, q), PTX_STOP_EXIT);
+        ck_assert_uint_eq(ptx_warp_instr_count(w), 6);
+    }
+    free(q), ptx_warp_free(w), ptx_module_free(m);
+}
+END_TEST
+
 START_TEST(test_ptx_exec_shared_out_of_bounds_is_an_error)
 {
     const char *text =
@@ -938,6 +976,7 @@ Suite *make_ptx_hand_suite(void)
     tcase_add_test(tc, test_ptx_exec_memory_spaces_and_atomics);
     tcase_add_test(tc, test_ptx_exec_arith_and_conversions);
     tcase_add_test(tc, test_ptx_exec_warp_protocol);
+    tcase_add_test(tc, test_ptx_warp_renew_is_a_new_warp);
     tcase_add_test(tc, test_ptx_exec_shared_out_of_bounds_is_an_error);
     tcase_add_test(tc, test_ptx_atom_apply_table);
     tcase_add_test(tc, test_ptx_atom_float_min_max_nan_and_zero);
