@@ -2,7 +2,9 @@
  * ptx/interp_call.c - the functions a kernel calls that have no PTX body
  * and are served here: vprintf (device printf) and __assertfail (device
  * assert), or handed to the executor: malloc and free (a PTX_MEM_MALLOC
- * or PTX_MEM_FREE request, the executor's device heap). Calls of
+ * or PTX_MEM_FREE request, the executor's device heap) and the device
+ * runtime's cudaGraphSetConditional(handle, value), a 4-byte store of
+ * value at the handle (the runtime makes a handle an address). Calls of
  * functions with a body are interp.c's (exec_call).
  *
  * vprintf(format, args): the format is a generic address, the packed
@@ -276,11 +278,14 @@ bool ptx__call_heap(const struct ptx_warp *w, const struct ptx_insn *in,
                     uint32_t exec, struct ptx_mem_req *req)
 {
     const struct ptx_call *c = &w->k->calls[in->o[0].imm];
-    if (c->kind != PTX_CALLEE_MALLOC && c->kind != PTX_CALLEE_FREE) {
+    if (c->kind != PTX_CALLEE_MALLOC && c->kind != PTX_CALLEE_FREE &&
+        c->kind != PTX_CALLEE_SETCOND) {
         return false;
     }
-    req->op = c->kind == PTX_CALLEE_MALLOC ? PTX_MEM_MALLOC : PTX_MEM_FREE;
-    req->bytes_per_lane = 8;
+    bool set = c->kind == PTX_CALLEE_SETCOND;
+    req->op = set ? PTX_MEM_ST
+                  : c->kind == PTX_CALLEE_MALLOC ? PTX_MEM_MALLOC : PTX_MEM_FREE;
+    req->bytes_per_lane = set ? 4 : 8;
     req->sem = PTX_SEM_WEAK;
     req->scope = PTX_SCOPE_GPU;
     req->atom = PTX_ATOM_NONE;
@@ -291,8 +296,11 @@ bool ptx__call_heap(const struct ptx_warp *w, const struct ptx_insn *in,
     req->line = in->line;
     req->error = NULL;
     LANES(exec, l) {
-        req->addr[l] = 0;
-        req->data[l][0] = frame_u64(w, l, c->arg_off[0]);
+        uint32_t v = 0;
+        memcpy(&v, w->local + (size_t)l * w->k->local_bytes + c->arg_off[1],
+               set ? 4 : 0);
+        req->addr[l] = set ? frame_u64(w, l, c->arg_off[0]) : 0;
+        req->data[l][0] = set ? v : frame_u64(w, l, c->arg_off[0]);
         req->data[l][1] = 0;
         req->result[l][0] = 0;
     }

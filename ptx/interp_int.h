@@ -224,6 +224,7 @@ int ptx__call_builtin(struct ptx_warp *w, const struct ptx_insn *in,
 
 /* A call of malloc or free (in, for the lanes in exec): the request
  * for the executor's heap in req (PTX_MEM_MALLOC, PTX_MEM_FREE), true;
+ * of cudaGraphSetConditional: the store of its value to its handle;
  * false for any other callee. ptx__call_heap_result() stores malloc's
  * results in the lanes' return values (interp_call.c). */
 bool ptx__call_heap(const struct ptx_warp *w, const struct ptx_insn *in,

@@ -9,10 +9,9 @@
  * interpreter (interp_call.c) copies arguments in, the return value out,
  * and keeps a stack of return addresses per lane.
  *
- * vprintf (device printf) and __assertfail (device assert) are served by
- * the interpreter; malloc and free stop the warp with a request to the
- * executor (PTX_MEM_MALLOC, PTX_MEM_FREE: its device heap); any other
- * function without a body is refused at the call, with its name.
+ * vprintf, __assertfail, malloc, free and cudaGraphSetConditional are
+ * served without a body (interp_call.c says how); any other function
+ * without a body is refused at the call, with its name.
  *
  * A function's registers and frame are one per kernel, not one per call:
  * a call of a function that is already open on the lane (recursion)
@@ -324,6 +323,13 @@ int ptx__decode_call(struct ptx_parse *p, char **opds, unsigned n,
             return -1;
         }
         p->k->info.uses_heap = true;
+    } else if (strcmp(callee, "cudaGraphSetConditional") == 0) {
+        c.kind = PTX_CALLEE_SETCOND;
+        if (c.n_args != 2 || c.arg_bytes[0] != 8 || c.arg_bytes[1] < 4) {
+            snprintf(why, wl, "cudaGraphSetConditional with %u arguments",
+                     c.n_args);
+            return -1;
+        }
     } else if (strcmp(callee, "__assertfail") == 0) {
         c.kind = PTX_CALLEE_ASSERT;
         if (c.n_args < 4) {

@@ -155,7 +155,8 @@ enum ptx_sreg_slot {
  * its index among the module's functions) its register holds. */
 enum ptx_callee {
     PTX_CALLEE_FUNC, PTX_CALLEE_VPRINTF, PTX_CALLEE_ASSERT,
-    PTX_CALLEE_INDIRECT, PTX_CALLEE_MALLOC, PTX_CALLEE_FREE
+    PTX_CALLEE_INDIRECT, PTX_CALLEE_MALLOC, PTX_CALLEE_FREE,
+    PTX_CALLEE_SETCOND
 };
 
 /* The address of the module's function i, as initializers and operands

@@ -124,7 +124,8 @@ EXTRA_DIST += tests/server/.may_include
 # cuda/cudart/ graphs and stream capture (a runner of its own).
 check_PROGRAMS += tests/check_cudart_graph
 TESTS += tests/check_cudart_graph
-tests_check_cudart_graph_SOURCES = %reldir%/cudart/check_graph.c
+tests_check_cudart_graph_SOURCES = %reldir%/cudart/check_graph.c \
+	%reldir%/cudart/check_graph_cond.c
 tests_check_cudart_graph_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_cudart_graph_LDADD = cuda/cudart/libcudart.la $(CHECK_LIBS) \

@@ -614,13 +614,14 @@ static cudaError_t end(cudaStream_t h, cudaGraph_t *pg)
     if (e) {
         return e;
     }
-    if (!pg) {
-        return cudaErrorInvalidValue;
-    }
     if (!graph_capturing(s)) {
-        return cudaErrorIllegalState;
+        return pg ? cudaErrorIllegalState : cudaErrorInvalidValue;
     }
     struct graph_capture *c = s->capture->c;
+    if (!pg && !c->to_graph) {
+        /* NULL only where the program has the graph already (ToGraph) */
+        return cudaErrorInvalidValue;
+    }
     if (c->origin != s) {
         return cudaErrorStreamCaptureUnmatched;
     }
@@ -657,9 +658,11 @@ static cudaError_t end(cudaStream_t h, cudaGraph_t *pg)
         if (!c->to_graph) {
             graph_free(c->g);
         }
-        *pg = NULL;
+        if (pg) {
+            *pg = NULL;
+        }
         e = e ? e : cudaErrorStreamCaptureInvalidated;
-    } else {
+    } else if (pg) {
         *pg = c->g;
     }
     free(c);

@@ -230,6 +230,7 @@ static cudaError_t plan_graph(cudaGraphExec_t x, cudaGraph_t g,
 /* Its streams and events (runtime calls: lock not held). */
 static void exec_free_resources(cudaGraphExec_t x)
 {
+    graph_cond_release(x->g);
     for (size_t i = 0; i < x->n_plan; i++) {
         if (x->plan[i].ev) {
             cudaEventDestroy(x->plan[i].ev);
@@ -343,6 +344,9 @@ static cudaError_t instantiate(cudaGraphExec_t *px, cudaGraph_t g,
     rt_leave();
     if (!e) {
         e = exec_resources(*px);
+        if (!e) {
+            e = graph_cond_instantiate((*px)->g);
+        }
         if (e) {
             exec_free_resources(*px);
             rt_enter_nosticky();
@@ -542,6 +546,8 @@ static cudaError_t run_node(cudaGraphNode_t n, cudaStream_t s)
     case cudaGraphNodeTypeMemAlloc:
     case cudaGraphNodeTypeMemFree:
         return mem_op(n, s);
+    case cudaGraphNodeTypeConditional:
+        return graph_cond_run(n, s, n->dev);
     default:
         return cudaSuccess;     /* empty */
     }
@@ -600,6 +606,11 @@ static cudaError_t replay(cudaGraphExec_t x, cudaStream_t h, int launch_dev)
     return e;
 }
 
+cudaError_t graph_exec_replay(cudaGraphExec_t x, cudaStream_t h, int dev)
+{
+    return replay(x, h, dev);
+}
+
 static cudaError_t graph_launch(cudaGraphExec_t x, cudaStream_t h,
                                 bool per_thread, bool upload)
 {
@@ -630,7 +641,10 @@ static cudaError_t graph_launch(cudaGraphExec_t x, cudaStream_t h,
          * checks. */
         return e;
     }
-    e = replay(x, h, dev);
+    e = graph_cond_defaults(x->g, h);
+    if (!e) {
+        e = replay(x, h, dev);
+    }
     cudaError_t e2 = rt_enter_nosticky();
     if (!e2) {
         rt_charge(rt_costs[RT_COST_LAUNCH]);

@@ -2,7 +2,7 @@
  * cuda/cudart/graph_int.h - what the files of graphs share among
  * themselves: graph.c (graphs, nodes, edges, clone, dot), graph_node.c
  * (node parameters), graph_exec.c (executable graphs, launch, update),
- * graph_capture.c (stream capture), and the capture hooks the files that
+ * graph_cond.c (conditional nodes), graph_capture.c (stream capture), and the capture hooks the files that
  * queue stream work call (stream_int.h's rt_stream.capture).
  *
  * A graph is a list of nodes in creation order; a node holds its
@@ -40,6 +40,16 @@ struct graph_mem {
     struct graph_mem *next;         /* every one (cudaDeviceGetGraphMem...) */
 };
 
+/* A conditional node (graph_cond.c): its handle, type and bodies (owned);
+ * in an executable graph's copy, each body instantiated. */
+struct graph_cond_node {
+    cudaGraphConditionalHandle handle;
+    enum cudaGraphConditionalNodeType type;
+    unsigned size;
+    cudaGraph_t *bodies;            /* [size] */
+    cudaGraphExec_t *execs;         /* [size], or NULL */
+};
+
 struct CUgraphNode_st {
     unsigned magic;
     struct CUgraph_st *graph;
@@ -58,6 +68,7 @@ struct CUgraphNode_st {
             struct graph_mem *mem;
         } alloc;
         void *free_ptr;
+        struct graph_cond_node cond;
     } u;
     cudaGraphNode_t *deps, *outs;   /* incoming, outgoing edges */
     size_t n_deps, n_outs, cap_deps, cap_outs;
@@ -128,6 +139,27 @@ cudaError_t graph_mem_revive(struct graph_mem *m);
  * into a clone (each reference retained once more). */
 void graph_users_drop(cudaGraph_t g);
 cudaError_t graph_users_copy(cudaGraph_t dst, cudaGraph_t src);
+
+/* ---- graph_cond.c ---- */
+
+/* Release or copy (bodies cloned) a conditional node's parameters. */
+void graph_cond_clear(cudaGraphNode_t n);
+cudaError_t graph_cond_copy(cudaGraphNode_t dst, cudaGraphNode_t src);
+/* Instantiate (lock not held) the bodies of g's conditional nodes, child
+ * graphs' too; graph_cond_release destroys them. */
+cudaError_t graph_cond_instantiate(cudaGraph_t g);
+void graph_cond_release(cudaGraph_t g);
+/* A launch of g on h: the handles' defaults queued first (lock not held). */
+cudaError_t graph_cond_defaults(cudaGraph_t g, cudaStream_t h);
+/* Conditional node n of an executable graph reached on chain stream s of
+ * device dev: its value read when s gets there, the body queued (lock not
+ * held). */
+cudaError_t graph_cond_run(cudaGraphNode_t n, cudaStream_t s, int dev);
+
+/* ---- graph_exec.c ---- */
+
+/* Queue x's work after stream h's, as a launch does (lock not held). */
+cudaError_t graph_exec_replay(cudaGraphExec_t x, cudaStream_t h, int dev);
 
 /* ---- graph_capture.c ---- */
 

@@ -270,6 +270,9 @@ void graph_node_clear(cudaGraphNode_t n)
     case cudaGraphNodeTypeMemAlloc:
         graph_mem_put(n->u.alloc.mem);
         break;
+    case cudaGraphNodeTypeConditional:
+        graph_cond_clear(n);
+        break;
     default:
         break;
     }
@@ -288,6 +291,8 @@ cudaError_t graph_node_copy_params(cudaGraphNode_t dst, cudaGraphNode_t src)
         dst->u.alloc = src->u.alloc;
         dst->u.alloc.mem->refs++;
         return cudaSuccess;
+    case cudaGraphNodeTypeConditional:
+        return graph_cond_copy(dst, src);
     default:
         dst->u = src->u;
         return cudaSuccess;

@@ -64,6 +64,7 @@ cuda_cudart_libcudart_sim_la_SOURCES = \
 	%reldir%/graph_int.h \
 	%reldir%/graph_node.c \
 	%reldir%/graph_exec.c \
+	%reldir%/graph_cond.c \
 	%reldir%/graph_capture.c \
 	%reldir%/drv_bridge.c \
 	%reldir%/drv_bridge.h \

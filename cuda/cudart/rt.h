@@ -138,8 +138,9 @@ struct rt_alloc {
  * API (drv_bridge.c): device memory of a->device at HBM offset a->bus,
  * at an address outside the device's window; cuMemUnmap removes it. */
 #define RT_ALLOC_VMM (1u << 29)
-/* rt_alloc.flags bit: a device heap (rt_device_heap): cudaFree refuses
- * it; the device's reset releases it. */
+/* rt_alloc.flags bit: the runtime's own device memory (a device heap,
+ * rt_device_heap; a graph conditional handle, graph_cond.c): cudaFree
+ * refuses it; the device's reset releases it. */
 #define RT_ALLOC_HEAP (1u << 28)
 
 /*

@@ -144,6 +144,63 @@ typedef __device_builtin__ struct cudaGraphEdgeData_st {
     unsigned char reserved[5];
 } cudaGraphEdgeData;
 
+/* Conditional nodes: a handle (created for a graph) holds the value a
+ * kernel sets with the device builtin cudaGraphSetConditional; the node
+ * reads it when it runs. IF runs body 0 when it is non-zero (and body 1,
+ * with size 2, when it is zero); WHILE runs body 0 as long as it is
+ * non-zero; SWITCH runs body n when it is n (none when >= size). */
+typedef __device_builtin__ unsigned long long cudaGraphConditionalHandle;
+
+enum __device_builtin__ cudaGraphConditionalHandleFlags {
+    cudaGraphCondAssignDefault = 1  /* the default value at each launch */
+};
+
+enum __device_builtin__ cudaGraphConditionalNodeType {
+    cudaGraphCondTypeIf = 0,
+    cudaGraphCondTypeWhile = 1,
+    cudaGraphCondTypeSwitch = 2
+};
+
+struct __device_builtin__ cudaConditionalNodeParams {
+    cudaGraphConditionalHandle handle;
+    enum cudaGraphConditionalNodeType type;
+    unsigned int size;              /* bodies: 1 (WHILE), 1-2 (IF), n */
+    cudaGraph_t *phGraph_out;       /* the runtime's: the body graphs */
+};
+
+/* The generic node parameters of cudaGraphAddNode: the type, then the
+ * parameters of that type (the kernel's as cudaKernelNodeParams), in a
+ * union of 232 bytes; 256 bytes in all. */
+struct __device_builtin__ cudaKernelNodeParamsV2 {
+    void *func;
+    dim3 gridDim;
+    dim3 blockDim;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+};
+
+struct __device_builtin__ cudaHostNodeParamsV2 {
+    cudaHostFn_t fn;
+    void *userData;
+};
+
+struct __device_builtin__ cudaGraphNodeParams {
+    enum cudaGraphNodeType type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        struct cudaKernelNodeParamsV2 kernel;
+        struct cudaHostNodeParamsV2 host;
+        struct { cudaGraph_t graph; int ownership; } graph;
+        struct { cudaEvent_t event; } eventWait;
+        struct { cudaEvent_t event; } eventRecord;
+        struct { void *dptr; } free;
+        struct cudaConditionalNodeParams conditional;
+    };
+    long long reserved2;
+};
+
 #define cudaGraphKernelNodePortDefault 0
 #define cudaGraphKernelNodePortProgrammatic 1
 #define cudaGraphKernelNodePortLaunchCompletion 2
@@ -392,6 +449,17 @@ extern __host__ cudaError_t CUDARTAPI cudaGraphLaunch(cudaGraphExec_t graphExec,
                                                       cudaStream_t stream);
 extern __host__ cudaError_t CUDARTAPI
 cudaGraphExecDestroy(cudaGraphExec_t graphExec);
+
+/* conditional nodes and the generic form (graph_cond.c) */
+extern __host__ cudaError_t CUDARTAPI cudaGraphConditionalHandleCreate(
+    cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph,
+    unsigned int defaultLaunchValue P2PSIM_DEFAULT(0),
+    unsigned int flags P2PSIM_DEFAULT(0));
+extern __host__ cudaError_t CUDARTAPI cudaGraphAddNode(
+    cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+    const cudaGraphNode_t *pDependencies,
+    const cudaGraphEdgeData *dependencyData, size_t numDependencies,
+    struct cudaGraphNodeParams *nodeParams);
 
 /* stream capture */
 extern __host__ cudaError_t CUDARTAPI

@@ -440,6 +440,8 @@ Suite *make_cudart_graph_suite(void)
     return s;
 }
 
-#define SUITES(X) X(make_cudart_graph_suite)
+Suite *make_cudart_graph_cond_suite(void);
+
+#define SUITES(X) X(make_cudart_graph_suite) X(make_cudart_graph_cond_suite)
 
 CHECK_RUNNER_MAIN("check_cudart_graph", SUITES)

@@ -7,8 +7,8 @@
  * vote.ballot.sync, shfl from lanes outside the group, inline asm
  * blocks with registers of their own, the message of a kernel with a
  * very long name; vabsdiff4; half precision (every f16 against _Float16, __half2
- * arithmetic); device functions, recursion, printf, assert, malloc
- * (tests/ptx/calls.ptx); run by warps driven here (global stores into
+ * arithmetic); device functions, recursion, printf, assert, malloc,
+ * cudaGraphSetConditional (tests/ptx/calls.ptx); run by warps driven here (global stores into
  * host memory) or on the flat executor.
  * No nvcc needed.
  */
@@ -442,6 +442,13 @@ START_TEST(test_ptx_real_calls_printf_assert)
     ck_assert_uint_ne(block, 0);
     memset((void *)(uintptr_t)block, 0xab, 16);
     free((void *)(uintptr_t)block);
+    /* cudaGraphSetConditional(handle, 7): 4 bytes of 7 at the handle */
+    uint32_t cond[2] = { 0, 0xaaaaaaaau };
+    uint32_t *cp = cond;
+    void *cargs[] = {&cp};
+    ck_assert_int_eq(ptx_test_run(m, "setcond", 1, 1, cargs, &err), 0);
+    ck_assert_uint_eq(cond[0], 7);
+    ck_assert_uint_eq(cond[1], 0xaaaaaaaau);
     for (unsigned i = 0; i < nv; i++) {
         free(store[i]);
     }
