@@ -125,10 +125,12 @@ EXTRA_DIST += tests/server/.may_include
 check_PROGRAMS += tests/check_cudart_graph
 TESTS += tests/check_cudart_graph
 tests_check_cudart_graph_SOURCES = %reldir%/cudart/check_graph.c \
-	%reldir%/cudart/check_graph_cond.c
+	%reldir%/cudart/check_graph_cond.c %reldir%/cudart/module_test.c \
+	%reldir%/cudart/server_test.c
 tests_check_cudart_graph_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_cudart_graph_LDADD = cuda/cudart/libcudart.la $(CHECK_LIBS) \
+tests_check_cudart_graph_LDADD = cuda/cudart/libcudart.la common/libcommon.la \
+	$(CHECK_LIBS) \
 	-lpthread
 
 # cuda/cudart/, the error-path suite, each test in its own process.

@@ -4,8 +4,8 @@
  * by capture, IF with an ELSE body, SWITCH, cudaGraphAddNode's generic
  * parameters, and what is refused. The kernels are C kernels that do what
  * the device builtin cudaGraphSetConditional does: a 4-byte store of the
- * value to the handle, which is that address (the PTX call is
- * check_ptx_real's).
+ * value to the handle, which is that address; and a PTX kernel calling
+ * the builtin itself, in one process and through a server.
  */
 #include <config.h>
 
@@ -17,6 +17,7 @@
 #include "machine/include/p2psim_kernel.h"
 #include "tests/check_p2psim.h"
 #include "tests/cudart/cudart_test.h"
+#include "cuda/include/p2psim_cudart_internal.h"
 
 /* step(counter, handle): --*counter; the condition = *counter. */
 static void k_step(void **args)
@@ -88,6 +89,20 @@ static uint32_t get_u32(const uint32_t *d)
     return v;
 }
 
+/* A graph of one WHILE node on a handle of default 1, applied at every
+ * launch: its body. */
+static cudaGraph_t while_graph(cudaGraph_t *g, cudaGraphConditionalHandle *h)
+{
+    ck_cuda_ok(cudaGraphCreate(g, 0));
+    ck_cuda_ok(cudaGraphConditionalHandleCreate(h, *g, 1,
+                                                cudaGraphCondAssignDefault));
+    struct cudaGraphNodeParams cp = cond_params(*h, cudaGraphCondTypeWhile, 1);
+    cudaGraphNode_t cn;
+    ck_cuda_ok(cudaGraphAddNode(&cn, *g, NULL, NULL, 0, &cp));
+    ck_assert_ptr_nonnull(cp.conditional.phGraph_out);
+    return cp.conditional.phGraph_out[0];
+}
+
 /* WHILE of default 1 (applied at each launch) around step, captured into
  * the body: counter 5 ends at 0 after 5 passes, not one more; a second
  * launch runs again because the default is written again. */
@@ -98,15 +113,8 @@ START_TEST(test_cond_while_default_and_capture)
     uint32_t *counter;
     ck_cuda_ok(cudaMalloc((void **)&counter, 4));
     cudaGraph_t g;
-    ck_cuda_ok(cudaGraphCreate(&g, 0));
     cudaGraphConditionalHandle h;
-    ck_cuda_ok(cudaGraphConditionalHandleCreate(&h, g, 1,
-                                                cudaGraphCondAssignDefault));
-    struct cudaGraphNodeParams cp = cond_params(h, cudaGraphCondTypeWhile, 1);
-    cudaGraphNode_t cn;
-    ck_cuda_ok(cudaGraphAddNode(&cn, g, NULL, NULL, 0, &cp));
-    ck_assert_ptr_nonnull(cp.conditional.phGraph_out);
-    cudaGraph_t body = cp.conditional.phGraph_out[0];
+    cudaGraph_t body = while_graph(&g, &h);
     cudaStream_t s;
     ck_cuda_ok(cudaStreamCreate(&s));
     ck_cuda_ok(cudaStreamBeginCaptureToGraph(s, body, NULL, NULL, 0,
@@ -191,6 +199,70 @@ START_TEST(test_cond_if_else_switch)
 }
 END_TEST
 
+/* The same WHILE around a PTX kernel that calls the device builtin
+ * cudaGraphSetConditional, in one process and through a p2psim server
+ * (where nvcc's kernels run). The PTX is hand-written (CI has no nvcc),
+ * registered as nvcc's static constructors would (module_test.c). */
+static const char step_ptx[] =
+    ".version 9.0\n.target sm_90\n.address_size 64\n"
+    ".extern .func cudaGraphSetConditional(.param .b64 p0, .param .b32 p1);\n"
+    ".visible .entry step(.param .u64 counter, .param .u64 handle)\n{\n"
+    "\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n"
+    "\tld.param.u64 %rd1, [counter];\n\tld.param.u64 %rd2, [handle];\n"
+    "\tld.global.u32 %r1, [%rd1];\n\tsub.s32 %r2, %r1, 1;\n"
+    "\tst.global.u32 [%rd1], %r2;\n"
+    "\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %rd2;\n"
+    "\t.param .b32 param1;\n\tst.param.b32 [param1], %r2;\n"
+    "\tcall.uni cudaGraphSetConditional, (param0, param1);\n\t}\n"
+    "\tret;\n}\n";
+
+#define KEY(f) ((const void *)(uintptr_t)(f))
+static void stub_step(void) {}
+
+static void while_counts_down(void)
+{
+    void **mh = cudart_test_register_ptx(step_ptx, sizeof(step_ptx));
+    __cudaRegisterFunction(mh, (const char *)KEY(stub_step), (char *)"step",
+                           "step", -1, NULL, NULL, NULL, NULL, NULL);
+    __cudaRegisterFatBinaryEnd(mh);
+    uint32_t *counter;
+    ck_cuda_ok(cudaMalloc((void **)&counter, 4));
+    cudaGraph_t g;
+    cudaGraphConditionalHandle h;
+    cudaGraph_t body = while_graph(&g, &h);
+    void *args[] = { &counter, &h };
+    struct cudaGraphNodeParams kp = kernel_params(KEY(stub_step), args);
+    cudaGraphNode_t kn;
+    ck_cuda_ok(cudaGraphAddNode(&kn, body, NULL, NULL, 0, &kp));
+    cudaGraphExec_t x;
+    ck_cuda_ok(cudaGraphInstantiate(&x, g, 0));
+    const uint32_t starts[2] = { 4, 2 };
+    for (unsigned i = 0; i < 2; i++) {
+        set_u32(counter, starts[i]);
+        ck_cuda_ok(cudaGraphLaunch(x, 0));
+        ck_cuda_ok(cudaDeviceSynchronize());
+        ck_assert_uint_eq(get_u32(counter), 0);   /* starts[i] passes */
+    }
+    ck_cuda_ok(cudaGraphExecDestroy(x));
+    ck_cuda_ok(cudaGraphDestroy(g));
+}
+
+START_TEST(test_graph_ptx_while)
+{
+    cudart_test_machine("h200-x1.yaml");
+    while_counts_down();
+}
+END_TEST
+
+START_TEST(test_graph_ptx_while_through_server)
+{
+    struct cudart_test_server srv;
+    cudart_test_server_start(&srv, "h200-x1.yaml");
+    while_counts_down();
+    ck_assert_int_eq(cudart_test_server_stop(&srv), 0);
+}
+END_TEST
+
 /* The generic parameters' layout is CUDA 13's; what is refused. */
 START_TEST(test_cond_refused)
 {
@@ -240,6 +312,8 @@ Suite *make_cudart_graph_cond_suite(void)
     tcase_add_test(tc, test_cond_while_default_and_capture);
     tcase_add_test(tc, test_cond_if_else_switch);
     tcase_add_test(tc, test_cond_refused);
+    tcase_add_test(tc, test_graph_ptx_while);
+    tcase_add_test(tc, test_graph_ptx_while_through_server);
     suite_add_tcase(s, tc);
     return s;
 }
