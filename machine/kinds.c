@@ -101,7 +101,8 @@ static const struct mkind_completer hmem_completer = {
 static const char *const socket_keys[] = { "id", "cpu", "memory",
                                            "root-complex", "root-ports", NULL };
 static const char *const switch_keys[] = { "id", "parent", "ports", "latency",
-                                           "queue", "link", "acs", NULL };
+                                           "queue", "link", "acs",
+                                           "atomic-routing", NULL };
 static const char *const nvsw_keys[] = { "id", "generation", "ports",
                                          "latency", "bandwidth", NULL };
 

@@ -362,6 +362,7 @@ static const enum p2psim_rule_id rule_pub[] = {
     [RULE_PATH] = P2PSIM_RULE_PATH,
     [RULE_VM_CLIQUE] = P2PSIM_RULE_VM_CLIQUE,
     [RULE_NVLINK_POWER] = P2PSIM_RULE_NVLINK_POWER,
+    [RULE_ATOMICS] = P2PSIM_RULE_ATOMICS,
 };
 _Static_assert(sizeof(rule_pub) / sizeof(rule_pub[0]) == P2PSIM_RULE_N,
                "every rule of machine/path.h has a public name");
@@ -439,6 +440,7 @@ int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
     }
     out->allowed = in.allowed;
     out->reads_allowed = in.reads_allowed;
+    out->atomics = in.atomics;
     out->transport = transport_pub[in.transport];
     path_pub(&in.path, &out->path);
     out->n_rules = in.n_rules;

@@ -192,6 +192,7 @@ enum p2psim_rule_id {
     P2PSIM_RULE_PATH,           /* the PCIe route itself */
     P2PSIM_RULE_VM_CLIQUE,      /* VM guest: GPUDirect P2P clique */
     P2PSIM_RULE_NVLINK_POWER,   /* the NVLinks sleep when idle */
+    P2PSIM_RULE_ATOMICS,        /* peer atomics are not native */
     P2PSIM_RULE_N
 };
 
@@ -213,6 +214,7 @@ enum p2psim_transport {
 struct p2psim_verdict {
     bool allowed;               /* cudaDeviceCanAccessPeer */
     bool reads_allowed;         /* P2P reads too (not writes only) */
+    bool atomics;               /* native atomics (NativeAtomicSupported) */
     enum p2psim_transport transport;
     struct p2psim_path path;
     struct p2psim_rule rule[P2PSIM_MAX_RULES];

@@ -497,6 +497,82 @@ static void bar1_rule(struct p2p_verdict *v, const struct sim_component *b)
              "enable Resizable BAR (a larger bar1 on %s)", b->name);
 }
 
+bool path_atomics_to_host(const struct sim_component *gpu)
+{
+    struct path_up up[PATH_MAX_HOPS];
+    int n = path_chain_up(gpu, up, PATH_MAX_HOPS);
+    for (int i = 0; i < n; i++) {
+        if (mkind_is(up[i].comp, MKIND_PCIE_SWITCH) &&
+            !psw_atomic_routing(up[i].comp)) {
+            return false;
+        }
+    }
+    return n > 0;
+}
+
+/*
+ * PCIe AtomicOps between a and b (PCIe r6.0 §6.15): both GPUs issue and
+ * complete them (the catalog's atomics: pcie), and every element that
+ * passes them on routes them: each switch of the path (atomic-routing)
+ * and each root complex that sends them down one of its root ports
+ * (p2p-atomics; between root ports, after an ACS redirect, or from a
+ * socket link). The first element that does not is *stop (NULL if the
+ * GPUs are the reason).
+ */
+static bool pcie_atomics(const struct path *p, const struct sim_component *a,
+                         const struct sim_component *b,
+                         const struct sim_component **stop)
+{
+    *stop = NULL;
+    if (!gpu_get_info(a)->atomics_pcie || !gpu_get_info(b)->atomics_pcie) {
+        return false;
+    }
+    for (unsigned i = 1; i + 1 < p->n_hops; i++) {
+        const struct path_hop *h = &p->hop[i];
+        bool ok = true;
+        if (mkind_is(h->comp, MKIND_PCIE_SWITCH)) {
+            ok = psw_atomic_routing(h->comp);
+        } else if (mkind_is(h->comp, MKIND_ROOT_COMPLEX) &&
+                   strcmp(h->out, "xs") != 0) {
+            ok = rc_p2p_atomics(h->comp);
+        }
+        if (!ok) {
+            *stop = h->comp;
+            return false;
+        }
+    }
+    return true;
+}
+
+static void atomics_rule(struct p2p_verdict *v, const struct sim_component *a,
+                         const struct sim_component *b)
+{
+    const struct sim_component *stop;
+    v->atomics = pcie_atomics(&v->path, a, b, &stop);
+    if (v->atomics || !v->allowed) {
+        return;
+    }
+    const char *why = !stop ? "one of the GPUs does no PCIe AtomicOps"
+                      : mkind_is(stop, MKIND_PCIE_SWITCH)
+                          ? "does not route AtomicOps"
+                          : "does not pass AtomicOps on to its root ports";
+    struct path_rule *r = rule(v, RULE_ATOMICS, false, true,
+                               "peer atomics are not native: %s%s%s, so "
+                               "cudaDevP2PAttrNativeAtomicSupported is 0 and "
+                               "the SM does an atomic on the peer as a read "
+                               "and a write, not atomic against the peer's "
+                               "or a third agent's accesses",
+                               stop ? stop->name : "", stop ? " " : "", why);
+    if (stop) {
+        snprintf(r->fix, sizeof(r->fix), "%s",
+                 mkind_is(stop, MKIND_PCIE_SWITCH)
+                     ? "a switch that routes AtomicOps (atomic-routing: true)"
+                     : "a root complex that routes AtomicOps between root "
+                       "ports (p2p-atomics: true), or both GPUs below one "
+                       "switch");
+    }
+}
+
 int path_p2p_verdict(const struct topo_machine *m,
                      const struct sim_component *a,
                      const struct sim_component *b, struct p2p_verdict *v)
@@ -549,12 +625,15 @@ int path_p2p_verdict(const struct topo_machine *m,
                     : ", through NVSwitches set up by the fabric manager");
         if (v->allowed) {
             v->transport = TRANSPORT_NVLINK;
+            v->atomics = gpu_get_info(a)->atomics_nvlink &&
+                         gpu_get_info(b)->atomics_nvlink;
         }
         nvlink_power_rule(m, v);
         return 0;
     }
     pcie_rules(v, &v->path);
     bar1_rule(v, b);
+    atomics_rule(v, a, b);
     if (v->allowed) {
         v->transport = TRANSPORT_PCIE;
     }

@@ -84,6 +84,7 @@ enum path_rule_id {
     RULE_PATH,                  /* the PCIe route itself */
     RULE_VM_CLIQUE,             /* VM guest: GPUDirect P2P clique */
     RULE_NVLINK_POWER,          /* the NVLinks sleep when idle */
+    RULE_ATOMICS,               /* peer atomics are not native */
 };
 
 struct path_rule {
@@ -99,11 +100,18 @@ enum path_transport { TRANSPORT_NONE, TRANSPORT_PCIE, TRANSPORT_NVLINK };
 struct p2p_verdict {
     bool allowed;               /* cudaDeviceCanAccessPeer */
     bool reads_allowed;         /* P2P reads too (not writes only) */
+    bool atomics;               /* native atomics: both GPUs do them over
+                                   the transport and, over PCIe, every
+                                   element between routes AtomicOps */
     enum path_transport transport;
     struct path path;
     struct path_rule rule[PATH_MAX_RULES];
     unsigned n_rules;
 };
+
+/* Whether every switch above gpu routes AtomicOps, so its AtomicOps
+ * reach its root complex (host memory's completer). */
+bool path_atomics_to_host(const struct sim_component *gpu);
 
 /* Decide P2P between GPUs a and b, listing every rule that applies.
  * 0, or -SIM_ENOMEM as path_compute. */

@@ -184,6 +184,12 @@ static inline enum tlp_fc_class tlp_kind_fc_class(enum tlp_kind k)
     return tlp_kind_table[k].fc;
 }
 
+/* An AtomicOp request: FetchAdd, Swap or CAS (PCIe r6.0 §6.15). */
+static inline bool tlp_kind_is_atomicop(enum tlp_kind k)
+{
+    return k == TLP_FETCHADD || k == TLP_SWAP || k == TLP_CAS;
+}
+
 static inline bool tlp_is_posted(const struct tlp *t)
 {
     return tlp_kind_table[t->kind].posted;

@@ -222,4 +222,16 @@ else
     echo "8: gnuplot not found: plot check skipped"
 fi
 
+# ---- 9. Atomics on a peer ------------------------------------------------
+check "9: explain 0 2: atomics are not native at cpu0" 0 \
+    "\[slows\] atomics: peer atomics are not native: cpu0" "$p2psim" explain 0 2
+check "9: explain 0 2: the fix names p2p-atomics" 0 "p2p-atomics: true" \
+    printf '%s\n' "$out"
+out=$("$p2psim" explain 0 1 2>&1)
+claim "9: explain 0 1 (one switch): no atomics rule" sh -c \
+    "! printf '%s\n' \"\$1\" | grep -q 'atomics:'" sh "$out"
+out=$("$p2psim" explain 0 2 --set sockets.cpu0.root-complex.p2p-atomics=true 2>&1)
+claim "9: p2p-atomics=true: no atomics rule" sh -c \
+    "! printf '%s\n' \"\$1\" | grep -q 'atomics:'" sh "$out"
+
 finish stories

@@ -143,9 +143,10 @@ cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
  *  AccessSupported: cudaDeviceCanAccessPeer's answer (the verdict);
  *    "supported", not "enabled" (cuda-api.md §5.6 leaves it open; CUDA's
  *    samples read it before enabling anything).
- *  NativeAtomicSupported: access is allowed and both GPUs do atomics over
- *    the pair's transport (the catalog's atomics: { pcie, nvlink }): the
- *    source issues them, the destination completes them.
+ *  NativeAtomicSupported: access is allowed and the verdict's atomics:
+ *    both GPUs do atomics over the pair's transport (the catalog's
+ *    atomics: { pcie, nvlink }) and, over PCIe, every switch and root
+ *    complex between them routes AtomicOps (machine/path.c).
  *  CudaArrayAccessSupported: where access is (arrays travel the same
  *    mappings).
  *  OnlyPartialNativeAtomicSupported: 0; atomics are all or nothing here.
@@ -154,8 +155,7 @@ cudaError_t rt_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
                              int src, int dst)
 {
     struct p2psim_verdict v;
-    struct p2psim_gpu_desc gs, gd;
-    bool ok, atomics;
+    bool ok;
 
     if (!value) {
         return cudaErrorInvalidValue;
@@ -164,11 +164,6 @@ cudaError_t rt_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
         return cudaErrorInvalidDevice;
     }
     ok = p2p_allowed(src, dst, &v);
-    p2psim_gpu_describe(rt.p, (unsigned)src, &gs);
-    p2psim_gpu_describe(rt.p, (unsigned)dst, &gd);
-    atomics = v.transport == P2PSIM_TRANSPORT_NVLINK
-                  ? gs.atomics_nvlink && gd.atomics_nvlink
-                  : gs.atomics_pcie && gd.atomics_pcie;
     switch (attr) {
     case cudaDevP2PAttrPerformanceRank:
         *value = v.path.cls > P2PSIM_PATH_NV
@@ -179,7 +174,7 @@ cudaError_t rt_p2p_attribute(int *value, enum cudaDeviceP2PAttr attr,
         *value = ok;
         break;
     case cudaDevP2PAttrNativeAtomicSupported:
-        *value = ok && atomics;
+        *value = ok && v.atomics;
         break;
     case cudaDevP2PAttrCudaArrayAccessSupported:
         *value = ok;
@@ -282,8 +277,7 @@ static cudaError_t p2p_atomic_caps(unsigned *caps,
     p2psim_gpu_describe(rt.p, (unsigned)src, &gs);
     p2psim_gpu_describe(rt.p, (unsigned)dst, &gd);
     bool nvlink = v.transport == P2PSIM_TRANSPORT_NVLINK;
-    bool native = ok && (nvlink ? gs.atomics_nvlink && gd.atomics_nvlink
-                                : gs.atomics_pcie && gd.atomics_pcie);
+    bool native = ok && v.atomics;
     unsigned cc = gs.cc_major < gd.cc_major ? gs.cc_major : gd.cc_major;
     for (unsigned i = 0; i < n; i++) {
         caps[i] = atomic_caps(ops[i], native, nvlink, cc);

@@ -206,7 +206,7 @@ static nvmlGpuP2PStatus_t refused(const struct p2psim_verdict *v)
  * answers): WRITE and PROP as it allows; READ where reads are allowed
  * too; NVLINK where the pair's P2P goes over NVLink; ATOMICS as
  * cudaDeviceGetP2PAttribute's NativeAtomicSupported (both GPUs do
- * atomics over that link).
+ * atomics over that link and every element between routes them).
  */
 nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1,
                                     nvmlDevice_t device2,

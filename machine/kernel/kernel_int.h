@@ -116,8 +116,11 @@ struct kx_grid {
     bool impure;                /* the running warp read time or texels */
     char msg[PTX_ERROR_MSG_BYTES];
     struct kx_block *blocks;
-    /* peer GPU -> NVLink or not, asked once per grid (exec.c) */
+    /* peer GPU -> NVLink or not, native atomics or not, asked once per
+     * grid (memory.c); host memory's atomics likewise */
     bool peer_known[KX_MAX_PEERS], peer_nvl[KX_MAX_PEERS];
+    bool peer_atomics[KX_MAX_PEERS];
+    bool host_known, host_atomics;
     uint64_t peer_nvl_base[KX_MAX_PEERS];
     struct sim_event start_ev;
     sim_time_t t_start;

@@ -44,9 +44,11 @@
 
 /* ---- addresses ------------------------------------------------------------- */
 
-/* A lane's address as the SM model wants it: local HBM or a bus address. */
+/* A lane's address as the SM model wants it: local HBM or a bus address,
+ * and whether the path there routes AtomicOps. */
 struct kx_target {
     bool remote;
+    bool no_atomicops;
     uint64_t addr;
 };
 
@@ -64,38 +66,55 @@ static const struct exec_peer_map *peer_map_find(const struct p2psim *p,
     return NULL;
 }
 
+/* What the verdict says of a peer: over NVLink (and its window's base)
+ * and with native atomics. */
+struct kx_peer {
+    bool nvl, atomics;
+    uint64_t nvl_base;
+};
+
+static struct kx_peer peer_ask(struct kx_grid *gr, unsigned peer)
+{
+    struct p2psim *p = gr->p;
+    struct p2p_verdict v;
+    struct kx_peer k = { false, false, 0 };
+    if (p2psim__p2p(p, gr->l.gpu, peer, &v) == 0) {
+        k.nvl = v.transport == TRANSPORT_NVLINK;
+        k.atomics = v.atomics;
+    }
+    if (k.nvl) {
+        k.nvl_base = gpu_nvlink_base(fab_gpu(p->m->fab, peer));
+    }
+    return k;
+}
+
+/* The verdict is a function of the machine: asked once per grid and peer
+ * (a path computation per lane and access dominated the wall time of
+ * peer kernels). */
+static struct kx_peer peer_facts(struct kx_grid *gr, unsigned peer)
+{
+    if (peer >= KX_MAX_PEERS) {
+        return peer_ask(gr, peer);
+    }
+    if (!gr->peer_known[peer]) {
+        struct kx_peer k = peer_ask(gr, peer);
+        gr->peer_known[peer] = true;
+        gr->peer_nvl[peer] = k.nvl;
+        gr->peer_atomics[peer] = k.atomics;
+        gr->peer_nvl_base[peer] = k.nvl_base;
+    }
+    return (struct kx_peer){ gr->peer_nvl[peer], gr->peer_atomics[peer],
+                             gr->peer_nvl_base[peer] };
+}
+
 /* The bus address by which this grid's GPU reaches byte hbm of GPU peer. */
 static int peer_bus_addr(struct kx_grid *gr, unsigned peer, uint64_t hbm,
                          uint64_t len, uint64_t *bus)
 {
     struct p2psim *p = gr->p;
-    /* The verdict is a function of the machine: asked once per grid and
-     * peer (a path computation per lane and access dominated the wall
-     * time of peer kernels). */
-    if (peer < KX_MAX_PEERS && !gr->peer_known[peer]) {
-        struct p2p_verdict v;
-        gr->peer_known[peer] = true;
-        gr->peer_nvl[peer] = p2psim__p2p(p, gr->l.gpu, peer, &v) == 0 &&
-                             v.transport == TRANSPORT_NVLINK;
-        gr->peer_nvl_base[peer] =
-            gr->peer_nvl[peer] ? gpu_nvlink_base(fab_gpu(p->m->fab, peer))
-                               : 0;
-    }
-    bool nvl;
-    uint64_t nvl_base = 0;
-    if (peer < KX_MAX_PEERS) {
-        nvl = gr->peer_nvl[peer];
-        nvl_base = gr->peer_nvl_base[peer];
-    } else {
-        struct p2p_verdict v;
-        nvl = p2psim__p2p(p, gr->l.gpu, peer, &v) == 0 &&
-              v.transport == TRANSPORT_NVLINK;
-        if (nvl) {
-            nvl_base = gpu_nvlink_base(fab_gpu(p->m->fab, peer));
-        }
-    }
-    if (nvl) {
-        *bus = nvl_base + hbm;
+    struct kx_peer k = peer_facts(gr, peer);
+    if (k.nvl) {
+        *bus = k.nvl_base + hbm;
         return 0;
     }
     const struct exec_peer_map *m = peer_map_find(p, peer, hbm, len);
@@ -122,8 +141,15 @@ static int peer_bus_addr(struct kx_grid *gr, unsigned peer, uint64_t hbm,
 static int loc_target(struct kx_grid *gr, const struct p2psim_loc *loc,
                       unsigned len, struct kx_target *t)
 {
+    t->no_atomicops = false;
     if (loc->kind == P2PSIM_HOST) {
+        if (!gr->host_known) {
+            gr->host_known = true;
+            gr->host_atomics =
+                path_atomics_to_host(fab_gpu(gr->p->m->fab, gr->l.gpu));
+        }
         t->remote = true;
+        t->no_atomicops = !gr->host_atomics;
         t->addr = loc->addr;
         return 0;
     }
@@ -133,6 +159,7 @@ static int loc_target(struct kx_grid *gr, const struct p2psim_loc *loc,
         return 0;
     }
     t->remote = true;
+    t->no_atomicops = !peer_facts(gr, loc->gpu).atomics;
     return peer_bus_addr(gr, loc->gpu, loc->addr, len, &t->addr);
 }
 
@@ -278,6 +305,7 @@ static struct kx_sub *sub_new(struct kx_warp *w, enum gpu_sm_kind kind,
     s->r.kind = kind;
     s->r.sm = w->b->sm;
     s->r.remote = t ? t->remote : false;
+    s->r.no_atomicops = t ? t->no_atomicops : false;
     s->r.addr = t ? t->addr : 0;
     s->r.done = sub_done;
     s->r.user = s;
@@ -476,7 +504,7 @@ static void issue_ldst(struct kx_warp *w)
         if (q->op == PTX_MEM_LD) {
             unsigned seg = segment_bytes(lo, hi);
             unsigned start = lo / seg * seg;
-            struct kx_target t = { remote, line + start };
+            struct kx_target t = { remote, false, line + start };
             struct kx_sub *s = sub_new(w, GPU_SM_LOAD, &t);
             if (!s) {
                 return;
@@ -504,7 +532,7 @@ static void issue_ldst(struct kx_warp *w)
             while (j < hi && mask[j]) {
                 j++;
             }
-            struct kx_target t = { remote, line + i };
+            struct kx_target t = { remote, false, line + i };
             struct kx_sub *s = sub_new(w, GPU_SM_STORE, &t);
             if (!s) {
                 return;

@@ -19,6 +19,9 @@
  *    or, xor, float add) have no AtomicOp: the SM emulates them with a
  *    read and a CAS loop, retrying with the value the CAS returned until
  *    it wins (counted, cas_retries). The arithmetic is common/atomic.h's.
+ *    A request marked no_atomicops (a path that routes no AtomicOps) is a
+ *    read, then a posted write of the new value (rmw_atomics): what the
+ *    GPU does without native atomics, not atomic against other agents.
  *  - FLUSH: what a system-scope fence waits for (sm.h).
  *
  * Model: the SMs' TLPs share one FIFO per GPU (in issue order), handed to
@@ -555,6 +558,11 @@ static void sm_begin(struct sim *sim, struct sim_event *ev)
         if (r->kind == GPU_SM_LOAD) {
             sm__out_new(st, TLP_MRD, r->sm, r->addr, r->len, r);
             st->cnt.remote_reads++;
+        } else if (r->no_atomicops) {
+            r->cas_retry = r->rmw = true;   /* read, then write */
+            sm__out_new(st, TLP_MRD, r->sm, r->addr,
+                       gpu_sm_type_bytes(r->type), r);
+            st->cnt.remote_reads++;
         } else if (r->atom == GPU_SM_ATOM_ADD && sm_atom_is_native(r)) {
             sm_queue_atomic(st, r, TLP_FETCHADD, r->operand, 0);
         } else if (r->atom == GPU_SM_ATOM_EXCH) {
@@ -619,6 +627,7 @@ int gpu_sm_submit(struct sim_component *c, struct gpu_sm_req *r)
     r->got = 0;
     r->pending = 0;
     r->cas_retry = false;
+    r->rmw = false;
     r->next = NULL;
     r->owner = g;
     switch (r->kind) {
@@ -645,6 +654,22 @@ static void sm_atomic_step(struct sm_state *st, struct gpu_sm_req *r,
                            enum tlp_kind sent_kind, uint64_t expected,
                            uint64_t seen)
 {
+    if (r->rmw) {
+        /* No AtomicOps on the path: the new value goes back as a plain
+         * posted write, which another agent's access may overtake. */
+        unsigned n = gpu_sm_type_bytes(r->type);
+        struct sm_out *o = sm__out_new(st, TLP_MWR, r->sm, r->addr, n, NULL);
+        if (o) {
+            gpu__put_le(o->data, gpu_sm_atom_apply(r->atom, r->type, seen,
+                                                   r->operand, r->compare),
+                        n);
+            st->cnt.remote_writes++;
+            st->cnt.rmw_atomics++;
+        }
+        r->old = seen;
+        r->done(r);
+        return;
+    }
     if (sent_kind == TLP_CAS) {
         if (seen == expected) {
             r->old = seen;

@@ -83,6 +83,9 @@ struct gpu_sm_req {
     enum gpu_sm_type type;
     uint64_t operand;           /* raw bits (F32 in the low 32 bits) */
     uint64_t compare;           /* CAS */
+    bool no_atomicops;          /* remote: the path routes no AtomicOps
+                                   (the driver enabled none): the SM reads,
+                                   applies and writes, not atomically */
     uint64_t old;               /* result: the value before */
     gpu_sm_done_fn *done;
     void *user;
@@ -94,6 +97,7 @@ struct gpu_sm_req {
     uint32_t got;               /* LOAD: bytes of completion data */
     unsigned pending;           /* FLUSH: reads outstanding */
     bool cas_retry;             /* ATOMIC emulated by read + CAS */
+    bool rmw;                   /* ATOMIC done as read + write */
     void *owner;                /* the GPU model */
 };
 
@@ -148,6 +152,7 @@ struct gpu_sm_counters {
     uint64_t remote_write_bytes;
     uint64_t wc_merges;         /* stores merged into a pending line */
     uint64_t cas_retries;       /* emulated atomics that lost a race */
+    uint64_t rmw_atomics;       /* remote atomics done as read + write */
 };
 void gpu_sm_get_counters(struct sim_component *g, struct gpu_sm_counters *out);
 

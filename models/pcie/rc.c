@@ -364,6 +364,10 @@ static int rc_configure(struct sim_component *c, const struct sim_props *props,
                                  &xsocket, 0, err);
     }
     if (rc2 == 0) {
+        rc2 = sim_props_get_bool(props, "p2p-atomics", &rc->p2p_atomics, 0,
+                                 err);
+    }
+    if (rc2 == 0) {
         rc2 = rc_configure_iommu(rc, props, err);
     }
     if (rc2 < 0) {
@@ -475,6 +479,11 @@ struct iommu *rc_iommu(struct sim_component *c)
 enum rc_p2p_policy rc_p2p_policy(const struct sim_component *c)
 {
     return rc_from(c)->p2p;
+}
+
+bool rc_p2p_atomics(const struct sim_component *c)
+{
+    return rc_from(c)->p2p_atomics;
 }
 
 enum rc_p2p_policy rc_xsocket_policy(const struct sim_component *c)

@@ -52,6 +52,9 @@ unsigned rc_n_root_ports(const struct sim_component *rc);
 
 struct iommu *rc_iommu(struct sim_component *rc);
 enum rc_p2p_policy rc_p2p_policy(const struct sim_component *rc);
+/* Whether AtomicOps are routed to a root port from another root port or a
+ * socket link (p2p-atomics, default no: an AtomicOp to a peer gets UR). */
+bool rc_p2p_atomics(const struct sim_component *rc);
 enum rc_p2p_policy rc_xsocket_policy(const struct sim_component *rc);
 
 /* ACS control bits of root port rp (PCI_ACS_*). */

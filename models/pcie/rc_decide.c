@@ -54,6 +54,7 @@ enum rc_refusal {
     RC_UNSUPPORTED,             /* nobody claims the address */
     RC_P2P_REFUSED,             /* root port to root port, policy refuses */
     RC_XSOCKET_REFUSED,         /* from another socket, policy refuses */
+    RC_ATOMIC_UNROUTED,         /* an AtomicOp to a root port, not routed */
 };
 
 static const char *const rc_refusal_text[] = {
@@ -61,6 +62,8 @@ static const char *const rc_refusal_text[] = {
     [RC_UNSUPPORTED] = "unsupported request: nobody claims the address",
     [RC_P2P_REFUSED] = "p2p refused by the root complex",
     [RC_XSOCKET_REFUSED] = "cross-socket p2p refused",
+    [RC_ATOMIC_UNROUTED] = "AtomicOp routing between root ports not "
+                           "supported",
 };
 
 /*
@@ -91,6 +94,12 @@ static int rc_route_addr(const struct rc *rc, unsigned in, const struct tlp *t,
     } else if (ek == RC_PORT_RP && ik == RC_PORT_XS &&
                !rc_policy_allows(rc->xsocket, t)) {
         *why = RC_XSOCKET_REFUSED;
+        return -1;
+    }
+    if (ek == RC_PORT_RP && ik != RC_PORT_MEM && !rc->p2p_atomics &&
+        tlp_kind_is_atomicop(t->kind)) {
+        *p2p = false;
+        *why = RC_ATOMIC_UNROUTED;      /* PCIe r6.0 §6.15.2 */
         return -1;
     }
     return e;
@@ -313,6 +322,10 @@ static void rc_decide_request(struct rc *rc, unsigned in, struct tlp *t,
         return;
     case RC_XSOCKET_REFUSED:
         rc->cnt.xsocket_refused++;
+        refuse(d, t, rc_refusal_text[r]);
+        return;
+    case RC_ATOMIC_UNROUTED:
+        rc->cnt.unsupported++;
         refuse(d, t, rc_refusal_text[r]);
         return;
     }

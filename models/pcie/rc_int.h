@@ -84,6 +84,8 @@ struct rc {
     uint64_t p2p_rate;              /* bytes/s; 0 = unlimited */
     sim_time_t p2p_latency_ps;      /* extra per P2P hop */
     bool ats;                       /* Translation Requests served */
+    bool p2p_atomics;               /* AtomicOps routed to root ports from
+                                       root ports and socket links */
     /* architectural state */
     struct pcie_route *route;       /* n_ports, programmed by the builder */
     struct iommu *mmu;

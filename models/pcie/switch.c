@@ -92,6 +92,7 @@ struct psw {
     unsigned n_ports;           /* 1 + downstream ports, 2..65 */
     sim_time_t latency_ps;      /* per hop, delivery to egress start */
     uint32_t queue_tlps;        /* egress buffer per port, TLPs */
+    bool atomic_routing;        /* its ports route AtomicOps (DevCap2) */
     /* architectural state */
     unsigned bus;               /* own bus number (upstream port's) */
     struct pcie_route *route;   /* n_ports, programmed by the builder;
@@ -144,19 +145,20 @@ struct psw_decision {
     int normal;                 /* where plain routing pointed, or -1 */
     enum acs_verdict verdict;
     enum acs_rule rule;
+    bool atomic_unrouted;       /* an AtomicOp the ports cannot route */
 };
 
 /*
- * psw_decide - route t received on port in, then apply in's ACS.
+ * psw_route_decide - route t received on port in, then apply in's ACS.
  * From "up": a downstream port that claims t, else nowhere (UR). From a
  * downstream port: the one that claims it, else "up"; ACS may redirect
  * that to "up" or block it; a TLP aimed back at its own port goes up only
  * with Upstream Forwarding (acs.c, note c).
  */
-static struct psw_decision psw_decide(const struct psw *sw, unsigned in,
-                                      const struct tlp *t)
+static struct psw_decision psw_route_decide(const struct psw *sw,
+                                            unsigned in, const struct tlp *t)
 {
-    struct psw_decision d = { -1, -1, ACS_FORWARD, ACS_RULE_NONE };
+    struct psw_decision d = { -1, -1, ACS_FORWARD, ACS_RULE_NONE, false };
     const struct pcie_route *own = &sw->route[in];
     bool self = false;
 
@@ -204,6 +206,25 @@ static struct psw_decision psw_decide(const struct psw *sw, unsigned in,
     case ACS_BLOCK:
         d.egress = -1;
         break;
+    }
+    return d;
+}
+
+/*
+ * psw_decide - psw_route_decide, then AtomicOp routing: a switch whose
+ * ports do not support it (Device Capabilities 2, AtomicOp Routing
+ * Supported clear; PCIe r6.0 §6.15.2) cannot pass an AtomicOp from one
+ * port to another, so the request is refused (UR, as for a request it
+ * cannot route). Every port of the switch shares the one setting.
+ */
+static struct psw_decision psw_decide(const struct psw *sw, unsigned in,
+                                      const struct tlp *t)
+{
+    struct psw_decision d = psw_route_decide(sw, in, t);
+    if (d.egress >= 0 && !sw->atomic_routing &&
+        tlp_kind_is_atomicop(t->kind)) {
+        d.egress = -1;
+        d.atomic_unrouted = true;
     }
     return d;
 }
@@ -303,6 +324,8 @@ static void psw_refuse(struct psw *sw, struct psw_port *ip, struct tlp *t,
         ip->n.ur++;
         psw_trace(sw, SIM_TP_MODEL, ip->port, t, d->rule, 0,
                   acs ? "acs violation: UR completion"
+                  : d->atomic_unrouted
+                      ? "AtomicOp routing not supported: UR completion"
                       : "unsupported request: UR completion");
         psw_complete_unsupported(sw, ip->port->index, t);
         return;
@@ -381,6 +404,11 @@ static void psw_ready(struct sim_component *c, struct sim_port *out)
     psw_egress_pump(sw, p);
 }
 
+bool psw_atomic_routing(const struct sim_component *c)
+{
+    return psw_from(c)->atomic_routing;
+}
+
 /* ---- lifecycle ----------------------------------------------------------- */
 
 static int psw_configure(struct sim_component *c,
@@ -405,6 +433,11 @@ static int psw_configure(struct sim_component *c,
     if (rc == 0) {
         rc = sim_props_get_u64(props, "queue", &queue, 0, PSW_MAX_QUEUE, 0,
                                err);
+    }
+    sw->atomic_routing = true;
+    if (rc == 0) {
+        rc = sim_props_get_bool(props, "atomic-routing", &sw->atomic_routing,
+                                0, err);
     }
     if (rc < 0) {
         return rc;

@@ -51,6 +51,9 @@ unsigned psw_bus(const struct sim_component *sw);
  */
 int psw_route(const struct sim_component *sw, unsigned in,
               const struct tlp *t, bool *redirected);
+/* Whether its ports route AtomicOps (atomic-routing, default yes):
+ * without it an AtomicOp that must cross the switch gets UR. */
+bool psw_atomic_routing(const struct sim_component *sw);
 /* The forwarding latency per hop. */
 sim_time_t psw_latency(const struct sim_component *sw);
 

@@ -72,10 +72,16 @@ static int test_resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
     return 0;
 }
 
+static void env_open_set(struct env *e, const char *overrides)
+{
+    struct p2psim_options o = { .overrides = overrides };
+    memset(e, 0, sizeof(*e));
+    e->p = test_open(MACHINE, overrides ? &o : NULL);
+}
+
 static void env_open(struct env *e)
 {
-    memset(e, 0, sizeof(*e));
-    e->p = test_open(MACHINE, NULL);
+    env_open_set(e, NULL);
 }
 
 static void *env_host(struct env *e, uint64_t len)
@@ -563,7 +569,46 @@ START_TEST(test_kernel_ptx_named_barriers)
 }
 END_TEST
 
+/* gpu0 (3 x 96 threads) and gpu b (2 x 160) each add 1 five times to a
+ * counter at gpu0's byte 4096; returns the counter after both. */
+static uint64_t atomic_race(struct env *e, unsigned b)
+{
+    const void *k = p2psim_kernel_register("atomic_add", k_atomic_add, 2,
+                                           atomic_args);
+    uint64_t counter = VA(0, 4096);
+    unsigned times = 5;
+    void *args[] = { &counter, &times };
+    struct result r0, rb;
+    launch(e, 0, k, 3, 96, args, 0, false, &r0);
+    launch(e, b, k, 2, 160, args, 0, false, &rb);
+    p2psim_run(e->p);
+    ck_assert_int_eq(r0.status, 0);
+    ck_assert_int_eq(rb.status, 0);
+    uint64_t total;
+    p2psim_hbm_read(e->p, 0, 4096, &total, 8);
+    return total;
+}
+
 START_TEST(test_kernel_atomic_add_two_gpus_exact_total)
+{
+    struct env e;
+    env_open(&e);
+    ck_assert_uint_eq(atomic_race(&e, 1), (3 * 96 + 2 * 160) * 5);
+    struct gpu_sm_counters c;
+    gpu_sm_get_counters(fab_gpu(e.p->m->fab, 1), &c);
+    ck_assert_uint_eq(c.remote_atomics, 2 * 160 * 5);
+    env_close(&e);
+}
+END_TEST
+
+/*
+ * gpu0 and gpu2 meet at cpu0's root complex (PHB), which passes no
+ * AtomicOps between root ports (p2p-atomics' default): gpu2's atomics on
+ * gpu0's memory are a read and a write each. Alone, one thread's are
+ * exact; racing gpu0's own atomics and each other they lose updates.
+ * With p2p-atomics on they are AtomicOps and the total is exact.
+ */
+START_TEST(test_kernel_atomics_without_atomicop_routing)
 {
     struct env e;
     env_open(&e);
@@ -572,18 +617,27 @@ START_TEST(test_kernel_atomic_add_two_gpus_exact_total)
     uint64_t counter = VA(0, 4096);
     unsigned times = 5;
     void *args[] = { &counter, &times };
-    struct result r0, r1;
-    launch(&e, 0, k, 3, 96, args, 0, false, &r0);
-    launch(&e, 1, k, 2, 160, args, 0, false, &r1);
+    struct result r2;
+    launch(&e, 2, k, 1, 1, args, 0, false, &r2);
     p2psim_run(e.p);
-    ck_assert_int_eq(r0.status, 0);
-    ck_assert_int_eq(r1.status, 0);
+    ck_assert_int_eq(r2.status, 0);
     uint64_t total;
     p2psim_hbm_read(e.p, 0, 4096, &total, 8);
-    ck_assert_uint_eq(total, (3 * 96 + 2 * 160) * 5);
+    ck_assert_uint_eq(total, 5);
     struct gpu_sm_counters c;
-    gpu_sm_get_counters(fab_gpu(e.p->m->fab, 1), &c);
+    gpu_sm_get_counters(fab_gpu(e.p->m->fab, 2), &c);
+    ck_assert_uint_eq(c.rmw_atomics, 5);
+    ck_assert_uint_eq(c.remote_atomics, 0);
+
+    /* lost some */
+    ck_assert_uint_lt(atomic_race(&e, 2), 5 + (3 * 96 + 2 * 160) * 5);
+    env_close(&e);
+
+    env_open_set(&e, "sockets.cpu0.root-complex.p2p-atomics=true");
+    ck_assert_uint_eq(atomic_race(&e, 2), (3 * 96 + 2 * 160) * 5);
+    gpu_sm_get_counters(fab_gpu(e.p->m->fab, 2), &c);
     ck_assert_uint_eq(c.remote_atomics, 2 * 160 * 5);
+    ck_assert_uint_eq(c.rmw_atomics, 0);
     env_close(&e);
 }
 END_TEST
@@ -968,6 +1022,7 @@ Suite *make_kernel_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_kernel_atomic_add_two_gpus_exact_total);
     tcase_add_test(tc, test_kernel_emulated_remote_atomics_exact);
+    tcase_add_test(tc, test_kernel_atomics_without_atomicop_routing);
     tcase_add_test(tc, test_kernel_atom_apply_table);
     suite_add_tcase(s, tc);
     tc = tcase_create("Barriers");

@@ -149,6 +149,9 @@ static unsigned ts_count(enum sim_trace_point p, const char *msg)
 
 /* ---- the bench ----------------------------------------------------------- */
 
+/* atomic-routing for the next make_switch (NULL: the default). */
+static const char *atomic_routing;
+
 static struct sim_component *make_switch(const char *ports,
                                          const char *latency,
                                          const char *queue,
@@ -164,6 +167,9 @@ static struct sim_component *make_switch(const char *ports,
     }
     if (queue) {
         sim_props_set(&p, "queue", queue, NULL, NULL);
+    }
+    if (atomic_routing) {
+        sim_props_set(&p, "atomic-routing", atomic_routing, NULL, NULL);
     }
     struct sim_component *c = sim_component_create(sim, &psw_ops, "sw", err);
     ck_assert_ptr_nonnull(c);
@@ -331,6 +337,45 @@ START_TEST(test_psw_routes_peer_request_directly_without_acs)
     ck_assert_uint_eq(E(1)->n_received, 1);
     ck_assert_int_eq(E(1)->rec[0].kind, TLP_MRD);
     ck_assert_uint_eq(total_received(), 1);
+}
+END_TEST
+
+static struct tlp *fetchadd(unsigned from, unsigned to)
+{
+    struct tlp *t = req(TLP_FETCHADD, WIN(to) + 0x40, pcie_id(BUS(from), 0, 0));
+    t->len_bytes = 8;
+    ck_assert_int_eq(tlp_data_alloc(t, 8), 0);
+    memset(t->data, 1, 8);
+    return t;
+}
+
+/* AtomicOps cross a switch only if its ports route them (PCIe r6.0
+ * §6.15.2, atomic-routing): the default does; one that does not answers
+ * UR and still forwards other requests. */
+START_TEST(test_psw_atomicop_routing)
+{
+    th_ep_send(ep[0], fetchadd(0, 1));
+    run_drained();
+    ck_assert_uint_eq(E(1)->n_received, 1);
+    ck_assert_int_eq(E(1)->rec[0].kind, TLP_FETCHADD);
+    ck_assert(psw_atomic_routing(sw));
+
+    teardown();
+    setup_sim();
+    atomic_routing = "false";
+    build(NULL, NULL, false, false);
+    atomic_routing = NULL;
+    ck_assert(!psw_atomic_routing(sw));
+    th_ep_send(ep[0], fetchadd(0, 1));
+    th_ep_send(ep[0], req(TLP_MWR, WIN(1) + 0x80, pcie_id(BUS(0), 0, 0)));
+    run_drained();
+    ck_assert_uint_eq(E(1)->n_received, 1);
+    ck_assert_int_eq(E(1)->rec[0].kind, TLP_MWR);
+    ck_assert_uint_eq(E(0)->n_received, 1);
+    ck_assert_int_eq(E(0)->rec[0].kind, TLP_CPL);
+    ck_assert_uint_eq(E(0)->rec[0].cpl_status, TLP_CPL_UR);
+    ck_assert_uint_eq(ts_count(SIM_TP_MODEL, "AtomicOp routing not "
+                                             "supported: UR completion"), 1);
 }
 END_TEST
 
@@ -992,6 +1037,7 @@ Suite *make_psw_suite(void)
                         0, N_DP);
     tcase_add_test(tc, test_psw_routes_peer_request_directly_without_acs);
     tcase_add_test(tc, test_psw_routes_unclaimed_request_from_dp_upstream);
+    tcase_add_test(tc, test_psw_atomicop_routing);
     tcase_add_test(tc, test_psw_answers_unclaimed_read_from_up_with_ur);
     tcase_add_test(tc, test_psw_drops_unclaimed_write_from_up);
     tcase_add_loop_test(tc, test_psw_routes_completion_by_requester_bus, 0,

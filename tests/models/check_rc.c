@@ -319,6 +319,10 @@ struct policy_case {
 static const struct policy_case policy_cases[] = {
     { "p2p=forward", TLP_MWR, true, -1, 0, 1, 0 },
     { "p2p=forward", TLP_MRD, true, TLP_CPLD, TLP_CPL_SC, 1, 0 },
+    /* AtomicOps between root ports need p2p-atomics (PCIe r6.0 §6.15.2):
+     * without it UR, counted as unsupported, not as a policy refusal */
+    { "p2p=forward", TLP_FETCHADD, false, TLP_CPL, TLP_CPL_UR, 0, 0 },
+    { "p2p=forward p2p-atomics=true", TLP_FETCHADD, true, -1, 0, 1, 0 },
     { "p2p=writes-only", TLP_MWR, true, -1, 0, 1, 0 },
     { "p2p=writes-only", TLP_MRD, false, TLP_CPL, TLP_CPL_UR, 0, 1 },
     { "p2p=writes-only", TLP_FETCHADD, false, TLP_CPL, TLP_CPL_UR, 0, 1 },
