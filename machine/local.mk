@@ -68,6 +68,7 @@ machine_libp2psim_la_SOURCES += \
 	%reldir%/kernel/kernel.h \
 	%reldir%/kernel/kernel_int.h \
 	%reldir%/kernel/exec.c \
+	%reldir%/kernel/cdp.c \
 	%reldir%/kernel/memory.c \
 	%reldir%/kernel/spin.c \
 	%reldir%/kernel/heap.c \

@@ -4,8 +4,9 @@
  * assert), or handed to the executor: malloc and free (a PTX_MEM_MALLOC
  * or PTX_MEM_FREE request, the executor's device heap) and the device
  * runtime's cudaGraphSetConditional(handle, value), a 4-byte store of
- * value at the handle (the runtime makes a handle an address). Calls of
- * functions with a body are interp.c's (exec_call).
+ * value at the handle (the runtime makes a handle an address). The device
+ * runtime's launch functions (dynamic parallelism) go to ctx.devrt_fn.
+ * Calls of functions with a body are interp.c's (exec_call).
  *
  * vprintf(format, args): the format is a generic address, the packed
  * argument buffer (each argument at its own alignment, floats promoted
@@ -320,9 +321,82 @@ void ptx__call_heap_result(struct ptx_warp *w, const struct ptx_insn *in,
     }
 }
 
+/* Where a device-runtime call's out value goes: generic address a of
+ * lane l in its .local frame or the CTA's shared memory; NULL else. */
+static uint8_t *out_bytes(struct ptx_warp *w, unsigned l, uint64_t a,
+                          unsigned n)
+{
+    const struct ptx_warp_ctx *x = &w->ctx;
+    const struct ptx_kernel *k = w->k;
+    uint64_t off = a - x->local_window_base;
+    if (a >= x->local_window_base && off < x->local_window_bytes) {
+        return off <= k->local_bytes && n <= k->local_bytes - off
+                   ? w->local + (size_t)l * k->local_bytes + off : NULL;
+    }
+    off = a - x->shared_window_base;
+    if (a >= x->shared_window_base && off < x->shared_window_bytes) {
+        return off <= x->shared_bytes && n <= x->shared_bytes - off
+                   ? x->shared + off : NULL;
+    }
+    return NULL;
+}
+
+/* A device-runtime function (dynamic parallelism): the executor's,
+ * lane by lane. */
+static int call_devrt(struct ptx_warp *w, const struct ptx_insn *in,
+                      const struct ptx_call *c, uint32_t exec)
+{
+    const struct ptx_warp_ctx *x = &w->ctx;
+    if (!x->devrt_fn) {
+        return ptx__warp_fail(w, in, "%s: no device runtime in this "
+                              "executor (dynamic parallelism)", c->name);
+    }
+    LANES(exec, l) {
+        uint8_t *frame = w->local + (size_t)l * w->k->local_bytes;
+        struct ptx_devrt_call d;
+        memset(&d, 0, sizeof(d));
+        d.fn = (enum ptx_devrt)c->func;
+        d.name = c->name;
+        d.lane = l;
+        d.n_args = c->n_args < PTX_DEVRT_ARGS_MAX ? c->n_args
+                                                  : PTX_DEVRT_ARGS_MAX;
+        for (unsigned i = 0; i < d.n_args; i++) {
+            d.arg[i] = frame + c->arg_off[i];
+            d.arg_bytes[i] = c->arg_bytes[i];
+        }
+        char msg[200] = "";
+        if (x->devrt_fn(x->devrt_user, &d, msg, sizeof(msg)) < 0) {
+            return ptx__warp_fail(w, in, "%s: %s", c->name, msg);
+        }
+        if (d.out_bytes) {
+            uint64_t a = 0;
+            uint8_t *dst = NULL;
+            if (d.n_args && d.arg_bytes[0] >= 8) {
+                memcpy(&a, d.arg[0], 8);
+                dst = out_bytes(w, l, a, d.out_bytes);
+            }
+            if (!dst) {
+                return ptx__warp_fail(w, in, "%s: its result at 0x%llx, "
+                                      "which is not the thread's local or "
+                                      "shared memory (unsupported)", c->name,
+                                      (unsigned long long)a);
+            }
+            memcpy(dst, &d.out_val, d.out_bytes);
+        }
+        if (c->ret_bytes) {
+            memcpy(frame + c->ret_off, &d.ret,
+                   c->ret_bytes < 8 ? c->ret_bytes : 8);
+        }
+    }
+    return 0;
+}
+
 int ptx__call_builtin(struct ptx_warp *w, const struct ptx_insn *in,
                       const struct ptx_call *c, uint32_t exec)
 {
+    if (c->kind == PTX_CALLEE_DEVRT) {
+        return call_devrt(w, in, c, exec);
+    }
     if (c->kind == PTX_CALLEE_ASSERT) {
         return call_assert(w, in, c, exec);
     }

@@ -359,6 +359,10 @@ static int parse_top(struct ptx_parse *p)
         } else if (strcmp(w, ".extern") == 0) {
             is_extern = true;
             continue;
+        } else if (strcmp(w, ".entry") == 0 && is_extern) {
+            /* a kernel of another unit, named for a device-side launch:
+             * its declaration only */
+            ptx__skip_func(p);
         } else if (strcmp(w, ".entry") == 0) {
             rc = parse_entry(p);
         } else if (strcmp(w, ".func") == 0) {
@@ -464,6 +468,7 @@ void ptx_module_free(struct ptx_module *m)
         free(m->strings[i]);
     }
     free(m->strings);
+    free(m->entry_names);
     free(m->kernels);
     free(m->vars);
     free(m);
@@ -478,6 +483,21 @@ const struct ptx_kernel *ptx_module_kernel(const struct ptx_module *m,
                                            unsigned i)
 {
     return i < m->n_kernels ? m->kernels[i] : NULL;
+}
+
+const char *ptx_module_entry_name(const struct ptx_module *m, uint64_t addr)
+{
+    uint64_t i = (addr - PTX_ENTRY_ADDR_BASE) / 16u;
+    if (!m || addr < PTX_ENTRY_ADDR_BASE || addr % 16u ||
+        i >= m->n_entry_names) {
+        return NULL;
+    }
+    return m->entry_names[i];
+}
+
+const struct ptx_module *ptx_kernel_module(const struct ptx_kernel *k)
+{
+    return k ? k->mod : NULL;
 }
 
 const struct ptx_kernel *ptx_module_find(const struct ptx_module *m,

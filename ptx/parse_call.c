@@ -10,8 +10,9 @@
  * and keeps a stack of return addresses per lane.
  *
  * vprintf, __assertfail, malloc, free and cudaGraphSetConditional are
- * served without a body (interp_call.c says how); any other function
- * without a body is refused at the call, with its name.
+ * served without a body (interp_call.c says how), the device runtime's
+ * launch functions (__cudaCDP2*, enum ptx_devrt) by ctx.devrt_fn; any
+ * other function without a body is refused at the call, with its name.
  *
  * A function's registers and frame are one per kernel, not one per call:
  * a call of a function that is already open on the lane (recursion)
@@ -139,6 +140,15 @@ int ptx__sym_operand(struct ptx_parse *p, const char *s, struct ptx_opd *o,
         o->imm = (int64_t)fa;
         return 0;
     }
+    int rc = ptx__entry_addr(p, s, strlen(s), &fa);
+    if (rc == 0) {
+        o->kind = OPD_IMM;
+        o->imm = (int64_t)fa;
+        return 0;
+    }
+    if (rc == PTX_ENOMEM) {
+        return PTX_ENOMEM;
+    }
     snprintf(why, wl, "unknown operand '%s'", s);
     return -1;
 }
@@ -168,6 +178,101 @@ int ptx__func_addr(struct ptx_parse *p, const char *name, uint64_t *v)
     f->addr_taken = true;
     *v = PTX_FUNC_ADDR(f - p->funcs);
     return 0;
+}
+
+/* Whether the text has ".entry name" (a definition or an .extern
+ * declaration, before or after this use). */
+static bool entry_in_text(const struct ptx_parse *p, const char *name,
+                          size_t n)
+{
+    const char *t = p->text, *end = p->end;
+    while (t && t < end) {
+        const char *e = memchr(t, '.', (size_t)(end - t));
+        if (!e) {
+            return false;
+        }
+        if ((size_t)(end - e) < 6 || memcmp(e, ".entry", 6) != 0) {
+            t = e + 1;
+            continue;
+        }
+        const char *q = e + 6;
+        while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' ||
+                           *q == '\r')) {
+            q++;
+        }
+        if (q > e + 6 && (size_t)(end - q) >= n && memcmp(q, name, n) == 0 &&
+            (q + n == end || !ident_char(q[n], false))) {
+            return true;
+        }
+        t = e + 6;
+    }
+    return false;
+}
+
+int ptx__entry_addr(struct ptx_parse *p, const char *name, size_t n,
+                    uint64_t *v)
+{
+    struct ptx_module *m = p->m;
+    for (unsigned i = 0; i < m->n_entry_names; i++) {
+        if (strlen(m->entry_names[i]) == n &&
+            memcmp(m->entry_names[i], name, n) == 0) {
+            *v = PTX_ENTRY_ADDR(i);
+            return 0;
+        }
+    }
+    if (n == 0 || !ident_char(name[0], true) || !entry_in_text(p, name, n)) {
+        return -1;
+    }
+    char *copy = ptx__mod_strdup(p, name, n);
+    if (!copy || !GROW(m->entry_names, m->n_entry_names,
+                       m->cap_entry_names)) {
+        return ptx_parse_nomem(p);
+    }
+    m->entry_names[m->n_entry_names] = copy;
+    *v = PTX_ENTRY_ADDR(m->n_entry_names++);
+    return 0;
+}
+
+/* The device runtime's functions (ptx.h, enum ptx_devrt): CUDA 12's
+ * __cudaCDP2 names, or the same without the prefix. */
+static const struct {
+    const char *name;
+    enum ptx_devrt fn;
+    unsigned n_args;
+} devrt_names[] = {
+    { "GetParameterBuffer", PTX_DEVRT_GET_PARAM_BUF, 2 },
+    { "GetParameterBufferV2", PTX_DEVRT_GET_PARAM_BUF_V2, 4 },
+    { "LaunchDevice", PTX_DEVRT_LAUNCH, 6 },
+    { "LaunchDeviceV2", PTX_DEVRT_LAUNCH_V2, 2 },
+    { "StreamCreateWithFlags", PTX_DEVRT_STREAM_CREATE, 2 },
+    { "StreamDestroy", PTX_DEVRT_STREAM_DESTROY, 1 },
+    { "GetLastError", PTX_DEVRT_GET_LAST_ERROR, 0 },
+    { "PeekAtLastError", PTX_DEVRT_PEEK_AT_LAST_ERROR, 0 },
+    { "GetErrorString", PTX_DEVRT_GET_ERROR_STRING, 1 },
+    { "MemcpyAsync", PTX_DEVRT_MEMCPY_ASYNC, 5 },
+    { "DeviceSynchronize", PTX_DEVRT_DEVICE_SYNC, 0 },
+    { "GetDevice", PTX_DEVRT_GET_DEVICE, 1 },
+};
+
+/* The function callee names, or -1. */
+static int devrt_find(const char *callee, unsigned n_args)
+{
+    const char *s = callee;
+    if (strncmp(s, "__cudaCDP2", 10) == 0) {
+        s += 10;
+    } else if (strncmp(s, "cuda", 4) == 0) {
+        s += 4;
+    } else {
+        return -1;
+    }
+    for (unsigned i = 0; i < sizeof(devrt_names) / sizeof(devrt_names[0]);
+         i++) {
+        if (strcmp(s, devrt_names[i].name) == 0 &&
+            n_args == devrt_names[i].n_args) {
+            return (int)devrt_names[i].fn;
+        }
+    }
+    return -1;
 }
 
 /* ---- calls ------------------------------------------------------------- */
@@ -335,6 +440,15 @@ int ptx__decode_call(struct ptx_parse *p, char **opds, unsigned n,
         if (c.n_args < 4) {
             snprintf(why, wl, "__assertfail with %u arguments", c.n_args);
             return -1;
+        }
+    } else if (devrt_find(callee, c.n_args) >= 0) {
+        /* the device runtime is the executor's: libcudadevrt's body of
+         * the function (its system calls) is not run */
+        c.kind = PTX_CALLEE_DEVRT;
+        c.func = (unsigned)devrt_find(callee, c.n_args);
+        c.name = ptx__mod_strdup(p, callee, strlen(callee));
+        if (!c.name) {
+            return PTX_ENOMEM;
         }
     } else {
         const struct func_decl *f = func_find(p, callee);

@@ -194,6 +194,10 @@ void ptx_module_free(struct ptx_module *m);
 unsigned ptx_module_kernel_count(const struct ptx_module *m);
 const struct ptx_kernel *ptx_module_kernel(const struct ptx_module *m,
                                            unsigned i);
+/* The name of the kernel whose address (a kernel named as a value)
+ * addr is, or NULL; and the module a kernel belongs to. */
+const char *ptx_module_entry_name(const struct ptx_module *m, uint64_t addr);
+const struct ptx_module *ptx_kernel_module(const struct ptx_kernel *k);
 /* The kernel of that .entry name, or NULL. */
 const struct ptx_kernel *ptx_module_find(const struct ptx_module *m,
                                          const char *name);
@@ -252,6 +256,51 @@ typedef uint64_t ptx_time_fn(void *user, enum ptx_time_sreg which);
 
 /* What the executor tells a warp about where it runs. Copied by
  * ptx_warp_new() (pointers inside are kept, not copied). */
+/*
+ * The device runtime (CUDA dynamic parallelism): the functions nvcc's
+ * device code calls without a body in the module (__cudaCDP2* of CUDA
+ * 12 and later, or the same names without the prefix), served by the
+ * executor through ctx.devrt_fn, lane by lane in lane order.
+ */
+enum ptx_devrt {
+    PTX_DEVRT_GET_PARAM_BUF,    /* GetParameterBuffer(align, size) */
+    PTX_DEVRT_GET_PARAM_BUF_V2, /* GetParameterBufferV2(func, grid, block,
+                                   smem) */
+    PTX_DEVRT_LAUNCH,           /* LaunchDevice(func, buf, grid, block,
+                                   smem, stream) */
+    PTX_DEVRT_LAUNCH_V2,        /* LaunchDeviceV2(buf, stream) */
+    PTX_DEVRT_STREAM_CREATE,    /* StreamCreateWithFlags(&s, flags) */
+    PTX_DEVRT_STREAM_DESTROY,   /* StreamDestroy(s) */
+    PTX_DEVRT_GET_LAST_ERROR,
+    PTX_DEVRT_PEEK_AT_LAST_ERROR,
+    PTX_DEVRT_GET_ERROR_STRING, /* (error): a string (0: none) */
+    PTX_DEVRT_MEMCPY_ASYNC,     /* MemcpyAsync(dst, src, n, kind, s) */
+    PTX_DEVRT_DEVICE_SYNC,      /* DeviceSynchronize() */
+    PTX_DEVRT_GET_DEVICE,       /* GetDevice(&d) */
+};
+
+#define PTX_DEVRT_ARGS_MAX 8u
+
+/* One lane's call: its arguments as they sit in the lane's .param
+ * variables; the executor sets ret (the return value), and out_val /
+ * out_bytes for a function that writes through its first argument (the
+ * interpreter stores it there: the lane's .local or .shared memory). */
+struct ptx_devrt_call {
+    enum ptx_devrt fn;
+    const char *name;           /* as the PTX names it */
+    unsigned lane;
+    unsigned n_args;
+    const uint8_t *arg[PTX_DEVRT_ARGS_MAX];
+    uint32_t arg_bytes[PTX_DEVRT_ARGS_MAX];
+    uint64_t ret;
+    uint64_t out_val;
+    unsigned out_bytes;         /* 0: nothing to write */
+};
+
+/* 0, or -1 with msg (cap bytes) saying why the warp fails. */
+typedef int ptx_devrt_fn(void *user, struct ptx_devrt_call *c, char *msg,
+                         size_t cap);
+
 struct ptx_warp_ctx {
     uint32_t lane_mask;                    /* lanes that exist (threads) */
     struct ptx_dim3 tid[PTX_WARP_SIZE];    /* %tid per lane */
@@ -289,6 +338,11 @@ struct ptx_warp_ctx {
      * memory through these (ptx/ptx_tex.h); NULL: they fail the warp. */
     const struct ptx_tex_ops *tex_ops;
     void *tex_user;
+
+    /* The device runtime's functions (dynamic parallelism, below);
+     * NULL: a call of one fails the warp. */
+    ptx_devrt_fn *devrt_fn;
+    void *devrt_user;
 
     /* Stop with PTX_STOP_YIELD after this many warp-instructions in one
      * ptx_warp_run() (0: never). A warp spinning on shared memory needs

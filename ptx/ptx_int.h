@@ -156,13 +156,19 @@ enum ptx_sreg_slot {
 enum ptx_callee {
     PTX_CALLEE_FUNC, PTX_CALLEE_VPRINTF, PTX_CALLEE_ASSERT,
     PTX_CALLEE_INDIRECT, PTX_CALLEE_MALLOC, PTX_CALLEE_FREE,
-    PTX_CALLEE_SETCOND
+    PTX_CALLEE_SETCOND,
+    PTX_CALLEE_DEVRT          /* the device runtime's (func: enum
+                               * ptx_devrt), served by the executor */
 };
 
 /* The address of the module's function i, as initializers and operands
  * naming a .func read; far from any memory address. */
 #define PTX_FUNC_ADDR_BASE 0xfff0000000000000ull
 #define PTX_FUNC_ADDR(i) (PTX_FUNC_ADDR_BASE + (uint64_t)(i) * 16u)
+/* The address of the module's entry name i (a kernel named as a value,
+ * `mov.u64 %rd, kernel`, as a device-side launch takes it). */
+#define PTX_ENTRY_ADDR_BASE 0xffe0000000000000ull
+#define PTX_ENTRY_ADDR(i) (PTX_ENTRY_ADDR_BASE + (uint64_t)(i) * 16u)
 
 struct ptx_call {
     uint8_t kind;             /* enum ptx_callee */
@@ -173,6 +179,7 @@ struct ptx_call {
     int64_t ret_off;
     int64_t arg_off[PTX_CALL_ARGS_MAX];
     uint32_t arg_bytes[PTX_CALL_ARGS_MAX];
+    const char *name;         /* DEVRT: the callee, in the module's strings */
 };
 
 /* A device function's code in a kernel that calls it: its first
@@ -240,6 +247,9 @@ struct ptx_module {
     unsigned n_vars;
     char **strings;        /* owned strings (names, messages) */
     unsigned n_strings, cap_strings;
+    /* kernels named as values (PTX_ENTRY_ADDR), names in strings */
+    const char **entry_names;
+    unsigned n_entry_names, cap_entry_names;
 };
 
 /* Fill err (when not NULL): code, line, no column, the message. */
@@ -261,6 +271,10 @@ int ptx_parse_reg(struct ptx_parse *p, const char *name);
  * here if not yet, for an initializer or operand naming it: 0 with *v,
  * -1 when name is not an identifier, PTX_ENOMEM. */
 int ptx__func_addr(struct ptx_parse *p, const char *name, uint64_t *v);
+/* The address of kernel name (PTX_ENTRY_ADDR) when the module declares
+ * or defines an .entry of that name: 0, -1 (none), PTX_ENOMEM. */
+int ptx__entry_addr(struct ptx_parse *p, const char *name, size_t n,
+                    uint64_t *v);
 /* An operand naming a symbol: a variable's or parameter's address, or a
  * declared function's (for an indirect call). 0, or -1 with why. */
 int ptx__sym_operand(struct ptx_parse *p, const char *s, struct ptx_opd *o,

@@ -562,6 +562,8 @@ static cudaError_t launch(struct CUkern_st *k, const struct p2psim_ckernel *ck,
     ko->kl.l.dyn_smem = (uint32_t)smem;
     ko->kl.l.blocks_per_sm = per_sm > 0 ? (unsigned)per_sm : 1;
     ko->kl.l.cooperative = cooperative;
+    ko->kl.l.cdp_pending_max =
+        (unsigned)rt.dev[dev].limits[cudaLimitDevRuntimePendingLaunchCount];
     ko->kl.l.resolve = kernel_resolve;
     ko->doorbell = sim_time_add(rt_self()->clock, rt_costs[RT_COST_LAUNCH]);
     return rt_enqueue(s, &ko->op);

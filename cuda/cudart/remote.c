@@ -810,6 +810,7 @@ static int remote_kernel(const struct rt_kernel_launch *kl)
         .dyn_smem = l->dyn_smem,
         .blocks_per_sm = l->blocks_per_sm,
         .cooperative = l->cooperative,
+        .cdp_pending_max = l->cdp_pending_max,
         .grid_ws = l->grid_ws,
         .heap_base = l->heap_base,
         .heap_bytes = l->heap_bytes,

@@ -258,6 +258,7 @@ int srv_on_kernel(struct server *s, struct srv_client *c, struct srv_req *r)
         .dyn_smem = m->dyn_smem,
         .blocks_per_sm = m->blocks_per_sm,
         .cooperative = m->cooperative != 0,
+        .cdp_pending_max = m->cdp_pending_max,
         .grid_ws = m->grid_ws,
         .heap_base = m->heap_base,
         .heap_bytes = m->heap_bytes,

@@ -275,7 +275,9 @@ struct wire_kernel {
     uint32_t dyn_smem;          /* bytes */
     uint32_t blocks_per_sm;
     uint32_t cooperative;       /* 0 or 1 */
+    uint32_t cdp_pending_max;   /* p2psim_launch.cdp_pending_max */
     uint32_t name_len, param_bytes, n_vars, n_ranges;
+    uint32_t pad;
     uint64_t grid_ws;           /* p2psim_launch.grid_ws (0: none) */
     uint64_t heap_base, heap_bytes; /* p2psim_launch's (0: none) */
     uint64_t start_at;          /* ps */

@@ -414,6 +414,7 @@ static int block_start(struct kx_grid *gr, uint64_t linear, unsigned sm)
     b->idx[1] = (unsigned)(linear / gr->l.grid[0] % gr->l.grid[1]);
     b->idx[2] = (unsigned)(linear / gr->l.grid[0] / gr->l.grid[1]);
     b->sm = sm;
+    b->null_stream = -1;
     b->n_warps = gr->warps_per_block;
     b->live_warps = b->n_warps;
     /* PTX: dynamic shared memory starts at its aligned offset past the
@@ -481,6 +482,8 @@ static int block_start(struct kx_grid *gr, uint64_t linear, unsigned sm)
             c.tex_ops = &kx_tex_ops;
             c.tex_user = gr;
             c.yield_after = KX_PTX_YIELD;
+            c.devrt_fn = kx__devrt;
+            c.devrt_user = w;
             struct ptx_error err;
             w->pw = gr->n_spare
                         ? ptx_warp_renew(gr->spare[--gr->n_spare], gr->l.pk,
@@ -517,6 +520,7 @@ static void grid_free(struct kx_grid *gr)
         kx__sub_free(gr->subs);     /* only when closed mid-kernel */
     }
     kx__sub_pool_free(gr);
+    kx__cdp_free(gr);
     while (gr->blocks) {
         struct kx_block *b = gr->blocks;
         gr->blocks = b->next;
@@ -550,7 +554,8 @@ static void end_flush_done(struct gpu_sm_req *r)
 void kx__grid_dispatch(struct kx_grid *gr)
 {
     if (gr->ending) {
-        if (gr->end_flushes == 0 && gr->stores_out == 0) {
+        if (gr->end_flushes == 0 && gr->stores_out == 0 &&
+            kx__cdp_idle(gr)) {
             p2psim_kernel_done_fn *done = gr->l.done;
             void *arg = gr->l.done_arg;
             int status = gr->status;
@@ -669,6 +674,12 @@ static int grid_copy_params(struct kx_grid *gr, const struct p2psim_launch *l)
 
 int p2psim_kernel_launch(struct p2psim *p, const struct p2psim_launch *l)
 {
+    return kx__grid_launch(p, l, NULL);
+}
+
+int kx__grid_launch(struct p2psim *p, const struct p2psim_launch *l,
+                    struct kx_grid *parent)
+{
     if (!p || !l || !l->resolve || (!l->ck == !l->pk) ||
         l->gpu >= p2psim_gpu_count(p)) {
         return -SIM_EINVAL;
@@ -683,6 +694,9 @@ int p2psim_kernel_launch(struct p2psim *p, const struct p2psim_launch *l)
         return -SIM_ENOMEM;
     }
     gr->p = p;
+    gr->parent = parent;
+    gr->depth = parent ? parent->depth + 1 : 0;
+    gr->tail_stream = -1;
     gr->park = kx__spin_enabled();
     gr->l = *l;
     gr->gridid = ++kx_grid_ids;

@@ -88,6 +88,9 @@ struct p2psim_launch {
     p2psim_resolve_fn *resolve;
     void *resolve_arg;
     sim_time_t start_at;
+    /* dynamic parallelism: launches a grid's tree may have waiting in
+     * device streams (cudaLimitDevRuntimePendingLaunchCount; 0: 2048) */
+    unsigned cdp_pending_max;
     p2psim_kernel_done_fn *done;
     void *done_arg;
 };

@@ -16,6 +16,15 @@
 #include "sim/event.h"
 
 #define KX_WARP 32u
+/* Dynamic parallelism (cdp.c): the parameter buffers' window (beside the
+ * generic shared and local windows, above any UVA address), a buffer's
+ * bytes (CUDA's limit on a device-side launch's parameters), the nesting
+ * depth CUDA allows, the pending-launch limit's default. */
+#define KX_CDP_BUF_BASE UINT64_C(0xfd0000000000)
+#define KX_CDP_BUF_WINDOW (UINT64_C(1) << 32)
+#define KX_CDP_BUF_BYTES 4096u
+#define KX_CDP_DEPTH_MAX 24u
+#define KX_CDP_PENDING_DEFAULT 2048u
 /* Peers whose P2P verdict a grid remembers (more are asked each time). */
 #define KX_MAX_PEERS 64u
 
@@ -74,6 +83,8 @@ struct kx_warp {
     bool access_after_fence;    /* a release access: the fence first */
     bool at_bar, at_gsync, done;
     unsigned bar_id;            /* the barrier it waits at (at_bar) */
+    uint32_t last_err[KX_WARP]; /* device runtime: each thread's last
+                                   error (cdp.c) */
     struct kx_spin spin;
 };
 
@@ -91,6 +102,7 @@ struct kx_block {
     uint8_t *smem;
     uint32_t smem_bytes;
     bool finished;
+    int null_stream;            /* cdp.c: its NULL stream, -1: none yet */
     struct kx_block *next;      /* all blocks of the grid */
 };
 
@@ -132,7 +144,19 @@ struct kx_grid {
     struct ptx_warp **spare;
     size_t n_spare, spare_cap;
     struct kx_grid *live_prev, *live_next; /* the machine's grids */
+    /* dynamic parallelism (cdp.c) */
+    struct kx_grid *parent;     /* NULL: launched by the host */
+    unsigned depth;             /* 0: launched by the host */
+    unsigned children;          /* launched, not yet complete */
+    struct kx_dstream *streams;
+    unsigned n_streams, cap_streams;
+    int tail_stream;            /* index in streams, -1: none */
+    unsigned cdp_waiting;       /* the tree's (root only): launches not
+                                   yet started */
+    bool cdp_said_memcpy;
 };
+
+struct kx_dstream;
 
 /* A request to the SM model made for a warp (or for a grid's end). */
 struct kx_sub {
@@ -161,6 +185,19 @@ void kx__nomem(struct kx_grid *gr, const char *what);
 void kx__warp_mem_complete(struct kx_warp *w);
 /* Start blocks where SMs have room; at the end, flush and finish. */
 void kx__grid_dispatch(struct kx_grid *gr);
+
+/* A grid of the executor, child of parent (NULL: the host's). */
+int kx__grid_launch(struct p2psim *p, const struct p2psim_launch *l,
+                    struct kx_grid *parent);
+
+/* cdp.c */
+/* ctx.devrt_fn of a PTX warp (user: the struct kx_warp). */
+int kx__devrt(void *user, struct ptx_devrt_call *c, char *msg, size_t cap);
+/* w's request reaches a parameter buffer: served (true), or not one. */
+bool kx__cdp_mem(struct kx_warp *w);
+/* The grid's children are complete (tail launches started when due). */
+bool kx__cdp_idle(struct kx_grid *gr);
+void kx__cdp_free(struct kx_grid *gr);
 
 /* memory.c */
 /* A request of grid gr, on its list until kx__sub_free; NULL out of memory.

@@ -641,6 +641,9 @@ bool kx__warp_mem_issue(struct kx_warp *w)
     if (q->op == PTX_MEM_FENCE) {
         return fence_start(w, q->scope);
     }
+    if (w->pw && kx__cdp_mem(w)) {
+        return true;            /* a launch's parameter buffer (cdp.c) */
+    }
     bool release = q->sem == PTX_SEM_RELEASE || q->sem == PTX_SEM_ACQ_REL ||
                    q->sem == PTX_SEM_SC;
     if (release && !fence_start(w, q->scope)) {
