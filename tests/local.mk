@@ -263,6 +263,11 @@ EXTRA_DIST += tests/kernels/texture.sh tests/kernels/texture_kernels.cu
 # run, through the server and in one process, against the host's product.
 TESTS += tests/kernels/wmma.sh
 EXTRA_DIST += tests/kernels/wmma.sh tests/kernels/wmma_gemm.cu
+# tests/kernels/cdp.sh: dynamic parallelism built by nvcc (cdp_kernels.cu,
+# -rdc=true: stream order of children, fire-and-forget and tail launches,
+# nesting depth) through the server and in one process.
+TESTS += tests/kernels/cdp.sh
+EXTRA_DIST += tests/kernels/cdp.sh tests/kernels/cdp_kernels.cu
 TESTS_ENVIRONMENT += top_builddir=$(abs_top_builddir); export top_builddir; \
 	CC='$(CC)'; export CC; SAN_FLAGS='$(SAN_FLAGS)'; export SAN_FLAGS; \
 	PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG;
