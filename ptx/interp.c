@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ptx/ptx_int.h"
 #include "ptx/interp_int.h"
@@ -804,6 +805,48 @@ static void init_sregs(struct ptx_warp *w)
     }
 }
 
+/*
+ * A warp's registers, zeroed. A large file (NCCL's kernels: 18880 slots,
+ * 4.8 MB a warp, every function of its table) is mapped, so that only the
+ * pages of slots a run touches take memory (and a reused warp's are given
+ * back, not written with zeros); a small one is calloc'ed.
+ */
+#define REGS_MAPPED (UINT64_C(1) << 20)
+
+static uint64_t *regs_new(size_t bytes)
+{
+    if (bytes < REGS_MAPPED) {
+        return calloc(1, bytes);
+    }
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* Zero the first n bytes of a file of bytes (what follows them may be
+ * zeroed too: the constant slots, written next). */
+static void regs_clear(uint64_t *r, size_t bytes, size_t n)
+{
+    if (bytes < REGS_MAPPED || madvise(r, n, MADV_DONTNEED) != 0) {
+        memset(r, 0, n);
+    }
+}
+
+static void regs_free(uint64_t *r, size_t bytes)
+{
+    if (r && bytes >= REGS_MAPPED) {
+        munmap(r, bytes);
+    } else {
+        free(r);
+    }
+}
+
+static size_t regs_file_bytes(const struct ptx_kernel *k)
+{
+    return ((size_t)k->n_regs + k->n_cvals) * PTX_WARP_SIZE *
+           sizeof(uint64_t);
+}
+
 /* What ptx_warp_new refuses before it allocates: 0, or the error's code. */
 static int warp_args_check(const struct ptx_kernel *k, const void *param_buf,
                            const struct ptx_warp_ctx *ctx,
@@ -833,7 +876,8 @@ static struct ptx_warp *warp_init(struct ptx_warp *w,
                                   const void *param_buf,
                                   const struct ptx_warp_ctx *ctx)
 {
-    memset(w->r, 0, (size_t)k->n_regs * PTX_WARP_SIZE * sizeof(uint64_t));
+    regs_clear(w->r, regs_file_bytes(k),
+               (size_t)k->n_regs * PTX_WARP_SIZE * sizeof(uint64_t));
     for (unsigned i = 0; i < k->n_cvals; i++) {
         for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
             R(w, k->n_regs + i, l) = k->cvals[i];
@@ -905,9 +949,9 @@ struct ptx_warp *ptx_warp_new(const struct ptx_kernel *k,
         return NULL;
     }
     struct ptx_warp *w = calloc(1, sizeof(*w));
-    size_t n_slots = (size_t)k->n_regs + k->n_cvals;
     if (w) {
-        w->r = malloc(n_slots * PTX_WARP_SIZE * sizeof(uint64_t));
+        w->k = k;               /* before anything can fail: for the free */
+        w->r = regs_new(regs_file_bytes(k));
         w->local = calloc(PTX_WARP_SIZE, k->local_bytes ? k->local_bytes : 1);
         if (k->n_calls) {
             w->cstack = calloc((size_t)PTX_WARP_SIZE * PTX_CALL_DEPTH_MAX,
@@ -927,7 +971,7 @@ void ptx_warp_free(struct ptx_warp *w)
     if (!w) {
         return;
     }
-    free(w->r);
+    regs_free(w->r, w->k ? regs_file_bytes(w->k) : 0);
     free(w->local);
     free(w->cstack);
     for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {

@@ -9,6 +9,12 @@
  * registers (not the launch's constants) and its .local frames. Not in
  * it: the instruction count, the sink of "_" writes (never read), and
  * what the warp shares (the CTA's shared memory, global memory).
+ *
+ * The registers are kept in blocks of REG_BLOCK bytes, a bitmap saying
+ * which blocks hold a nonzero byte and only those blocks: a kernel's
+ * register file holds every slot of every function it can call (NCCL's:
+ * 18880 slots, 4.8 MB a warp), of which a run touches a few, and a full
+ * copy per spinning warp doubled what NCCL's warps held.
  */
 #include <config.h>
 
@@ -28,9 +34,47 @@ struct warp_head {
     uint8_t cdepth[PTX_WARP_SIZE];
 };
 
+#define REG_BLOCK 4096u
+
 static size_t regs_bytes(const struct ptx_warp *w)
 {
     return (size_t)w->k->n_regs * PTX_WARP_SIZE * sizeof(uint64_t);
+}
+
+static size_t n_blocks(const struct ptx_warp *w)
+{
+    return (regs_bytes(w) + REG_BLOCK - 1) / REG_BLOCK;
+}
+
+static size_t block_len(const struct ptx_warp *w, size_t i)
+{
+    size_t n = regs_bytes(w) - i * REG_BLOCK;
+    return n < REG_BLOCK ? n : REG_BLOCK;
+}
+
+static bool block_zero(const struct ptx_warp *w, size_t i)
+{
+    const uint64_t *p = (const uint64_t *)(const void *)
+                        ((const uint8_t *)w->r + i * REG_BLOCK);
+    size_t n = block_len(w, i) / sizeof(uint64_t);
+    for (size_t j = 0; j < n; j++) {
+        if (p[j]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The saved registers: the bitmap, then the nonzero blocks. */
+static size_t saved_regs_bytes(const struct ptx_warp *w)
+{
+    size_t b = (n_blocks(w) + 7) / 8;
+    for (size_t i = 0; i < n_blocks(w); i++) {
+        if (!block_zero(w, i)) {
+            b += block_len(w, i);
+        }
+    }
+    return b;
 }
 
 static size_t local_bytes(const struct ptx_warp *w)
@@ -53,7 +97,7 @@ size_t ptx_warp_state_bytes(const struct ptx_warp *w)
         }
     }
     return sizeof(struct warp_head) + cstack_bytes(w) + local_bytes(w) +
-           regs_bytes(w);
+           saved_regs_bytes(w);
 }
 
 static void head_of(const struct ptx_warp *w, struct warp_head *h)
@@ -82,7 +126,35 @@ void ptx_warp_state_save(const struct ptx_warp *w, void *buf)
     }
     memcpy(p, w->local, local_bytes(w));
     p += local_bytes(w);
-    memcpy(p, w->r, regs_bytes(w));
+    uint8_t *map = p;
+    p += (n_blocks(w) + 7) / 8;
+    memset(map, 0, (n_blocks(w) + 7) / 8);
+    for (size_t i = 0; i < n_blocks(w); i++) {
+        if (!block_zero(w, i)) {
+            map[i / 8] |= (uint8_t)(1u << (i % 8));
+            memcpy(p, (const uint8_t *)w->r + i * REG_BLOCK, block_len(w, i));
+            p += block_len(w, i);
+        }
+    }
+}
+
+/* Whether w's registers are those saved at p. */
+static bool regs_same(const struct ptx_warp *w, const uint8_t *p)
+{
+    const uint8_t *map = p;
+    p += (n_blocks(w) + 7) / 8;
+    for (size_t i = 0; i < n_blocks(w); i++) {
+        if (map[i / 8] & (1u << (i % 8))) {
+            if (memcmp(p, (const uint8_t *)w->r + i * REG_BLOCK,
+                       block_len(w, i)) != 0) {
+                return false;
+            }
+            p += block_len(w, i);
+        } else if (!block_zero(w, i)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 bool ptx_warp_state_same(const struct ptx_warp *w, const void *buf)
@@ -92,8 +164,7 @@ bool ptx_warp_state_same(const struct ptx_warp *w, const void *buf)
     head_of(w, &h);
     /* registers first: where a loop that moves on differs */
     size_t off = sizeof(h) + cstack_bytes(w) + local_bytes(w);
-    if (memcmp(p + off, w->r, regs_bytes(w)) != 0 ||
-        memcmp(p, &h, sizeof(h)) != 0) {
+    if (!regs_same(w, p + off) || memcmp(p, &h, sizeof(h)) != 0) {
         return false;
     }
     p += sizeof(h);

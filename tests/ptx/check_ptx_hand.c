@@ -324,6 +324,68 @@ START_TEST(test_ptx_warp_renew_is_a_new_warp)
 }
 END_TEST
 
+/* A register file of over 1 MiB (mapped, saved by nonzero blocks): the
+ * saved state tells a register written in a block that was all zeros,
+ * and one in a block saved, from the state saved. */
+START_TEST(test_ptx_warp_state_large_register_file)
+{
+    const char *text =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry big(\n.param .u64 big_p\n)\n{\n"
+        ".reg .b64 %rd<6000>;\n"
+        "ld.param.u64 %rd1, [big_p];\n"
+        "ld.global.u64 %rd2, [%rd1];\n"
+        "add.u64 %rd5999, %rd5999, %rd2;\n"
+        "ld.global.u64 %rd3, [%rd1];\n"
+        "add.u64 %rd2, %rd2, 1;\n"
+        "ld.global.u64 %rd3, [%rd1];\n"
+        "ret;\n}\n";
+    struct ptx_error err = {0};
+    struct ptx_module *m = ptx_module_parse(text, strlen(text), &err);
+    ck_assert_ptr_nonnull(m);
+    const struct ptx_kernel *k = ptx_module_find(m, "big");
+    uint64_t cell = 0, *pc = &cell;
+    void *args[] = {&pc};
+    uint8_t params[8];
+    ptx_kernel_pack_params(k, args, params);
+    struct ptx_warp_ctx ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.lane_mask = 1;
+    ctx.ntid.x = 1;
+    struct ptx_warp *w = ptx_warp_new(k, params, &ctx, &err);
+    ck_assert_ptr_nonnull(w);
+    struct ptx_mem_req *q = calloc(1, sizeof(*q));
+    ck_assert_int_eq(ptx_warp_run(w, q), PTX_STOP_MEM);
+    size_t n = ptx_warp_state_bytes(w);
+    /* a few blocks of 4 KiB, not the 1.5 MB file */
+    ck_assert_uint_gt(n, 0);
+    ck_assert_uint_lt(n, 64 * 1024);
+    uint8_t *buf = malloc(n);
+    ck_assert_ptr_nonnull(buf);
+    ptx_warp_state_save(w, buf);
+    ck_assert(ptx_warp_state_same(w, buf));
+    /* %rd2 = 7, and %rd5999 (a block all zeros until now) += 7 */
+    q->result[0][0] = 7;
+    ck_assert_int_eq(ptx_warp_resume(w, q), 0);
+    ck_assert_int_eq(ptx_warp_run(w, q), PTX_STOP_MEM);
+    ck_assert(!ptx_warp_state_same(w, buf));
+    free(buf);
+    n = ptx_warp_state_bytes(w);
+    buf = malloc(n);
+    ck_assert_ptr_nonnull(buf);
+    ptx_warp_state_save(w, buf);
+    ck_assert(ptx_warp_state_same(w, buf));
+    /* %rd2 (in a block saved) changes: 8 */
+    ck_assert_int_eq(ptx_warp_resume(w, q), 0);
+    ck_assert_int_eq(ptx_warp_run(w, q), PTX_STOP_MEM);
+    ck_assert(!ptx_warp_state_same(w, buf));
+    free(buf);
+    free(q);
+    ptx_warp_free(w);
+    ptx_module_free(m);
+}
+END_TEST
+
 START_TEST(test_ptx_exec_shared_out_of_bounds_is_an_error)
 {
     const char *text =
@@ -976,6 +1038,7 @@ Suite *make_ptx_hand_suite(void)
     tcase_add_test(tc, test_ptx_exec_memory_spaces_and_atomics);
     tcase_add_test(tc, test_ptx_exec_arith_and_conversions);
     tcase_add_test(tc, test_ptx_exec_warp_protocol);
+    tcase_add_test(tc, test_ptx_warp_state_large_register_file);
     tcase_add_test(tc, test_ptx_warp_renew_is_a_new_warp);
     tcase_add_test(tc, test_ptx_exec_shared_out_of_bounds_is_an_error);
     tcase_add_test(tc, test_ptx_atom_apply_table);
