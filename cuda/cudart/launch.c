@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/cudart/managed.h"
 #include "cuda/cudart/memory.h"
 #include "machine/kernel/kernel.h"
 #include "sim/error.h"
@@ -144,8 +145,8 @@ static bool kernel_may_reach(const struct rt_alloc *a, unsigned gpu)
 
 /*
  * Where a kernel's address is (p2psim_resolve_fn): memory of the runtime
- * that GPU gpu may reach. Model: managed memory is reached at its host
- * home (a kernel does not migrate pages).
+ * that GPU gpu may reach. Managed memory: in gpu's own copy where the
+ * pages are resident on gpu, else at the host mapping (managed.c).
  */
 static int kernel_resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
                           struct p2psim_loc *loc)
@@ -157,7 +158,9 @@ static int kernel_resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
         !kernel_may_reach(r.alloc, gpu)) {
         return -1;
     }
-    *loc = rt_alloc_loc(r.alloc, r.off);
+    *loc = r.alloc->kind == RT_MEM_MANAGED
+               ? rt_managed_kernel_loc(r.alloc, r.off, len, gpu)
+               : rt_alloc_loc(r.alloc, r.off);
     return 0;
 }
 
@@ -165,18 +168,24 @@ static int kernel_resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
 int rt_kernel_ranges(unsigned gpu, struct rt_kernel_range **out, unsigned *n)
 {
     struct rt_kernel_range *t = NULL;
-    unsigned k = 0;
+    unsigned k = 0, room = 0;
     *out = NULL;
     *n = 0;
-    if (rt.n_allocs) {
-        t = malloc(rt.n_allocs * sizeof(*t));
+    for (unsigned i = 0; i < rt.n_allocs; i++) {
+        const struct rt_alloc *a = rt.allocs[i];
+        room += a->kind == RT_MEM_MANAGED ? rt_managed_n_pages(a) : 1;
+    }
+    if (room) {
+        t = malloc(room * sizeof(*t));
         if (!t) {
             return -SIM_ENOMEM;
         }
     }
     for (unsigned i = 0; i < rt.n_allocs; i++) {
         const struct rt_alloc *a = rt.allocs[i];
-        if (a->size && kernel_may_reach(a, gpu)) {
+        if (a->size && a->kind == RT_MEM_MANAGED) {
+            k += rt_managed_kernel_ranges(a, gpu, t + k);
+        } else if (a->size && kernel_may_reach(a, gpu)) {
             t[k++] = (struct rt_kernel_range){ .va = a->base, .len = a->size,
                                                .loc = rt_alloc_loc(a, 0) };
         }
@@ -192,6 +201,7 @@ static void kernel_done(void *arg, int status, const char *msg,
     struct kernel_op *ko = arg;
     cudaError_t e = cudaSuccess;
     (void)t_end;
+    rt_managed_kernel_end(ko->kl.l.gpu);
     if (status) {
         fprintf(stderr, "p2psim: kernel %s failed: %s\n", ko->name,
                 msg ? msg : "");
@@ -211,8 +221,10 @@ static void kernel_start(struct rt_op *op, sim_time_t at)
     ko->kl.l.start_at = at > ko->doorbell ? at : ko->doorbell;
     ko->kl.l.done = kernel_done;
     ko->kl.l.done_arg = ko;
+    rt_managed_kernel_begin(ko->kl.l.gpu);
     int rc = rt_machine->kernel(&ko->kl);
     if (rc < 0) {
+        rt_managed_kernel_end(ko->kl.l.gpu);
         fprintf(stderr, "p2psim: kernel %s could not start\n", ko->name);
         rt_op_done(op, rc == -SIM_ENOMEM ? cudaErrorMemoryAllocation
                                          : cudaErrorLaunchFailure);

@@ -15,8 +15,12 @@
  * CUDA) at the first migration there and kept until the allocation is
  * freed. A migration is real traffic (the migration section says how).
  *
+ * A kernel reaches pages resident on its device in that device's copy
+ * (local HBM) and other pages at the host mapping (the kernels section).
+ *
  * Not modelled: host accesses do not fault pages back (the program reads
- * its mapping directly, for free); ReadMostly is recorded but makes no
+ * its mapping directly, for free); a kernel's access to a page resident
+ * elsewhere does not fault it in (it is a mapped access); ReadMostly is recorded but makes no
  * read-only duplicates (a read-mostly page moves like any other);
  * oversubscription (no eviction: a device without room for its copy
  * fails the migration with cudaErrorMemoryAllocation); advice and
@@ -427,6 +431,118 @@ void rt_managed_span_end(struct rt_alloc *a, uint64_t off, uint64_t len,
         rt_machine->hbm_read((unsigned)s->home, s->loc.addr,
                              (void *)(a->base + off), len);
     }
+}
+
+/* ---- kernels (launch.c) -------------------------------------------------- */
+
+/*
+ * A kernel on a device reaches the pages resident there in that device's
+ * copy (local HBM) and every other page at the host mapping (mapped
+ * access over the path to host memory). The host mapping stays the
+ * truth between kernels: when the first kernel of a device starts, its
+ * copy's resident pages are refreshed from the host bytes (no simulated
+ * cost), and when any kernel of the device ends they are written back
+ * to the host mapping (no simulated cost: on real hardware the host's
+ * later access would fault them back; here it reads its mapping).
+ */
+
+/* Whether pages [first, last] of m are all resident on dev. */
+static bool pages_on(const struct managed *m, uint64_t first, uint64_t last,
+                     int dev)
+{
+    for (uint64_t i = first; i <= last; i++) {
+        if (m->page[i].home != dev) {
+            return false;
+        }
+    }
+    return true;
+}
+
+struct p2psim_loc rt_managed_kernel_loc(const struct rt_alloc *a,
+                                        uint64_t off, uint64_t len,
+                                        unsigned gpu)
+{
+    const struct managed *m = mg(a);
+    uint64_t last = page_of(off + (len ? len - 1 : 0));
+    if (m->copy_off[gpu] != MANAGED_NO_COPY &&
+        pages_on(m, page_of(off), last, (int)gpu)) {
+        return home_loc(a, (int)gpu, off);
+    }
+    return rt_alloc_loc(a, off);
+}
+
+unsigned rt_managed_kernel_ranges(const struct rt_alloc *a, unsigned gpu,
+                                  struct rt_kernel_range *out)
+{
+    const struct managed *m = mg(a);
+    unsigned k = 0;
+    uint64_t i = 0;
+    while (i < m->n_pages) {
+        bool local = m->copy_off[gpu] != MANAGED_NO_COPY &&
+                     m->page[i].home == (int)gpu;
+        uint64_t n = 1;
+        while (i + n < m->n_pages &&
+               (m->copy_off[gpu] != MANAGED_NO_COPY &&
+                m->page[i + n].home == (int)gpu) == local) {
+            n++;
+        }
+        uint64_t off = i * RT_MANAGED_PAGE_BYTES;
+        uint64_t end = (i + n) * RT_MANAGED_PAGE_BYTES;
+        end = end < a->size ? end : a->size;
+        out[k++] = (struct rt_kernel_range){
+            .va = a->base + off, .len = end - off,
+            .loc = local ? home_loc(a, (int)gpu, off) : rt_alloc_loc(a, off) };
+        i += n;
+    }
+    return k;
+}
+
+unsigned rt_managed_n_pages(const struct rt_alloc *a)
+{
+    return (unsigned)mg(a)->n_pages;
+}
+
+/* Copy the pages of every managed range resident on gpu between the
+ * host mapping and gpu's copy: to the copy (to_dev) or back. */
+static void sync_resident(unsigned gpu, bool to_dev)
+{
+    for (unsigned j = 0; j < rt.n_allocs; j++) {
+        const struct rt_alloc *a = rt.allocs[j];
+        if (a->kind != RT_MEM_MANAGED ||
+            mg(a)->copy_off[gpu] == MANAGED_NO_COPY) {
+            continue;
+        }
+        const struct managed *m = mg(a);
+        for (uint64_t i = 0; i < m->n_pages; i++) {
+            if (m->page[i].home != (int)gpu) {
+                continue;
+            }
+            uint64_t off = i * RT_MANAGED_PAGE_BYTES;
+            uint64_t end = off + RT_MANAGED_PAGE_BYTES;
+            uint64_t len = (end < a->size ? end : a->size) - off;
+            uint64_t dev_off = m->copy_off[gpu] + off;
+            if (to_dev) {
+                rt_machine->hbm_write(gpu, dev_off,
+                                      (const void *)(a->base + off), len);
+            } else {
+                rt_machine->hbm_read(gpu, dev_off, (void *)(a->base + off),
+                                     len);
+            }
+        }
+    }
+}
+
+void rt_managed_kernel_begin(unsigned gpu)
+{
+    if (rt.dev[gpu].managed_kernels++ == 0) {
+        sync_resident(gpu, true);
+    }
+}
+
+void rt_managed_kernel_end(unsigned gpu)
+{
+    rt.dev[gpu].managed_kernels--;
+    sync_resident(gpu, false);
 }
 
 /* ---- cudaMemPrefetchAsync ------------------------------------------------ */

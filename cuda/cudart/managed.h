@@ -80,6 +80,29 @@ void rt_managed_span_begin(struct rt_alloc *a, uint64_t off, uint64_t len,
 void rt_managed_span_end(struct rt_alloc *a, uint64_t off, uint64_t len,
                          bool written, const struct rt_managed_span *s);
 
+/*
+ * Kernels (launch.c). rt_managed_kernel_loc - where a kernel on gpu
+ * reaches [off, off + len) of a: gpu's copy (local HBM) when every page
+ * of it is resident on gpu, else the host mapping.
+ * rt_managed_kernel_ranges - the same as ranges for a server's machine:
+ * fills out (room for rt_managed_n_pages(a)) with runs of pages, returns
+ * how many.
+ */
+struct p2psim_loc rt_managed_kernel_loc(const struct rt_alloc *a,
+                                        uint64_t off, uint64_t len,
+                                        unsigned gpu);
+unsigned rt_managed_kernel_ranges(const struct rt_alloc *a, unsigned gpu,
+                                  struct rt_kernel_range *out);
+unsigned rt_managed_n_pages(const struct rt_alloc *a);
+/*
+ * rt_managed_kernel_begin, _end - call when a kernel of gpu starts and
+ * when it ends: the first kernel of gpu refreshes gpu's resident pages
+ * from the host bytes, each end writes them back (the host mapping stays
+ * the truth between kernels).
+ */
+void rt_managed_kernel_begin(unsigned gpu);
+void rt_managed_kernel_end(unsigned gpu);
+
 /* Where byte off of managed allocation a is resident: -1 host, else the
  * device. */
 int rt_managed_home(const struct rt_alloc *a, uint64_t off);

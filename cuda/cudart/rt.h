@@ -103,6 +103,7 @@ struct rt_device {
     /* the device heap of kernels' malloc (memory.c rt_device_heap) */
     struct rt_alloc *heap;
     uint64_t heap_bytes;
+    unsigned managed_kernels;   /* its kernels running (managed.c) */
 };
 
 /* ---- allocations (memory.c) ------------------------------------------------ */

@@ -1,6 +1,7 @@
 /*
  * tests/cudart/check_managed.c - managed memory (cuda/cudart/managed.c):
- * allocation, prefetch timing and data, advice validation, memset.
+ * allocation, prefetch timing and data, advice validation, memset, and
+ * kernels over managed memory (local HBM time after a prefetch).
  *
  * Residency is not visible through the calls served
  * (cudaMemRangeGetAttribute reports advice and prefetches, not where pages
@@ -9,6 +10,7 @@
  */
 #include <config.h>
 
+#include "machine/include/p2psim_kernel.h"
 #include "tests/cudart/cudart_test.h"
 
 #include <stdint.h>
@@ -309,6 +311,106 @@ START_TEST(test_managed_range_attributes)
 }
 END_TEST
 
+/* p[i] += 1 for i < n, four u32 (16 bytes) at a time, grid-stride. */
+static void k_add1(void **args)
+{
+    uint32_t *p = *(uint32_t **)args[0];
+    unsigned n = *(unsigned *)args[1];
+    struct devapi_dim3 g = devapi_grid_dim(), b = devapi_block_dim();
+    unsigned stride = g.x * b.x * 4;
+    for (unsigned i = devapi_global_id() * 4; i < n; i += stride) {
+        uint32_t v[4];
+        devapi_load(v, &p[i], 16, DEVAPI_WEAK, DEVAPI_CTA);
+        for (unsigned k = 0; k < 4; k++) {
+            v[k]++;
+        }
+        devapi_store(&p[i], v, 16, DEVAPI_WEAK, DEVAPI_CTA);
+    }
+}
+
+static const size_t add1_args[] = { 8, 4 };
+
+/* Elapsed ms of k_add1 over n u32 at p on device 0's legacy stream. */
+static float timed_add1(uint32_t *p, unsigned n)
+{
+    static const void *k;
+    if (!k) {
+        k = p2psim_kernel_register("managed_add1", k_add1, 2, add1_args);
+    }
+    void *args[] = { &p, &n };
+    dim3 grid = { 132, 1, 1 }, block = { 256, 1, 1 };
+    cudaEvent_t a, b;
+    float ms = -1.0f;
+    ck_cuda_ok(cudaEventCreate(&a));
+    ck_cuda_ok(cudaEventCreate(&b));
+    ck_cuda_ok(cudaEventRecord(a, 0));
+    ck_cuda_ok(cudaLaunchKernel(k, grid, block, args, 0, 0));
+    ck_cuda_ok(cudaEventRecord(b, 0));
+    ck_cuda_ok(cudaDeviceSynchronize());
+    ck_cuda_ok(cudaEventElapsedTime(&ms, a, b));
+    ck_cuda_ok(cudaEventDestroy(a));
+    ck_cuda_ok(cudaEventDestroy(b));
+    return ms;
+}
+
+/* The first index i of p[0, n) not equal to i + d (n: none). */
+static unsigned first_off(const uint32_t *p, unsigned n, uint32_t d)
+{
+    unsigned i = 0;
+    while (i < n && p[i] == i + d) {
+        i++;
+    }
+    return i;
+}
+
+/*
+ * Issue 25's measurement: a kernel over 4 MiB of managed memory after
+ * cudaMemPrefetchAsync to its GPU takes device-memory time (the pages are
+ * in the GPU's HBM), not the time of mapped host memory it takes while
+ * the pages are on the host; the bytes stay right across both.
+ */
+START_TEST(test_managed_kernel_after_prefetch_is_local)
+{
+    unsigned n = (unsigned)(4 * MIB / 4);
+    uint32_t *dev, *p;
+    ck_cuda_ok(cudaSetDevice(0));
+    ck_cuda_ok(cudaMalloc((void **)&dev, 4 * MIB));
+    ck_cuda_ok(cudaMemset(dev, 0, 4 * MIB));
+    float ms_dev = timed_add1(dev, n);
+    ck_cuda_ok(cudaMallocManaged((void **)&p, 4 * MIB, cudaMemAttachGlobal));
+    for (unsigned i = 0; i < n; i++) {
+        p[i] = i;
+    }
+    float ms_host = timed_add1(p, n);       /* pages on the host */
+    ck_assert_uint_eq(first_off(p, n, 1), n);
+    ck_cuda_ok(cudaMemPrefetchAsync(p, 4 * MIB, dev_loc(0), 0, 0));
+    ck_cuda_ok(cudaDeviceSynchronize());
+    float ms_local = timed_add1(p, n);      /* pages in GPU 0's HBM */
+    /* the kernel's writes are back in the host's view after the sync */
+    ck_assert_uint_eq(first_off(p, n, 2), n);
+    /* host writes between kernels reach the next kernel */
+    for (unsigned i = 0; i < n; i++) {
+        p[i] = i + 10;
+    }
+    float ms_again = timed_add1(p, n);
+    ck_assert_uint_eq(first_off(p, n, 11), n);
+    ck_assert_float_gt(ms_local, 0.0f);
+    ck_assert_float_lt(ms_local, 2 * ms_dev);
+    ck_assert_float_gt(ms_local, ms_dev / 2);
+    ck_assert_float_lt(ms_again, 2 * ms_dev);
+    ck_assert_float_gt(ms_host, 4 * ms_local);
+    /* back on the host: mapped access again */
+    ck_cuda_ok(cudaMemPrefetchAsync(p, 4 * MIB, host_loc, 0, 0));
+    ck_cuda_ok(cudaDeviceSynchronize());
+    ck_assert_uint_eq(first_off(p, n, 11), n);
+    float ms_back = timed_add1(p, n);
+    ck_assert_float_gt(ms_back, 4 * ms_local);
+    ck_assert_uint_eq(first_off(p, n, 12), n);
+    ck_cuda_ok(cudaFree(p));
+    ck_cuda_ok(cudaFree(dev));
+}
+END_TEST
+
 Suite *make_cudart_managed_suite(void)
 {
     Suite *s = suite_create("cudart-managed");
@@ -322,6 +424,8 @@ Suite *make_cudart_managed_suite(void)
     tcase_add_test(tc, test_managed_prefetch_errors);
     tcase_add_test(tc, test_managed_memset_is_synchronous);
     tcase_add_test(tc, test_managed_memset_faults_pages_in);
+    tcase_add_test(tc, test_managed_kernel_after_prefetch_is_local);
+    tcase_set_timeout(tc, 60);  /* the kernels: 1-3 s of wall time each */
     suite_add_tcase(s, tc);
 
     tc = tcase_create("Advice");

@@ -273,6 +273,83 @@ START_TEST(test_server_kernel_matches_in_process)
 }
 END_TEST
 
+/* ---- managed memory: where its pages are, through the server too -------- */
+
+struct managed_result {
+    float ms[2];                /* the grid before and after a prefetch */
+    unsigned wrong;             /* words of out not in ^ key, both runs */
+};
+
+/* On GPU 1, xor_peer from managed in to managed out, with the pages on
+ * the host and then prefetched to GPU 1; out checked on the host. */
+static struct managed_result managed_run(void)
+{
+    struct managed_result r = { { 0, 0 }, 0 };
+    uint32_t *in, *out;
+    unsigned n = N_WORDS, key = KEY_XOR;
+    ck_cuda_ok(cudaSetDevice(1));
+    ck_cuda_ok(cudaMallocManaged((void **)&in, N_WORDS * 4,
+                                 cudaMemAttachGlobal));
+    ck_cuda_ok(cudaMallocManaged((void **)&out, N_WORDS * 4,
+                                 cudaMemAttachGlobal));
+    cudaEvent_t a, b;
+    ck_cuda_ok(cudaEventCreate(&a));
+    ck_cuda_ok(cudaEventCreate(&b));
+    void *args[] = { &in, &out, &n, &key };
+    for (unsigned run = 0; run < 2; run++) {
+        for (unsigned i = 0; i < N_WORDS; i++) {
+            in[i] = i * 2654435761u + run;
+            out[i] = 0;
+        }
+        if (run == 1) {
+            struct cudaMemLocation l = { cudaMemLocationTypeDevice, 1 };
+            ck_cuda_ok(cudaMemPrefetchAsync(in, N_WORDS * 4, l, 0, 0));
+            ck_cuda_ok(cudaMemPrefetchAsync(out, N_WORDS * 4, l, 0, 0));
+        }
+        ck_cuda_ok(cudaEventRecord(a, 0));
+        ck_cuda_ok(cudaLaunchKernel(KEY(stub_xor), d3(N_WORDS / 256, 1, 1),
+                                    d3(256, 1, 1), args, 0, 0));
+        ck_cuda_ok(cudaEventRecord(b, 0));
+        ck_cuda_ok(cudaDeviceSynchronize());
+        ck_cuda_ok(cudaEventElapsedTime(&r.ms[run], a, b));
+        for (unsigned i = 0; i < N_WORDS; i++) {
+            r.wrong += out[i] != ((i * 2654435761u + run) ^ KEY_XOR);
+        }
+    }
+    return r;
+}
+
+static void managed_child(void *out)
+{
+    *(struct managed_result *)out = managed_run();
+}
+
+START_TEST(test_server_kernel_managed_follows_residency)
+{
+    register_module();
+    cudart_test_machine(MACHINE);
+    struct managed_result local;
+    cudart_test_in_child("P2PSIM_SERVER", "", managed_child, &local,
+                         sizeof(local));
+
+    struct cudart_test_server srv;
+    cudart_test_server_start(&srv, MACHINE);
+    struct managed_result remote = managed_run();
+    cudart_test_server_stop(&srv);
+
+    ck_assert_uint_eq(local.wrong, 0);
+    ck_assert_uint_eq(remote.wrong, 0);
+    /* prefetched, the pages are GPU 1's HBM: faster than mapped host */
+    ck_assert_msg(local.ms[1] * 2 < local.ms[0], "host %.6f ms, GPU %.6f ms",
+                  local.ms[0], local.ms[1]);
+    for (unsigned run = 0; run < 2; run++) {
+        ck_assert_msg(remote.ms[run] == local.ms[run], "run %u: through the "
+                      "server %.6f ms, in process %.6f ms", run,
+                      remote.ms[run], local.ms[run]);
+    }
+}
+END_TEST
+
 /* ---- host memory the kernel reads: the program's, while it runs ---------- */
 
 static volatile uint32_t *flag;
@@ -442,6 +519,7 @@ Suite *make_cudart_server_kernels_suite(void)
     TCase *tc = tcase_create("Server");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_server_kernel_matches_in_process);
+    tcase_add_test(tc, test_server_kernel_managed_follows_residency);
     tcase_add_test(tc, test_server_kernel_spins_on_host_mapped_flag);
     tcase_add_test(tc, test_server_kernel_sees_host_store_at_host_time);
     tcase_add_test(tc, test_server_kernel_illegal_address_is_sticky);
