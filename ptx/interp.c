@@ -759,18 +759,15 @@ int ptx_warp_resume(struct ptx_warp *w, const struct ptx_mem_req *req)
 /* Lifecycle                                                               */
 /* ---------------------------------------------------------------------- */
 
-/* The special registers of every lane (the register file is zeroed). */
+/* The special registers of every lane: every row below SR_COUNT (the
+ * register file is zeroed from there on). */
 static void init_sregs(struct ptx_warp *w)
 {
     const struct ptx_warp_ctx *c = &w->ctx;
-    bool env = false;
     /* dynamic shared memory is what lies past its aligned start */
     uint32_t dyn_off = w->k->info.dyn_shared_offset;
     uint32_t dyn_smem = c->shared_bytes > dyn_off ? c->shared_bytes - dyn_off
                                                   : 0;
-    for (unsigned i = 0; i < 32; i++) {
-        env |= c->envreg[i] != 0;
-    }
     for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
         R(w, SR_TID_X, l) = c->tid[l].x;
         R(w, SR_TID_Y, l) = c->tid[l].y;
@@ -799,7 +796,7 @@ static void init_sregs(struct ptx_warp *w)
         R(w, SR_DYN_SMEM, l) = dyn_smem;
         R(w, SR_ZERO, l) = 0;
         R(w, SR_ONE, l) = 1;
-        for (unsigned i = 0; env && i < 32; i++) {
+        for (unsigned i = 0; i < 32; i++) {
             R(w, SR_ENVREG0 + i, l) = c->envreg[i];
         }
     }
@@ -876,8 +873,14 @@ static struct ptx_warp *warp_init(struct ptx_warp *w,
                                   const void *param_buf,
                                   const struct ptx_warp_ctx *ctx)
 {
-    regs_clear(w->r, regs_file_bytes(k),
-               (size_t)k->n_regs * PTX_WARP_SIZE * sizeof(uint64_t));
+    if (regs_file_bytes(k) >= REGS_MAPPED) {
+        regs_clear(w->r, regs_file_bytes(k),
+                   (size_t)k->n_regs * PTX_WARP_SIZE * sizeof(uint64_t));
+    } else {
+        /* init_sregs writes the special rows (below SR_COUNT) whole */
+        memset(&R(w, SR_COUNT, 0), 0, (size_t)(k->n_regs - SR_COUNT) *
+                                          PTX_WARP_SIZE * sizeof(uint64_t));
+    }
     for (unsigned i = 0; i < k->n_cvals; i++) {
         for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
             R(w, k->n_regs + i, l) = k->cvals[i];
