@@ -495,7 +495,7 @@ static void staged_pump(struct xop *x)
 static int start_staged(struct xop *x)
 {
     x->res.staged = true;
-    x->staging_socket = p2psim_gpu_socket(x->p, x->src.gpu);
+    x->staging_socket = P2PSIM_STAGING_SOCKET;
     int rc = ranges_alloc(&x->p->host[x->staging_socket], 2 * x->p->chunk,
                           NULL, &x->staging);
     if (rc < 0) {

@@ -23,6 +23,7 @@ enum flow_res_kind {
     FLOW_RES_LINK_FROM_0,       /* link: the direction side 0 sends */
     FLOW_RES_LINK_FROM_1,       /* link: the direction side 1 sends */
     FLOW_RES_P2P,               /* root complex: the P2P serialiser */
+    FLOW_RES_XS_P2P,            /* root complex: cross-socket P2P's */
     FLOW_RES_DRAM,              /* host memory: its channel */
     FLOW_RES_HBM,               /* GPU: the HBM serialiser */
     FLOW_RES_L2,                /* GPU: the L2's (copies within HBM) */

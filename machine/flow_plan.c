@@ -267,6 +267,9 @@ static sim_time_t one_way(const struct route *r, const struct tlp *t)
             sum = sim_time_add(sum, sim_time_for_bytes(rc_p2p_bytes(t),
                                                        h->p2p_rate) +
                                         h->p2p_latency_ps);
+        } else if (h->xs) {
+            sum = sim_time_add(sum, sim_time_for_bytes(rc_p2p_bytes(t),
+                                                       h->xs_rate));
         }
     }
     return sum;
@@ -331,11 +334,16 @@ static void use(struct p2psim_flow *f, struct flow_plan *pl,
 /*
  * How long the component at the end of hop h keeps t's receive buffer: a
  * root complex keeps a TLP that waits in it (on the P2P path: its
- * latency, the P2P serialiser and p2p-latency; rc.c) and forwards any
+ * latency, the P2P serialiser and p2p-latency; on a limited cross-socket
+ * P2P path: its latency and that serialiser; rc.c) and forwards any
  * other at once; switches and endpoints free it as it arrives.
  */
 static sim_time_t credit_hold(const struct route_hop *h, const struct tlp *t)
 {
+    if (h->xs && h->xs_rate) {
+        return h->fwd_latency_ps +
+               sim_time_for_bytes(rc_p2p_bytes(t), h->xs_rate);
+    }
     if (!h->p2p) {
         return 0;
     }
@@ -437,6 +445,9 @@ static void charge(struct p2psim_flow *f, struct flow_plan *pl,
         if (h->p2p) {
             use_at(f, pl, h->to, FLOW_RES_P2P, (double)h->p2p_rate, p2p / len,
                    rc);
+        } else if (h->xs) {
+            use_at(f, pl, h->to, FLOW_RES_XS_P2P, (double)h->xs_rate,
+                   p2p / len, rc);
         }
     }
 }

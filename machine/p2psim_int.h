@@ -26,6 +26,20 @@ struct exec_peer_map {
     uint64_t hbm, len, bus;
 };
 
+/*
+ * Where a staged copy's chunk buffers live (machine/exec.c): in the host
+ * memory of the process's NUMA node, not next to the source GPU. The
+ * driver allocates them as pinned system memory, which the kernel places
+ * in the node of the allocating thread; the process is taken to run on
+ * the first socket [estimate: the calibration runs were not pinned].
+ * Measured: on the dual EPYC 7542 (data/calibration/8x-rtx4090-*, P2P
+ * disabled, and the stock driver) pairs of socket-1 GPUs are the slowest
+ * of every staged matrix (medians 18.7-18.8 GB/s one way, against
+ * 19.3-20.2 for the other pairs; 20.1-20.2 both ways, against 20.9-21.6):
+ * their chunks cross the socket link both ways.
+ */
+#define P2PSIM_STAGING_SOCKET 0u
+
 struct p2psim {
     struct topo_machine *m;
     /* operations (machine/exec.c) */

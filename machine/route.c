@@ -62,6 +62,8 @@ static int route_step(struct sim_component *c, const struct mkind *mk,
     h->p2p = rh.p2p;
     h->p2p_rate = rh.p2p_rate;
     h->p2p_latency_ps = rh.p2p_latency_ps;
+    h->xs = rh.xs;
+    h->xs_rate = rh.xs_rate;
     return rh.egress;
 }
 

@@ -41,6 +41,10 @@ struct route_hop {
     uint64_t p2p_rate;          /* ...that serialiser's rate, bytes/s (0 =
                                    unlimited) */
     sim_time_t p2p_latency_ps;  /* ...and its p2p-latency */
+    bool xs;                    /* to is a root complex and the TLP takes
+                                   its cross-socket P2P path: */
+    uint64_t xs_rate;           /* ...that serialiser's rate (0 =
+                                   unlimited) */
 };
 
 struct route {

@@ -22,12 +22,12 @@ ok() { echo "ok: $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
 # The bounds, median,max in percent, over all off-diagonal cells.
 set -- \
-    --fail-above 8x-rtx4090-dual-epyc7542-p2p-unlock=5.3,40 \
-    --fail-above 8x-rtx4090-dual-epyc7542-stock-driver=6.8,41 \
+    --fail-above 8x-rtx4090-dual-epyc7542-p2p-unlock=4.2,39.5 \
+    --fail-above 8x-rtx4090-dual-epyc7542-stock-driver=4.4,40 \
     --fail-above 8x-rtxpro6000-dual-epyc9124-direct=1,19 \
     --fail-above dgx1-v100-hybrid-cube-mesh=3,26.5 \
     --fail-above hgx-h200-x2=7.2,12 \
-    --fail-above all=5.7,41
+    --fail-above all=4.1,40
 $p2psim validate --fidelity flow --jobs 2 "$@" "$C"/*.yaml \
     > "$work/out" 2> "$work/err"
 st=$?

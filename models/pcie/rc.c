@@ -360,6 +360,10 @@ static int rc_configure(struct sim_component *c, const struct sim_props *props,
                                  err);
     }
     if (rc2 == 0) {
+        rc2 = sim_props_get_rate(props, "xsocket-p2p-bandwidth", &rc->xs_rate,
+                                 0, err);
+    }
+    if (rc2 == 0) {
         rc2 = sim_props_get_enum(props, "xsocket-p2p", rc_policy_names,
                                  &xsocket, 0, err);
     }

@@ -16,6 +16,13 @@
  *                          (default: unlimited)
  *   p2p-latency     time   extra latency of a P2P hop (default 0ns)
  *   xsocket-p2p     forward | writes-only | refuse   (default forward)
+ *   xsocket-p2p-bandwidth  rate  shared rate of P2P traffic between this
+ *                          socket's root ports and other sockets: requests
+ *                          from a socket link to a root port, completions
+ *                          from a root port to a socket link (so each
+ *                          cross-socket P2P TLP is charged once, by the
+ *                          socket of its target); host-memory traffic is
+ *                          not charged (default: unlimited)
  *   iommu           off | passthrough | translating  (default off)
  *   iotlb-entries, iotlb-hit-latency, iotlb-miss-latency, iommu-page, ats
  * The cross-socket policy is applied by the socket that owns the target
@@ -84,6 +91,9 @@ struct rc_hop {
     bool p2p;                   /* it crosses the P2P serialiser... */
     uint64_t p2p_rate;          /* ...at this rate (0 = unlimited) */
     sim_time_t p2p_latency_ps;  /* ...and then waits p2p-latency */
+    bool xs;                    /* it crosses the cross-socket P2P
+                                   serialiser... */
+    uint64_t xs_rate;           /* ...at this rate (0 = unlimited) */
 };
 int rc_route(struct sim_component *rc, unsigned in, const struct tlp *t,
              bool translate, struct rc_hop *out);

@@ -193,6 +193,33 @@ static sim_time_t rc_p2p_charge(struct rc *rc, sim_time_t t0,
 }
 
 /*
+ * The cross-socket P2P path: P2P traffic between this socket's root ports
+ * and a socket link, as the host bridge forwards it (xsocket-p2p-bandwidth;
+ * the socket link's own bandwidth is the raw link's, which host-memory
+ * traffic across sockets also uses). Charged once per TLP, at the socket
+ * of the target device: a request arriving on a socket link for a root
+ * port, a completion leaving a root port for a socket link.
+ */
+static bool rc_xs_p2p(const struct rc *rc, unsigned in, int e,
+                      const struct tlp *t)
+{
+    enum rc_port_kind ik = rc->port[in].kind, ek = rc->port[e].kind;
+    if (tlp_kind_routing(t->kind) == TLP_ROUTE_ID) {
+        return ik == RC_PORT_RP && ek == RC_PORT_XS;
+    }
+    return ik == RC_PORT_XS && ek == RC_PORT_RP;
+}
+
+static sim_time_t rc_xs_charge(struct rc *rc, sim_time_t t0,
+                               const struct tlp *t)
+{
+    sim_time_t start = rc->xs_busy_until > t0 ? rc->xs_busy_until : t0;
+    rc->xs_busy_until = sim_time_add(start, sim_time_for_bytes(rc_p2p_bytes(t),
+                                                               rc->xs_rate));
+    return rc->xs_busy_until;
+}
+
+/*
  * ACS on root ports: SV and TB are enforced (above). RR, CR, UF, EC and
  * DT are stored (rc_set_acs) for the builder and for `p2psim explain`,
  * and change nothing here: in this model every root-port-to-root-port TLP
@@ -337,6 +364,7 @@ static void rc_decide_request(struct rc *rc, unsigned in, struct tlp *t,
         d->due_ps = rc_p2p_charge(rc, d->due_ps, t);
     } else if (ek == RC_PORT_RP && ik == RC_PORT_XS) {
         rc->cnt.xsocket_forwarded++;
+        d->due_ps = rc_xs_charge(rc, d->due_ps, t);
     }
     d->hint = (uint32_t)e;
 }
@@ -359,6 +387,8 @@ static void rc_decide_by_id(struct rc *rc, unsigned in, struct tlp *t,
     }
     if (p2p) {
         d->due_ps = rc_p2p_charge(rc, d->due_ps, t);
+    } else if (rc_xs_p2p(rc, in, e, t)) {
+        d->due_ps = rc_xs_charge(rc, d->due_ps, t);
     }
     d->hint = (uint32_t)e;
 }
@@ -472,6 +502,9 @@ int rc_route(struct sim_component *c, unsigned in, const struct tlp *t,
     if (p2p) {
         out->p2p_rate = rc->p2p_rate;
         out->p2p_latency_ps = rc->p2p_latency_ps;
+    } else if (rc_xs_p2p(rc, in, e, t)) {
+        out->xs = true;
+        out->xs_rate = rc->xs_rate;
     }
     return 0;
 }

@@ -83,6 +83,7 @@ struct rc {
     enum rc_p2p_policy p2p, xsocket;
     uint64_t p2p_rate;              /* bytes/s; 0 = unlimited */
     sim_time_t p2p_latency_ps;      /* extra per P2P hop */
+    uint64_t xs_rate;               /* cross-socket P2P, bytes/s; 0 = unlimited */
     bool ats;                       /* Translation Requests served */
     bool p2p_atomics;               /* AtomicOps routed to root ports from
                                        root ports and socket links */
@@ -92,6 +93,7 @@ struct rc {
     /* modelling state */
     struct rc_port *port;           /* n_ports */
     sim_time_t p2p_busy_until;      /* P2P serialiser free at, ps */
+    sim_time_t xs_busy_until;       /* cross-socket P2P serialiser, ps */
     /* statistics */
     struct rc_counters cnt;
     uint64_t ats_requests, messages, acs_blocked;

@@ -397,6 +397,71 @@ END_TEST
 
 /* ---- across sockets ------------------------------------------------------ */
 
+/* xsocket-p2p-bandwidth: the target's socket paces P2P writes arriving
+ * from a socket link (header + payload), the sender's socket does not,
+ * and writes to the other socket's DRAM are not peer-to-peer. */
+struct xs_case {
+    const char *rc0, *rc1;
+    uint64_t to;                /* W2 (ep2) or DRAM1 */
+    double rate;                /* expected bytes/s of header + payload */
+};
+
+static const struct xs_case xs_cases[] = {
+    { "", "xsocket-p2p-bandwidth=4GB/s", W2, 4e9 },
+    { "xsocket-p2p-bandwidth=4GB/s", "", W2, 10e9 },  /* the socket link's */
+    { "", "", W2, 10e9 },
+};
+
+START_TEST(test_rc_xsocket_p2p_bandwidth_limits_stream)
+{
+    const struct xs_case *xc = &xs_cases[_i];
+    struct rig r;
+    rig_init(&r, xc->rc0, xc->rc1, "16KiB");
+    sim_wire_set(r.l_ep0, WIRE, UINT64_C(32000000000));
+    const unsigned n = 500;
+    for (unsigned i = 0; i < n; i++) {
+        send_write(&r, r.ep0, xc->to + 256 * i, 256);
+    }
+    sim_run(r.sim);
+    struct th_ep *e2 = ep(r.ep2);
+    ck_assert_uint_eq(e2->n_received, n);
+    double rate = (double)(n - 1) * (256 + 16) /
+                  sim_time_to_s(e2->last_at - e2->first_at);
+    ck_assert_msg(rate > xc->rate * 0.98 && rate < xc->rate * 1.02,
+                  "%s|%s: %.3f GB/s, expected %.3f", xc->rc0, xc->rc1,
+                  rate / 1e9, xc->rate / 1e9);
+    rig_fini(&r);
+}
+END_TEST
+
+/* The completions of reads across, paced by the completer's socket; reads
+ * of the other socket's DRAM are not. */
+START_TEST(test_rc_xsocket_p2p_bandwidth_paces_completions)
+{
+    const uint64_t to[2] = { W2, DRAM1 };
+    sim_time_t took[2];
+    for (unsigned k = 0; k < 2; k++) {
+        struct rig r;
+        rig_init(&r, "", "xsocket-p2p-bandwidth=2GB/s", "16KiB");
+        const unsigned n = 64;
+        for (unsigned i = 0; i < n; i++) {
+            send_read(&r, r.ep0, to[k] + 256 * i, 256, (uint16_t)i);
+        }
+        sim_run(r.sim);
+        struct th_ep *e0 = ep(r.ep0);
+        ck_assert_uint_eq(e0->n_received, n);
+        took[k] = e0->last_at - e0->first_at;
+        rig_fini(&r);
+    }
+    /* 63 CplDs of 12 + 256 B at 2 GB/s: 8.44 us; at the socket link's
+     * 10 GB/s from DRAM: 1.69 us */
+    double secs = sim_time_to_s(took[0]);
+    ck_assert_msg(secs > 63 * 268 / 2e9 * 0.98 && secs < 63 * 268 / 2e9 * 1.02,
+                  "%.3f us", secs * 1e6);
+    ck_assert_uint_lt(took[1], took[0] / 3);
+}
+END_TEST
+
 START_TEST(test_rc_xsocket_forward)
 {
     struct rig r;
@@ -864,6 +929,9 @@ Suite *make_rc_suite(void)
     tcase_add_loop_test(tc, test_rc_p2p_bandwidth_limits_stream, 0,
                         sizeof(bw_cases) / sizeof(bw_cases[0]));
     tcase_add_test(tc, test_rc_xsocket_back_pressure_keeps_order);
+    tcase_add_loop_test(tc, test_rc_xsocket_p2p_bandwidth_limits_stream, 0,
+                        sizeof(xs_cases) / sizeof(xs_cases[0]));
+    tcase_add_test(tc, test_rc_xsocket_p2p_bandwidth_paces_completions);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("IOMMU");
