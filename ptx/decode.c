@@ -741,9 +741,8 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
         return expect_n(n, 0, 0, why, wl);
     case OP_BAR:
         if (warp_bar) {
-            /* bar.warp.sync membermask (__syncwarp): the lanes of a group
-             * run each instruction together already; Model: lanes of the
-             * mask that diverged are not waited for (docs/ptx.md) */
+            /* bar.warp.sync membermask (__syncwarp): nothing to do but
+             * wait for the lanes of the mask (interp.c, sync_arrive) */
             if (!(in->flags & PIF_WAIT) || expect_n(n, 1, 1, why, wl)) {
                 if (!why[0]) {
                     snprintf(why, wl, "bar.warp without .sync");
@@ -751,6 +750,7 @@ int ptx_decode(struct ptx_parse *p, const char *opcode, char **opds,
                 return -1;
             }
             in->op = OP_NOP;
+            in->mode = PTX_NOP_WARP_SYNC;
             return opds_of(p, in, opds, n, PT_B32, why, wl);
         }
         if (bar_red) {

@@ -1,8 +1,8 @@
 /*
  * ptx/interp.c - the per-warp PTX interpreter: its run loop, control
- * flow and divergence, warp-wide shuffles and votes, and a warp's life.
- * The instructions themselves are in interp_alu.c, interp_move.c and
- * interp_mem.c (interp_int.h).
+ * flow and divergence, the waits of warp-synchronous instructions, and a
+ * warp's life. The instructions themselves are in interp_alu.c,
+ * interp_move.c, interp_mem.c and interp_warp.c (interp_int.h).
  *
  * A warp runs its 32 lanes together, one instruction at a time over the
  * lanes that sit at the same PC (the "group"). Divergence is handled with
@@ -16,7 +16,10 @@
  * Model: lowest-PC-first is the pre-Volta SIMT stack order. A warp whose
  * lanes wait on each other through memory (one lane spins on a flag that
  * another lane of the same warp sets later in program order) never
- * progresses; independent thread scheduling (sm_70+) is not modelled.
+ * progresses; independent thread scheduling (sm_70+) is not modelled,
+ * but for its rule that a warp-synchronous instruction (shfl, vote,
+ * match, bar.warp.sync) waits for the lanes of its membermask: lanes
+ * parked there (sync_wait) let the others run until they arrive.
  *
  * Complexity: one warp-instruction costs O(lanes in the group); a
  * divergence or merge costs O(32).
@@ -76,133 +79,32 @@ int ptx__warp_fail(struct ptx_warp *w, const struct ptx_insn *in,
 }
 
 /* ---------------------------------------------------------------------- */
-/* Warp-wide: shuffles and votes                                           */
-/* ---------------------------------------------------------------------- */
-
-static void exec_shfl(struct ptx_warp *w, const struct ptx_insn *in,
-                      uint32_t exec)
-{
-    uint64_t got[PTX_WARP_SIZE];
-    bool ok[PTX_WARP_SIZE];
-    LANES(exec, l) {
-        int lane = (int)l;
-        int bval = (int)(val(w, &in->o[3], l) & 0x1f);
-        uint32_t cv = (uint32_t)val(w, &in->o[4], l);
-        int clamp = (int)(cv & 0x1f), segmask = (int)((cv >> 8) & 0x1f);
-        int max_lane = (lane & segmask) | (clamp & ~segmask);
-        int min_lane = lane & segmask;
-        int j;
-        bool pv;
-        switch (in->mode) {
-        case 0: /* up */
-            j = lane - bval;
-            pv = j >= max_lane;
-            break;
-        case 1: /* down */
-            j = lane + bval;
-            pv = j <= max_lane;
-            break;
-        case 2: /* bfly */
-            j = lane ^ bval;
-            pv = j <= max_lane;
-            break;
-        default: /* idx */
-            j = min_lane | (bval & ~segmask);
-            pv = j <= max_lane;
-            break;
-        }
-        if (!pv || j < 0 || j >= PTX_WARP_SIZE) {
-            j = lane;
-        }
-        /* Model: a source lane that does not take part (not running
-         * with this group: outside the membermask, diverged or exited)
-         * gives 0; CUDA leaves it undefined, and reduction's reduce7
-         * sums such reads of lanes outside its __ballot_sync mask */
-        got[l] = (exec >> j & 1u) ? val(w, &in->o[2], (unsigned)j) &
-                                        0xffffffffu
-                                  : 0;
-        ok[l] = pv;
-    }
-    LANES(exec, l) {
-        put(w, &in->o[0], l, got[l]);
-        if (in->o[1].kind == OPD_REG) {
-            put(w, &in->o[1], l, ok[l]);
-        }
-    }
-}
-
-static void exec_vote(struct ptx_warp *w, const struct ptx_insn *in,
-                      uint32_t exec)
-{
-    const struct ptx_opd *p = &in->o[1];
-    uint32_t yes = 0;
-    LANES(exec, l) {
-        if ((val(w, p, l) & 1u) ^ p->neg) {
-            yes |= 1u << l;
-        }
-    }
-    uint64_t r;
-    switch (in->mode) {
-    case 0:
-        r = yes != 0;
-        break;
-    case 1:
-        r = yes == exec;
-        break;
-    case 2:
-        r = yes == 0 || yes == exec;
-        break;
-    default:
-        r = yes;
-        break;
-    }
-    LANES(exec, l) {
-        put(w, &in->o[0], l, r);
-    }
-}
-
-/* match.any: the lanes of the mask whose value equals this lane's;
- * match.all: the mask if all are equal (and p), else 0. Lanes of the
- * mask that do not run with this group take no part (docs/ptx.md). */
-static void exec_match(struct ptx_warp *w, const struct ptx_insn *in,
-                       uint32_t exec)
-{
-    uint64_t wm = in->type == PT_B32 ? UINT64_C(0xffffffff) : UINT64_MAX;
-    uint64_t v[PTX_WARP_SIZE];
-    uint32_t got[PTX_WARP_SIZE];
-    LANES(exec, l) {
-        v[l] = val(w, &in->o[2], l) & wm;
-    }
-    LANES(exec, l) {
-        uint32_t mask = (uint32_t)val(w, &in->o[3], l) & exec, same = 0;
-        for (unsigned j = 0; j < PTX_WARP_SIZE; j++) {
-            if ((mask >> j & 1u) && v[j] == v[l]) {
-                same |= 1u << j;
-            }
-        }
-        got[l] = in->mode == 0 ? same : same == mask ? mask : 0;
-    }
-    LANES(exec, l) {
-        put(w, &in->o[0], l, got[l]);
-        if (in->o[1].kind == OPD_REG) {
-            put(w, &in->o[1], l, got[l] != 0);
-        }
-    }
-}
-
-/* ---------------------------------------------------------------------- */
 /* Control                                                                 */
 /* ---------------------------------------------------------------------- */
 
+static uint32_t guard_mask(const struct ptx_warp *w, const struct ptx_insn *in)
+{
+    return ptx__pred_mask(&R(w, in->guard, 0), in->guard_neg) & w->group;
+}
+
 /* Choose the lanes at the lowest PC as the new group (after a divergent
- * branch, an exit, or when the group caught up with waiting lanes). */
+ * branch, an exit, or when the group caught up with waiting lanes).
+ * Lanes parked at a warp-synchronous instruction (w->sync_wait) are not
+ * chosen, but join a group chosen at their PC; when every live lane is
+ * parked, the lowest go on without the lanes they wait for. */
 static void reselect(struct ptx_warp *w)
 {
     LANES(w->group, l) {
         w->lpc[l] = w->pc;
     }
+    w->sync_wait &= w->live;
+    uint32_t run = w->live & ~w->sync_wait;
+    if (run == 0) {
+        run = w->live;
+        w->sync_force = run != 0;
+    }
     unsigned min = UINT_MAX;
-    LANES(w->live, l) {
+    LANES(run, l) {
         if (w->lpc[l] < min) {
             min = w->lpc[l];
         }
@@ -212,13 +114,59 @@ static void reselect(struct ptx_warp *w)
     LANES(w->live, l) {
         if (w->lpc[l] == min) {
             g |= 1u << l;
-        } else if (w->lpc[l] < other) {
+        } else if ((run >> l & 1u) && w->lpc[l] < other) {
             other = w->lpc[l];
         }
     }
     w->group = g;
+    w->sync_wait &= ~g;
     w->pc = min;
     w->others_min = other;
+}
+
+/* The membermask of a warp-synchronous instruction, or NULL. */
+static const struct ptx_opd *sync_mask(const struct ptx_insn *in)
+{
+    switch (in->op) {
+    case OP_SHFL: return &in->o[5];
+    case OP_VOTE: return &in->o[2];
+    case OP_MATCH: return &in->o[3];
+    case OP_NOP: return in->mode == PTX_NOP_WARP_SYNC ? &in->o[0] : NULL;
+    default: return NULL;
+    }
+}
+
+/* At a warp-synchronous instruction (shfl, vote, match, bar.warp.sync:
+ * membermask *mask): lanes parked here join the group; when lanes of the
+ * membermask live elsewhere, the group parks here until they arrive
+ * (Volta's rule: the instruction waits for the lanes it names) and the
+ * others run. Returns true when the group parked. */
+static bool sync_arrive(struct ptx_warp *w, const struct ptx_insn *in,
+                        const struct ptx_opd *mask)
+{
+    uint32_t here = 0;
+    LANES(w->sync_wait, l) {
+        if (w->lpc[l] == w->pc) {
+            here |= 1u << l;
+        }
+    }
+    w->group |= here;
+    w->sync_wait &= ~here;
+    if (w->sync_force) {
+        w->sync_force = false;
+        return false;
+    }
+    uint32_t exec = in->guard == PTX_NOREG ? w->group : guard_mask(w, in);
+    uint32_t want = 0;
+    LANES(exec, l) {
+        want |= (uint32_t)val(w, mask, l);
+    }
+    if ((want & w->live & ~w->group) == 0) {
+        return false;
+    }
+    w->sync_wait |= w->group;
+    reselect(w);
+    return true;
 }
 
 static void lanes_exit(struct ptx_warp *w, uint32_t exec)
@@ -228,11 +176,6 @@ static void lanes_exit(struct ptx_warp *w, uint32_t exec)
     if (w->group == 0 && w->live != 0) {
         reselect(w);
     }
-}
-
-static uint32_t guard_mask(const struct ptx_warp *w, const struct ptx_insn *in)
-{
-    return ptx__pred_mask(&R(w, in->guard, 0), in->guard_neg) & w->group;
 }
 
 static enum ptx_stop stop_error(struct ptx_warp *w, struct ptx_mem_req *req,
@@ -494,6 +437,10 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
             continue;
         }
         const struct ptx_insn *in = &w->insns[w->pc];
+        const struct ptx_opd *smask = sync_mask(in);
+        if (smask && sync_arrive(w, in, smask)) {
+            goto parked;
+        }
         uint32_t exec = in->guard == PTX_NOREG ? w->group : guard_mask(w, in);
         w->n_instr++;
         switch (in->op) {
@@ -513,13 +460,13 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
             ptx__exec_selp(w, in, exec);
             break;
         case OP_SHFL:
-            exec_shfl(w, in, exec);
+            ptx__exec_shfl(w, in, exec);
             break;
         case OP_VOTE:
-            exec_vote(w, in, exec);
+            ptx__exec_vote(w, in, exec);
             break;
         case OP_MATCH:
-            exec_match(w, in, exec);
+            ptx__exec_match(w, in, exec);
             break;
         case OP_ACTIVEMASK:
             LANES(exec, l) {
@@ -708,6 +655,7 @@ enum ptx_stop ptx_warp_run(struct ptx_warp *w, struct ptx_mem_req *req)
         if (w->group != w->live && w->pc >= w->others_min) {
             reselect(w);
         }
+    parked:
         if (budget && ++steps >= budget) {
             return PTX_STOP_YIELD;
         }

@@ -36,6 +36,11 @@ struct ptx_warp {
     unsigned pc;
     unsigned others_min;       /* lowest PC of live & ~group, or UINT_MAX */
     unsigned lpc[PTX_WARP_SIZE]; /* PC of lanes outside the group */
+    uint32_t sync_wait;        /* lanes parked at a warp-synchronous
+                                * instruction (their lpc) until the lanes
+                                * of its membermask arrive (interp.c) */
+    bool sync_force;           /* the group runs its next warp-synchronous
+                                * instruction without waiting */
 
     enum warp_state state;
     unsigned pend;             /* instruction of the pending MEM request
@@ -243,6 +248,13 @@ void ptx__exec_cvta(struct ptx_warp *w, const struct ptx_insn *in,
                     uint32_t exec);
 void ptx__exec_setp(struct ptx_warp *w, const struct ptx_insn *in,
                     uint32_t exec);
+/* interp_warp.c: the lanes of exec are those that take part */
+void ptx__exec_shfl(struct ptx_warp *w, const struct ptx_insn *in,
+                    uint32_t exec);
+void ptx__exec_vote(struct ptx_warp *w, const struct ptx_insn *in,
+                    uint32_t exec);
+void ptx__exec_match(struct ptx_warp *w, const struct ptx_insn *in,
+                     uint32_t exec);
 void ptx__exec_selp(struct ptx_warp *w, const struct ptx_insn *in,
                     uint32_t exec);
 /* Run at most max instructions of k->fast from w->pc, counted in

@@ -29,7 +29,7 @@
 /* The fixed part, copied field by field (no padding compared). */
 struct warp_head {
     uint32_t live, group, pend_mask;
-    uint32_t pc, others_min, pend, state, at_bar;
+    uint32_t pc, others_min, pend, state, at_bar, sync_wait, sync_force;
     uint32_t lpc[PTX_WARP_SIZE];
     uint8_t cdepth[PTX_WARP_SIZE];
 };
@@ -111,6 +111,8 @@ static void head_of(const struct ptx_warp *w, struct warp_head *h)
     h->pend = w->pend;
     h->state = (uint32_t)w->state;
     h->at_bar = w->at_bar;
+    h->sync_wait = w->sync_wait;
+    h->sync_force = w->sync_force;
     memcpy(h->lpc, w->lpc, sizeof(h->lpc));
     memcpy(h->cdepth, w->cdepth, sizeof(h->cdepth));
 }

@@ -22,6 +22,7 @@ ptx_libptx_la_SOURCES = \
 	%reldir%/interp_alu.c \
 	%reldir%/interp_mem.c \
 	%reldir%/interp_move.c \
+	%reldir%/interp_warp.c \
 	%reldir%/interp_call.c \
 	%reldir%/interp_state.c \
 	%reldir%/interp_f16.c \

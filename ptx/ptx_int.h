@@ -46,6 +46,9 @@ enum ptx_opcode {
     OP_SHF
 };
 
+/* The mode of an OP_NOP that is bar.warp.sync (o[0]: its membermask). */
+#define PTX_NOP_WARP_SYNC 1
+
 /* State spaces. */
 enum ptx_space { PS_GENERIC, PS_GLOBAL, PS_SHARED, PS_LOCAL, PS_PARAM,
                  PS_CONST };

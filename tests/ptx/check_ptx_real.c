@@ -4,7 +4,8 @@
  * (WARP_SZ, shared-memory sizes, cluster and performance-monitor
  * registers, halves of the time registers, %gridid, %envreg), bfind,
  * bmsk, shf, match, bar.warp.sync, bar.red over three warps, nanosleep,
- * vote.ballot.sync, shfl from lanes outside the group, inline asm
+ * vote.ballot.sync, shfl from lanes outside the group, warp-synchronous
+ * instructions waiting for the lanes of their membermask, inline asm
  * blocks with registers of their own, the message of a kernel with a
  * very long name; vabsdiff4; half precision (every f16 against _Float16, __half2
  * arithmetic); device functions, recursion, printf, assert, malloc,
@@ -254,6 +255,85 @@ START_TEST(test_ptx_real_unsupported_in_body_reached_only)
     ck_assert_msg(strstr(err.msg, "body: PTX line 16: unsupported "
                                   "instruction 'frob.u32'") != NULL &&
                   strstr(err.msg, "reached") != NULL, "%s", err.msg);
+    ptx_module_free(m);
+}
+END_TEST
+
+/* Warp-synchronous instructions wait for the lanes of their membermask
+ * (cdpQuadtree's reorder loop): lanes whose branch goes back to a lower
+ * PC, where a shfl.sync, vote.sync or bar.warp.sync of the whole warp
+ * sits, wait there for the lanes still running the store under
+ * if (pred). Lowest-PC-first alone ran the shfl without them (reading
+ * 0 from lane 0) and the next iteration's vote with half the warp. */
+static const char sync_text[] =
+    ".version 9.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry wsync(.param .u64 ws_p)\n{\n"
+    ".reg .pred %p<4>;\n.reg .b32 %r<12>;\n.reg .b64 %rd<4>;\n"
+    "ld.param.u64 %rd1, [ws_p];\nmov.u32 %r1, %tid.x;\n"
+    "mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\n"
+    "mov.u32 %r2, 0;\nmov.u32 %r3, 0;\nmov.u32 %r10, 0;\n"
+    "bra.uni $L_head;\n"
+    "$L_back:\n"
+    "popc.b32 %r5, %r4;\n"
+    "shfl.sync.idx.b32 %r6|%p3, %r5, 0, 31, -1;\n"
+    "add.s32 %r2, %r2, %r6;\nxor.b32 %r10, %r10, %r4;\n"
+    "add.s32 %r3, %r3, 1;\n"
+    "$L_head:\n"
+    "setp.ge.u32 %p1, %r3, 3;\n@%p1 bra $L_done;\n"
+    /* pred: lane + iteration odd, and the lanes under 5 in iteration 1 */
+    "add.s32 %r7, %r1, %r3;\nand.b32 %r8, %r7, 1;\n"
+    "setp.eq.u32 %p2, %r8, 1;\n"
+    "setp.lt.u32 %p3, %r1, 5;\nsetp.eq.u32 %p1, %r3, 1;\n"
+    "and.pred %p3, %p3, %p1;\nor.pred %p2, %p2, %p3;\n"
+    "vote.sync.ballot.b32 %r4, %p2, -1;\n"
+    "@!%p2 bra $L_back;\n"
+    "ld.global.u32 %r9, [%rd3+128];\nadd.s32 %r9, %r9, 1;\n"
+    "st.global.u32 [%rd3+128], %r9;\n"
+    "bra.uni $L_back;\n"
+    "$L_done:\n"
+    "st.global.u32 [%rd3], %r2;\nst.global.u32 [%rd3+256], %r10;\nret;\n}\n"
+    ".visible .entry wbar(.param .u64 wb_p)\n{\n"
+    ".shared .align 4 .b8 wb_s[128];\n"
+    ".reg .pred %p<3>;\n.reg .b32 %r<12>;\n.reg .b64 %rd<4>;\n"
+    "ld.param.u64 %rd1, [wb_p];\nmov.u32 %r1, %tid.x;\n"
+    "mov.u32 %r5, wb_s;\nshl.b32 %r4, %r1, 2;\nadd.s32 %r6, %r5, %r4;\n"
+    "st.shared.u32 [%r6], %r1;\n"
+    "and.b32 %r2, %r1, 1;\nsetp.eq.u32 %p1, %r2, 1;\n"
+    "bra.uni $L_start;\n"
+    "$L_read:\n"
+    "bar.warp.sync -1;\n"
+    "xor.b32 %r7, %r1, 1;\nshl.b32 %r8, %r7, 2;\nadd.s32 %r9, %r5, %r8;\n"
+    "ld.shared.u32 %r10, [%r9];\n"
+    "mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\n"
+    "st.global.u32 [%rd3], %r10;\nret;\n"
+    "$L_start:\n"
+    "@%p1 bra $L_read;\n"
+    "add.s32 %r3, %r1, 1000;\nst.shared.u32 [%r6], %r3;\n"
+    "bra.uni $L_read;\n}\n";
+
+START_TEST(test_ptx_real_sync_waits_for_membermask)
+{
+    struct ptx_error err = {0};
+    struct ptx_module *m = ptx_module_parse(sync_text, strlen(sync_text),
+                                            &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    uint32_t out[3][32];
+    memset(out, 0, sizeof(out));
+    uint32_t *po = &out[0][0];
+    void *args[] = {&po};
+    ck_assert_int_eq(ptx_test_run(m, "wsync", 1, 32, args, &err), 0);
+    /* ballots: the odd lanes, the even lanes and 1 and 3, the odd */
+    for (unsigned l = 0; l < 32; l++) {
+        ck_assert_uint_eq(out[0][l], 16 + 18 + 16);
+        ck_assert_uint_eq(out[1][l], (l & 1) ? 2 + (l < 5) : 1);
+        ck_assert_uint_eq(out[2][l], 0x5555555fu);
+    }
+    memset(out, 0, sizeof(out));
+    ck_assert_int_eq(ptx_test_run(m, "wbar", 1, 32, args, &err), 0);
+    for (unsigned l = 0; l < 32; l++) {
+        /* odd lanes waited for the even lanes' second store */
+        ck_assert_uint_eq(out[0][l], (l & 1) ? l - 1 + 1000 : l + 1);
+    }
     ptx_module_free(m);
 }
 END_TEST
@@ -539,6 +619,7 @@ Suite *make_ptx_real_suite(void)
     tcase_add_test(tc, test_ptx_real_long_kernel_name_keeps_the_instruction);
     tcase_add_test(tc, test_ptx_real_unsupported_in_body_reached_only);
     tcase_add_test(tc, test_ptx_real_bar_red_nanosleep_ballot_shfl);
+    tcase_add_test(tc, test_ptx_real_sync_waits_for_membermask);
     tcase_add_test(tc, test_ptx_real_calls_printf_assert);
     tcase_add_test(tc, test_ptx_real_indirect_calls);
     tcase_add_test(tc, test_ptx_real_half_precision);
