@@ -435,13 +435,19 @@ static void pcie_rules(struct p2p_verdict *v, const struct path *p)
     }
     if (p->cross_socket) {
         enum rc_p2p_policy pol = rc_xsocket_policy(p->rc_b);
+        char rate[64] = "";
+        if (pol != RC_P2P_REFUSE && rc_xsocket_rate(p->rc_b)) {
+            snprintf(rate, sizeof(rate), ", at most %.1f GB/s "
+                     "(xsocket-p2p-bandwidth)",
+                     (double)rc_xsocket_rate(p->rc_b) / 1e9);
+        }
         struct path_rule *r = rule(v, RULE_SOCKET, pol == RC_P2P_REFUSE,
                                    pol != RC_P2P_REFUSE,
                                    "the GPUs are on different sockets (%s, "
                                    "%s): the socket link carries the "
                                    "traffic, and %s %s from the other "
-                                   "socket", p->rc_a->name, p->rc_b->name,
-                                   p->rc_b->name, policy_names[pol]);
+                                   "socket%s", p->rc_a->name, p->rc_b->name,
+                                   p->rc_b->name, policy_names[pol], rate);
         if (pol == RC_P2P_REFUSE) {
             snprintf(r->fix, sizeof(r->fix),
                      "put both GPUs on one socket (this CPU does not forward "

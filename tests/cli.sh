@@ -55,6 +55,9 @@ check "explain teaching fix" 0 "clear ACS P2P Request Redirect on" \
     $p2psim explain $T/teaching-acs-iommu.yaml gpu0 gpu1
 check "explain dgx1 cross-socket" 0 "\[blocks\] sockets" \
     $p2psim explain $T/dgx1-v100.yaml gpu0 gpu5
+check "explain names the cross-socket P2P rate" 0 \
+    "\[slows\] sockets: .*forwards P2P from the other socket, at most 24.0 GB/s (xsocket-p2p-bandwidth)" \
+    $p2psim explain $T/8x-rtx4090-2x-epyc7542.yaml gpu0 gpu4
 VM=$T/vm-2x-h100-passthrough.yaml
 check "explain vm without clique blocks" 0 "\[blocks\] virtual machine: .*no clique" \
     $p2psim explain $VM gpu0 gpu1

@@ -490,6 +490,11 @@ bool rc_p2p_atomics(const struct sim_component *c)
     return rc_from(c)->p2p_atomics;
 }
 
+uint64_t rc_xsocket_rate(const struct sim_component *c)
+{
+    return rc_from(c)->xs_rate;
+}
+
 enum rc_p2p_policy rc_xsocket_policy(const struct sim_component *c)
 {
     return rc_from(c)->xsocket;

@@ -63,6 +63,8 @@ enum rc_p2p_policy rc_p2p_policy(const struct sim_component *rc);
  * socket link (p2p-atomics, default no: an AtomicOp to a peer gets UR). */
 bool rc_p2p_atomics(const struct sim_component *rc);
 enum rc_p2p_policy rc_xsocket_policy(const struct sim_component *rc);
+/* xsocket-p2p-bandwidth in bytes/s (0 = unlimited). */
+uint64_t rc_xsocket_rate(const struct sim_component *rc);
 
 /* ACS control bits of root port rp (PCI_ACS_*). */
 int rc_set_acs(struct sim_component *rc, unsigned rp, uint16_t ctrl);
