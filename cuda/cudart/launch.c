@@ -164,6 +164,19 @@ static int kernel_resolve(void *arg, unsigned gpu, uint64_t va, uint64_t len,
     return 0;
 }
 
+/* A kernel's access that resolved to host memory: a managed page fault? */
+static int kernel_fault(void *arg, unsigned gpu, uint64_t va, uint64_t len,
+                        void (*resume)(void *w), void *w)
+{
+    struct rt_ptr r;
+    (void)arg;
+    rt_ptr_find((const void *)(uintptr_t)va, &r);
+    if (r.where != RT_WHERE_MANAGED || r.avail < len) {
+        return 0;
+    }
+    return rt_managed_fault(r.alloc, r.off, len, gpu, resume, w);
+}
+
 /* The same answers as a table, for a machine in another process. */
 int rt_kernel_ranges(unsigned gpu, struct rt_kernel_range **out, unsigned *n)
 {
@@ -577,6 +590,7 @@ static cudaError_t launch(struct CUkern_st *k, const struct p2psim_ckernel *ck,
     ko->kl.l.cdp_pending_max =
         (unsigned)rt.dev[dev].limits[cudaLimitDevRuntimePendingLaunchCount];
     ko->kl.l.resolve = kernel_resolve;
+    ko->kl.l.fault = kernel_fault;  /* in this process only (remote.c) */
     ko->doorbell = sim_time_add(rt_self()->clock, rt_costs[RT_COST_LAUNCH]);
     return rt_enqueue(s, &ko->op);
 }

@@ -16,11 +16,14 @@
  * freed. A migration is real traffic (the migration section says how).
  *
  * A kernel reaches pages resident on its device in that device's copy
- * (local HBM) and other pages at the host mapping (the kernels section).
+ * (local HBM); its loads and stores of other pages fault them in (the
+ * faults section), except where advice maps them.
  *
  * Not modelled: host accesses do not fault pages back (the program reads
- * its mapping directly, for free); a kernel's access to a page resident
- * elsewhere does not fault it in (it is a mapped access); ReadMostly is recorded but makes no
+ * its mapping directly, for free); atomics and grids run by a p2psim
+ * server do not fault (they reach such pages at the host mapping); a
+ * page resident on another device is not mapped there for AccessedBy
+ * (the access goes to the host mapping); ReadMostly is recorded but makes no
  * read-only duplicates (a read-mostly page moves like any other);
  * oversubscription (no eviction: a device without room for its copy
  * fails the migration with cudaErrorMemoryAllocation); advice and
@@ -49,12 +52,16 @@ cudaError_t CUDARTAPI cudaMemPrefetchAsync_ptsz(const void *devPtr,
                                                 unsigned int flags,
                                                 cudaStream_t stream);
 
+struct fault_batch;
+
 /* One 2 MiB page's state. */
 struct mpage {
     int16_t home;               /* MANAGED_HOST or a device */
     int16_t preferred;          /* MANAGED_NONE, MANAGED_HOST or a device */
     int16_t last_prefetch;      /* MANAGED_NONE, MANAGED_HOST or a device */
     bool read_mostly;
+    bool no_fault;              /* a kernel's fault failed: mapped access */
+    struct fault_batch *batch;  /* a kernel's fault moving it, or NULL */
     uint64_t accessed_by;       /* bit d: device d; MANAGED_HOST_BIT: host */
 };
 
@@ -224,6 +231,11 @@ static bool page_moves(const struct migration *mig, uint64_t i)
     if (pg->home == mig->dst) {
         return false;
     }
+    /* AccessedBy: dst has it mapped wherever it is (no fault). */
+    if (mig->fault && mig->dst != MANAGED_HOST &&
+        (pg->accessed_by >> mig->dst & 1)) {
+        return false;
+    }
     /*
      * A fault from dst on a page that sits at its preferred location
      * elsewhere is resolved by mapping it, not by moving it (CUDA's
@@ -290,6 +302,8 @@ static int run_issue(struct migration *mig, int src, uint64_t first,
         rt_machine->hbm_write((unsigned)src, mg(a)->copy_off[src] + off,
                               (const void *)(a->base + off), len);
     }
+    rt.n_managed_migrations++;
+    rt.bytes_managed_migrated += len;
     unsigned flags = 0;
     struct p2psim_verdict v;
     if (src != MANAGED_HOST && mig->dst != MANAGED_HOST &&
@@ -348,6 +362,7 @@ static void migration_fault(void *arg)
         migration_finish(mig);
         return;
     }
+    rt.n_managed_faults++;
     sim_time_t t = sim_time_add(rt_machine->now(), RT_MANAGED_FAULT_PS);
     if (rt_machine->timer(t, migration_issue, mig) < 0) {
         mig->status = cudaErrorMemoryAllocation;
@@ -394,6 +409,95 @@ cudaError_t rt_managed_touch(struct rt_alloc *a, uint64_t off, uint64_t len,
 {
     return migrate(a, off, len, dev < 0 ? MANAGED_HOST : dev, at, true, done,
                    arg);
+}
+
+/* ---- faults of kernels (launch.c) ---------------------------------------- */
+
+/*
+ * A warp's access to pages resident elsewhere faults: the pages migrate
+ * to its GPU as rt_managed_touch moves them (one fault latency, then the
+ * copies) and the warp waits. Warps that fault on a page already moving
+ * wait for the same migration (one batch).
+ */
+
+struct fault_waiter {
+    void (*resume)(void *w);
+    void *w;
+};
+
+struct fault_batch {
+    struct rt_alloc *a;
+    uint64_t first, last;
+    unsigned n, cap;
+    struct fault_waiter *wait;
+};
+
+static bool batch_wait(struct fault_batch *b, void (*resume)(void *w),
+                       void *w)
+{
+    if (b->n == b->cap) {
+        unsigned cap = b->cap ? 2 * b->cap : 8;
+        struct fault_waiter *t = realloc(b->wait, cap * sizeof(*t));
+        if (!t) {
+            return false;
+        }
+        b->wait = t;
+        b->cap = cap;
+    }
+    b->wait[b->n++] = (struct fault_waiter){ resume, w };
+    return true;
+}
+
+static void batch_done(void *arg, int status)
+{
+    struct fault_batch *b = arg;
+    struct managed *m = mg(b->a);
+    for (uint64_t i = b->first; i <= b->last; i++) {
+        m->page[i].batch = NULL;
+        m->page[i].no_fault = m->page[i].no_fault || status != 0;
+    }
+    for (unsigned k = 0; k < b->n; k++) {
+        b->wait[k].resume(b->wait[k].w);
+    }
+    free(b->wait);
+    free(b);
+}
+
+int rt_managed_fault(struct rt_alloc *a, uint64_t off, uint64_t len,
+                     unsigned gpu, void (*resume)(void *w), void *w)
+{
+    struct managed *m = mg(a);
+    uint64_t first = page_of(off), last = page_of(off + (len ? len - 1 : 0));
+    for (uint64_t i = first; i <= last; i++) {
+        if (m->page[i].batch) {
+            return batch_wait(m->page[i].batch, resume, w) ? 1 : 0;
+        }
+    }
+    struct migration probe = { .a = a, .dst = (int)gpu, .fault = true };
+    bool any = false;
+    for (uint64_t i = first; i <= last && !any; i++) {
+        any = !m->page[i].no_fault && page_moves(&probe, i);
+    }
+    struct fault_batch *b = any ? calloc(1, sizeof(*b)) : NULL;
+    if (!b || !batch_wait(b, resume, w)) {
+        free(b);
+        return 0;               /* a mapped access */
+    }
+    b->a = a;
+    b->first = first;
+    b->last = last;
+    uint64_t end = (last + 1) * RT_MANAGED_PAGE_BYTES;
+    uint64_t moff = first * RT_MANAGED_PAGE_BYTES;
+    if (migrate(a, moff, (end < a->size ? end : a->size) - moff, (int)gpu,
+                rt_machine->now(), true, batch_done, b) != cudaSuccess) {
+        free(b->wait);
+        free(b);
+        return 0;
+    }
+    for (uint64_t i = first; i <= last; i++) {
+        m->page[i].batch = b;
+    }
+    return 1;
 }
 
 /* ---- copies of managed memory (copy.c) ----------------------------------- */

@@ -43,8 +43,8 @@ typedef void rt_managed_done_fn(void *arg, int status);
  * does: pages resident elsewhere migrate to dev as a page fault moves
  * them, after one fault-handling latency (RT_MANAGED_FAULT_PS, one fault
  * batch per call), one p2psim_copy per run of pages with the same home.
- * Pages that are ReadMostly, or whose preferred location is elsewhere
- * while dev is in their AccessedBy set, do not move (mapped access).
+ * Pages at their preferred location elsewhere, or whose AccessedBy set
+ * holds dev, do not move (mapped access).
  * done(arg, status) runs inside the simulation when every page is
  * resident (at `at` when nothing had to move). Returns 0 (done will be
  * called) or a cudaError_t (it will not).
@@ -94,6 +94,19 @@ struct p2psim_loc rt_managed_kernel_loc(const struct rt_alloc *a,
 unsigned rt_managed_kernel_ranges(const struct rt_alloc *a, unsigned gpu,
                                   struct rt_kernel_range *out);
 unsigned rt_managed_n_pages(const struct rt_alloc *a);
+/*
+ * rt_managed_fault - a warp of a kernel on gpu accesses [off, off + len)
+ * of a, which resolved to the host mapping (p2psim_launch's fault): 1 if
+ * that is a page fault (pages resident elsewhere that must move to gpu:
+ * one fault latency, then the copies; resume(w) runs when they have
+ * landed, as for every warp that faulted on the same pages meanwhile),
+ * 0 if the access goes where it resolved (the pages stay: preferred
+ * location elsewhere, AccessedBy gpu, or a fault that could not move
+ * them before).
+ */
+int rt_managed_fault(struct rt_alloc *a, uint64_t off, uint64_t len,
+                     unsigned gpu, void (*resume)(void *w), void *w);
+
 /*
  * rt_managed_kernel_begin, _end - call when a kernel of gpu starts and
  * when it ends: the first kernel of gpu refreshes gpu's resident pages

@@ -887,11 +887,13 @@ static void report_json(const char *file)
             "  \"copies_p2p\": %" PRIu64 ",\n  \"bytes_p2p\": %" PRIu64 ",\n"
             "  \"copies_staged\": %" PRIu64 ",\n"
             "  \"bytes_staged\": %" PRIu64 ",\n  \"host_threads\": %u,\n"
-            "  \"parked_rounds\": %" PRIu64 ",\n  \"links\": [",
+            "  \"parked_rounds\": %" PRIu64 ",\n"
+            "  \"managed_faults\": %" PRIu64 ",\n"
+            "  \"managed_migrated_bytes\": %" PRIu64 ",\n  \"links\": [",
             p2psim_machine_name(rt.p), rt_machine->now(),
             events, tlp_hops, rt.n_copies_p2p,
             rt.bytes_p2p, rt.n_copies_staged, rt.bytes_staged, rt.n_threads,
-            parked);
+            parked, rt.n_managed_faults, rt.bytes_managed_migrated);
     unsigned n = p2psim_link_count(rt.p), k = 0;
     for (unsigned i = 0; i < n; i++) {
         struct p2psim_link_stat ls;
@@ -960,6 +962,12 @@ static void rt_report(void)
                 p2psim_machine_name(rt.p), (double)now / SIM_PS_PER_MS,
                 rt.n_threads, rt.n_threads == 1 ? "" : "s", rt.n_copies_p2p,
                 rt.bytes_p2p, rt.n_copies_staged, rt.bytes_staged);
+        if (rt.n_managed_migrations) {
+            fprintf(stderr, "p2psim: managed memory: %" PRIu64 " fault "
+                    "batches, %" PRIu64 " migrations (%" PRIu64 " bytes)\n",
+                    rt.n_managed_faults, rt.n_managed_migrations,
+                    rt.bytes_managed_migrated);
+        }
         fprintf(stderr, "p2psim: bytes per link (side 0 -> side 1, and "
                         "back):\n");
         report_links();

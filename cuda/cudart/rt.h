@@ -530,6 +530,9 @@ struct rt {
     struct rt_stream *streams;
     /* what the report counts */
     uint64_t n_copies_p2p, n_copies_staged, bytes_p2p, bytes_staged;
+    /* managed memory (managed.c): fault batches serviced, migration
+     * copies and their bytes (faults and prefetches) */
+    uint64_t n_managed_faults, n_managed_migrations, bytes_managed_migrated;
 };
 
 extern struct rt rt;

@@ -87,6 +87,13 @@ struct p2psim_launch {
     unsigned n_vars;
     p2psim_resolve_fn *resolve;
     void *resolve_arg;
+    /* optional (NULL: no faults): a warp's load or store of [va, va + len)
+     * that resolved to host memory asks fault(resolve_arg, ...) first: 0,
+     * access it where it resolved; 1, a page fault: the warp waits until
+     * resume(w) is called from inside the simulation, then resolves
+     * again (the page may have moved) */
+    int (*fault)(void *arg, unsigned gpu, uint64_t va, uint64_t len,
+                 void (*resume)(void *w), void *w);
     sim_time_t start_at;
     /* dynamic parallelism: launches a grid's tree may have waiting in
      * device streams (cudaLimitDevRuntimePendingLaunchCount; 0: 2048) */

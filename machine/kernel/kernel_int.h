@@ -86,6 +86,7 @@ struct kx_warp {
     uint32_t last_err[KX_WARP]; /* device runtime: each thread's last
                                    error (cdp.c) */
     struct kx_spin spin;
+    unsigned faults;            /* page faults it waits for */
 };
 
 struct kx_block {

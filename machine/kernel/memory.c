@@ -417,6 +417,33 @@ static bool bad_size(struct kx_warp *w, const struct ptx_mem_req *q,
     return true;
 }
 
+/* A page fault the warp waited for is serviced: when it was the last,
+ * the access starts again from its addresses. */
+static void fault_resume(void *arg)
+{
+    struct kx_warp *w = arg;
+    if (--w->faults) {
+        return;
+    }
+    w->pending--;
+    if (issue_access(w)) {
+        kx__warp_mem_complete(w);
+    }
+}
+
+/* Whether host-resolved [va, va + len) faults (the warp then waits). */
+static bool host_fault(struct kx_warp *w, uint64_t va, uint64_t len)
+{
+    struct kx_grid *gr = w->b->gr;
+    if (!gr->l.fault ||
+        gr->l.fault(gr->l.resolve_arg, gr->l.gpu, va, len, fault_resume,
+                    w) != 1) {
+        return false;
+    }
+    w->faults++;
+    return true;
+}
+
 /* Loads and stores of the lanes in mask, one line of one target at a time. */
 static void issue_ldst(struct kx_warp *w)
 {
@@ -445,6 +472,11 @@ static void issue_ldst(struct kx_warp *w)
     struct p2psim_loc span_loc;
     span = span && gr->l.resolve(gr->l.resolve_arg, gr->l.gpu, span_lo,
                                  span_hi - span_lo, &span_loc) == 0;
+    if (span && span_loc.kind == P2PSIM_HOST &&
+        host_fault(w, span_lo, span_hi - span_lo)) {
+        w->pending++;           /* held until fault_resume */
+        return;
+    }
     for (unsigned l = 0; l < KX_WARP; l++) {
         if (!(todo & (1u << l))) {
             continue;
@@ -458,7 +490,14 @@ static void issue_ldst(struct kx_warp *w)
             loc.addr += q->addr[l] - span_lo;
             rc = loc_target(gr, &loc, q->bytes_per_lane, &tl[l]);
         } else {
-            rc = resolve(gr, q->addr[l], q->bytes_per_lane, &tl[l]);
+            struct p2psim_loc loc;
+            rc = gr->l.resolve(gr->l.resolve_arg, gr->l.gpu, q->addr[l],
+                               q->bytes_per_lane, &loc);
+            if (rc == 0 && loc.kind == P2PSIM_HOST &&
+                host_fault(w, q->addr[l], q->bytes_per_lane)) {
+                continue;
+            }
+            rc = rc < 0 ? rc : loc_target(gr, &loc, q->bytes_per_lane, &tl[l]);
         }
         if (rc < 0) {
             kx__fail(gr, P2PSIM_KERNEL_FAULT,
@@ -468,6 +507,10 @@ static void issue_ldst(struct kx_warp *w)
                      w->b->linear, w->index * KX_WARP + l);
             return;
         }
+    }
+    if (w->faults) {
+        w->pending++;           /* held until fault_resume */
+        return;
     }
     const uint64_t line_mask = ~(uint64_t)(GPU_SM_LINE_BYTES - 1);
     static const uint8_t ones[16] = {1, 1, 1, 1, 1, 1, 1, 1,

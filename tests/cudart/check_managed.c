@@ -13,8 +13,13 @@
 #include "machine/include/p2psim_kernel.h"
 #include "tests/cudart/cudart_test.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define MIB ((size_t)1 << 20)
 
@@ -411,6 +416,120 @@ START_TEST(test_managed_kernel_after_prefetch_is_local)
 }
 END_TEST
 
+/* The integer after "key": in the JSON text js, or -1. */
+static long long json_int(const char *js, const char *key)
+{
+    char k[64];
+    snprintf(k, sizeof(k), "\"%s\": ", key);
+    const char *at = strstr(js, k);
+    return at ? strtoll(at + strlen(k), NULL, 10) : -1;
+}
+
+/*
+ * Without a prefetch, the first kernel over 4 MiB of managed memory
+ * faults the pages in: it takes the fault latency and the 4 MiB over
+ * PCIe, more than a kernel over the pages once there; the second kernel
+ * finds them resident (device-memory time, nothing moves). Run in a
+ * child whose runtime writes its counters (P2PSIM_STATS) at exit.
+ */
+START_TEST(test_managed_kernel_first_touch_faults)
+{
+    char stats[] = "/tmp/check_managed_stats_XXXXXX";
+    int fd = mkstemp(stats);
+    ck_assert_int_ge(fd, 0);
+    int pipe_fd[2];
+    ck_assert_int_eq(pipe(pipe_fd), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        setenv("P2PSIM_STATS", stats, 1);
+        unsigned n = (unsigned)(4 * MIB / 4);
+        uint32_t *dev, *p;
+        float ms[3];
+        ck_cuda_ok(cudaSetDevice(0));
+        ck_cuda_ok(cudaMalloc((void **)&dev, 4 * MIB));
+        ck_cuda_ok(cudaMemset(dev, 0, 4 * MIB));
+        ms[0] = timed_add1(dev, n);
+        ck_cuda_ok(cudaMallocManaged((void **)&p, 4 * MIB,
+                                     cudaMemAttachGlobal));
+        for (unsigned i = 0; i < n; i++) {
+            p[i] = i;
+        }
+        ms[1] = timed_add1(p, n);           /* first touch: faults */
+        ms[2] = timed_add1(p, n);           /* resident on GPU 0 */
+        bool right = first_off(p, n, 2) == n;
+        /* already there: the prefetch moves nothing */
+        ck_cuda_ok(cudaMemPrefetchAsync(p, 4 * MIB, dev_loc(0), 0, 0));
+        ck_cuda_ok(cudaDeviceSynchronize());
+        ssize_t w = write(pipe_fd[1], ms, sizeof(ms));
+        w += write(pipe_fd[1], &right, sizeof(right));
+        exit(w == sizeof(ms) + sizeof(right) ? 0 : 1);
+    }
+    close(pipe_fd[1]);
+    float ms[3] = { 0, 0, 0 };
+    bool right = false;
+    ck_assert_int_eq(read(pipe_fd[0], ms, sizeof(ms)), sizeof(ms));
+    ck_assert_int_eq(read(pipe_fd[0], &right, sizeof(right)),
+                     sizeof(right));
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    static char js[1 << 16];
+    ssize_t len = pread(fd, js, sizeof(js) - 1, 0);
+    close(fd);
+    unlink(stats);
+    ck_assert_int_gt(len, 0);
+    js[len] = '\0';
+    ck_assert(right);
+    /* cudaMalloc, first touch, resident */
+    ck_assert_msg(ms[1] > ms[2] * 4 && ms[2] < 2 * ms[0] &&
+                  ms[2] > ms[0] / 2, "dev %.4f first %.4f then %.4f ms",
+                  ms[0], ms[1], ms[2]);
+    /* the 20 us fault latency and 4 MiB at most ~57 GB/s of Gen5 x16 */
+    ck_assert_float_gt(ms[1], 0.02f + 4.0f * MIB / 57e9f * 1e3f);
+    long long faults = json_int(js, "managed_faults");
+    ck_assert_msg(faults >= 1 && faults <= 2, "%lld fault batches", faults);
+    ck_assert_int_eq(json_int(js, "managed_migrated_bytes"),
+                     (long long)(4 * MIB));
+}
+END_TEST
+
+/*
+ * Advice that maps instead of migrating: pages preferring the host, and
+ * pages GPU 0 is AccessedBy, are read by GPU 0's kernel where they are
+ * (mapped host time, each run), and are still on the host afterwards (a
+ * prefetch then moves 4 MiB).
+ */
+START_TEST(test_managed_kernel_advice_maps)
+{
+    unsigned n = (unsigned)(4 * MIB / 4);
+    uint32_t *dev;
+    ck_cuda_ok(cudaSetDevice(0));
+    ck_cuda_ok(cudaMalloc((void **)&dev, 4 * MIB));
+    float ms_dev = timed_add1(dev, n);
+    for (unsigned k = 0; k < 2; k++) {
+        uint32_t *p;
+        ck_cuda_ok(cudaMallocManaged((void **)&p, 4 * MIB,
+                                     cudaMemAttachGlobal));
+        ck_cuda_ok(cudaMemAdvise(p, 4 * MIB,
+                                 k ? cudaMemAdviseSetAccessedBy
+                                   : cudaMemAdviseSetPreferredLocation,
+                                 k ? dev_loc(0) : host_loc));
+        for (unsigned i = 0; i < n; i++) {
+            p[i] = i;
+        }
+        float first = timed_add1(p, n), second = timed_add1(p, n);
+        ck_assert_uint_eq(first_off(p, n, 2), n);
+        ck_assert_msg(first > 4 * ms_dev && second > 4 * ms_dev,
+                      "advice %u: %.4f then %.4f ms, device %.4f ms", k,
+                      first, second, ms_dev);
+        ck_assert_float_gt(timed_prefetch(p, 4 * MIB, dev_loc(0)), 0.1f);
+        ck_cuda_ok(cudaFree(p));
+    }
+    ck_cuda_ok(cudaFree(dev));
+}
+END_TEST
+
 Suite *make_cudart_managed_suite(void)
 {
     Suite *s = suite_create("cudart-managed");
@@ -425,6 +544,8 @@ Suite *make_cudart_managed_suite(void)
     tcase_add_test(tc, test_managed_memset_is_synchronous);
     tcase_add_test(tc, test_managed_memset_faults_pages_in);
     tcase_add_test(tc, test_managed_kernel_after_prefetch_is_local);
+    tcase_add_test(tc, test_managed_kernel_first_touch_faults);
+    tcase_add_test(tc, test_managed_kernel_advice_maps);
     tcase_set_timeout(tc, 60);  /* the kernels: 1-3 s of wall time each */
     suite_add_tcase(s, tc);
 

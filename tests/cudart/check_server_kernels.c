@@ -276,12 +276,14 @@ END_TEST
 /* ---- managed memory: where its pages are, through the server too -------- */
 
 struct managed_result {
-    float ms[2];                /* the grid before and after a prefetch */
+    float ms[2];                /* the grid after a prefetch to GPU 1, and
+                                   after one back to the host */
     unsigned wrong;             /* words of out not in ^ key, both runs */
 };
 
-/* On GPU 1, xor_peer from managed in to managed out, with the pages on
- * the host and then prefetched to GPU 1; out checked on the host. */
+/* On GPU 1, xor_peer from managed in to managed out, with the pages
+ * prefetched to GPU 1 and then back to the host; out checked on the
+ * host. */
 static struct managed_result managed_run(void)
 {
     struct managed_result r = { { 0, 0 }, 0 };
@@ -301,11 +303,12 @@ static struct managed_result managed_run(void)
             in[i] = i * 2654435761u + run;
             out[i] = 0;
         }
+        struct cudaMemLocation l = { cudaMemLocationTypeDevice, 1 };
         if (run == 1) {
-            struct cudaMemLocation l = { cudaMemLocationTypeDevice, 1 };
-            ck_cuda_ok(cudaMemPrefetchAsync(in, N_WORDS * 4, l, 0, 0));
-            ck_cuda_ok(cudaMemPrefetchAsync(out, N_WORDS * 4, l, 0, 0));
+            l = (struct cudaMemLocation){ cudaMemLocationTypeHost, 0 };
         }
+        ck_cuda_ok(cudaMemPrefetchAsync(in, N_WORDS * 4, l, 0, 0));
+        ck_cuda_ok(cudaMemPrefetchAsync(out, N_WORDS * 4, l, 0, 0));
         ck_cuda_ok(cudaEventRecord(a, 0));
         ck_cuda_ok(cudaLaunchKernel(KEY(stub_xor), d3(N_WORDS / 256, 1, 1),
                                     d3(256, 1, 1), args, 0, 0));
@@ -339,14 +342,16 @@ START_TEST(test_server_kernel_managed_follows_residency)
 
     ck_assert_uint_eq(local.wrong, 0);
     ck_assert_uint_eq(remote.wrong, 0);
-    /* prefetched, the pages are GPU 1's HBM: faster than mapped host */
-    ck_assert_msg(local.ms[1] * 2 < local.ms[0], "host %.6f ms, GPU %.6f ms",
-                  local.ms[0], local.ms[1]);
-    for (unsigned run = 0; run < 2; run++) {
-        ck_assert_msg(remote.ms[run] == local.ms[run], "run %u: through the "
-                      "server %.6f ms, in process %.6f ms", run,
-                      remote.ms[run], local.ms[run]);
-    }
+    /* prefetched to GPU 1, the pages are its HBM: the same time both
+     * ways; back on the host, slower: in process the grid faults them in
+     * again, through the server it reads them mapped (a server's grid
+     * does not fault: docs/kernels.md) */
+    ck_assert_msg(remote.ms[0] == local.ms[0], "through the server %.6f ms, "
+                  "in process %.6f ms", remote.ms[0], local.ms[0]);
+    ck_assert_msg(local.ms[0] * 2 < local.ms[1] &&
+                  remote.ms[0] < remote.ms[1], "on GPU 1 %.6f ms, on the "
+                  "host %.6f ms (server %.6f ms)", local.ms[0], local.ms[1],
+                  remote.ms[1]);
 }
 END_TEST
 
