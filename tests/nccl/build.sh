@@ -3,8 +3,8 @@
 # into the build tree and built unpatched by their own makefiles: NCCL's
 # kernels as PTX only (so the interpreter runs them), a limited set of them
 # (ONLY_FUNCS below), both linked against the shared runtime.  Each part
-# is cached: not rebuilt while its stamp is newer than its tarball and
-# holds the same settings.  docs/nccl.md is the user's page.
+# is cached: not rebuilt while its stamp holds the same settings and the
+# same checksum of its tarball.  docs/nccl.md is the user's page.
 #
 #   build.sh          (make check-nccl runs it before run.sh)
 #
@@ -52,12 +52,14 @@ done
 work=$build/tests/nccl
 mkdir -p "$work" || exit 99
 # What each part was built with: a stamp holds it, and a part is built
-# again when its tarball is newer than its stamp or the settings differ.
-nccl_set="funcs=$funcs gencode=$gencode nvcc=$nvcc"
-tests_set="gencode=$gencode nvcc=$nvcc tests=$tests"
-fresh() {   # fresh STAMP TARBALL SETTINGS
+# again when the settings differ, its tarball's contents included (their
+# checksum: a tarball copied again, newer but the same, keeps the build).
+sum() { cksum < "$1" | cut -d' ' -f1,2; }
+nccl_set="funcs=$funcs gencode=$gencode nvcc=$nvcc tar=$(sum "$nccl_tar")"
+tests_set="gencode=$gencode nvcc=$nvcc tests=$tests tar=$(sum "$tests_tar")"
+fresh() {   # fresh STAMP SETTINGS
     [ -f "$1" ] && [ "${P2PSIM_NCCL_REBUILD:-0}" != 1 ] &&
-        [ "$1" -nt "$2" ] && [ "$(sed -n 1p "$1")" = "$3" ]
+        [ "$(sed -n 1p "$1")" = "$2" ]
 }
 
 # The toolkit's include and library folders without the NCCL some
@@ -82,7 +84,7 @@ dirs="CUDA_INC=$work/cuda/include CUDA_LIB=$work/cuda/lib64"
 NVCC_APPEND_FLAGS="${NVCC_APPEND_FLAGS:+$NVCC_APPEND_FLAGS }-cudart=shared"
 export NVCC_APPEND_FLAGS
 
-if fresh "$work/nccl.stamp" "$nccl_tar" "$nccl_set"; then
+if fresh "$work/nccl.stamp" "$nccl_set"; then
     echo "nccl build: NCCL cached ($work/nccl; $(sed -n 2p "$work/nccl.stamp"))"
 else
     rm -f "$work/nccl.stamp" "$work/tests.stamp"
@@ -100,7 +102,7 @@ else
     printf '%s\n%s\n' "$nccl_set" "$took" > "$work/nccl.stamp"
 fi
 
-if fresh "$work/tests.stamp" "$tests_tar" "$tests_set" &&
+if fresh "$work/tests.stamp" "$tests_set" &&
    [ "$work/tests.stamp" -nt "$work/nccl.stamp" ]; then
     echo "nccl build: nccl-tests cached ($work/bin; $(sed -n 2p "$work/tests.stamp"))"
     exit 0
