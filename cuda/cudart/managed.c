@@ -16,12 +16,12 @@
  * freed. A migration is real traffic (the migration section says how).
  *
  * A kernel reaches pages resident on its device in that device's copy
- * (local HBM); its loads and stores of other pages fault them in (the
- * faults section), except where advice maps them.
+ * (local HBM); its loads, stores and atomics of other pages fault them
+ * in (the faults section), except where advice maps them.
  *
  * Not modelled: host accesses do not fault pages back (the program reads
- * its mapping directly, for free); atomics and grids run by a p2psim
- * server do not fault (they reach such pages at the host mapping); a
+ * its mapping directly, for free); grids run by a p2psim server do not
+ * fault (they reach such pages at the host mapping); a
  * page resident on another device is not mapped there for AccessedBy
  * (the access goes to the host mapping); ReadMostly is recorded but makes no
  * read-only duplicates (a read-mostly page moves like any other);

@@ -87,9 +87,9 @@ struct p2psim_launch {
     unsigned n_vars;
     p2psim_resolve_fn *resolve;
     void *resolve_arg;
-    /* optional (NULL: no faults): a warp's load or store of [va, va + len)
-     * that resolved to host memory asks fault(resolve_arg, ...) first: 0,
-     * access it where it resolved; 1, a page fault: the warp waits until
+    /* optional (NULL: no faults): a warp's load, store or atomic of
+     * [va, va + len) that resolved to host memory asks fault(resolve_arg,
+     * ...) first: 0, access it where it resolved; 1, a page fault: the warp waits until
      * resume(w) is called from inside the simulation, then resolves
      * again (the page may have moved) */
     int (*fault)(void *arg, unsigned gpu, uint64_t va, uint64_t len,

@@ -610,6 +610,21 @@ static void issue_atomics(struct kx_warp *w)
     struct kx_grid *gr = w->b->gr;
     enum gpu_sm_type type = atom_type(q->atype);
     unsigned n = gpu_sm_type_bytes(type);
+    /* Page faults first, for every lane (none issues before they are
+     * serviced); bad addresses are the loop's below. */
+    for (unsigned l = 0; gr->l.fault && l < KX_WARP; l++) {
+        struct p2psim_loc loc;
+        if ((q->mask & (1u << l)) && (q->addr[l] & (n - 1)) == 0 &&
+            gr->l.resolve(gr->l.resolve_arg, gr->l.gpu, q->addr[l], n,
+                          &loc) == 0 &&
+            loc.kind == P2PSIM_HOST) {
+            host_fault(w, q->addr[l], n);
+        }
+    }
+    if (w->faults) {
+        w->pending++;           /* held until fault_resume */
+        return;
+    }
     for (unsigned l = 0; l < KX_WARP; l++) {
         if (!(q->mask & (1u << l))) {
             continue;

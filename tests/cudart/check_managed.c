@@ -530,6 +530,39 @@ START_TEST(test_managed_kernel_advice_maps)
 }
 END_TEST
 
+static void k_count(void **args)
+{
+    uint32_t *c = *(uint32_t **)args[0];
+    devapi_atomic(DEVAPI_ATOM_ADD, DEVAPI_U32, c, 1, 0, DEVAPI_GPU);
+}
+
+static const size_t count_args[] = { 8 };
+
+/* Atomics fault too: 1024 threads' atomicAdd on a managed counter on the
+ * host count exactly, and its 2 MiB page is GPU 0's afterwards (a prefetch
+ * there moves nothing, one back to the host moves it). */
+START_TEST(test_managed_kernel_atomics_fault)
+{
+    const void *k = p2psim_kernel_register("managed_count", k_count, 1,
+                                           count_args);
+    uint32_t *c;
+    ck_cuda_ok(cudaSetDevice(0));
+    ck_cuda_ok(cudaMallocManaged((void **)&c, 2 * MIB, cudaMemAttachGlobal));
+    *c = 5;
+    void *args[] = { &c };
+    dim3 grid = { 4, 1, 1 }, block = { 256, 1, 1 };
+    ck_cuda_ok(cudaLaunchKernel(k, grid, block, args, 0, 0));
+    ck_cuda_ok(cudaDeviceSynchronize());
+    ck_assert_uint_eq(*c, 5 + 1024);
+    float again = timed_prefetch(c, 2 * MIB, dev_loc(0));
+    float back = timed_prefetch(c, 2 * MIB, host_loc);
+    ck_assert_msg(again * 10 < back, "to GPU 0 %.4f ms, to the host %.4f ms",
+                  again, back);
+    ck_assert_uint_eq(*c, 5 + 1024);
+    ck_cuda_ok(cudaFree(c));
+}
+END_TEST
+
 Suite *make_cudart_managed_suite(void)
 {
     Suite *s = suite_create("cudart-managed");
@@ -546,6 +579,7 @@ Suite *make_cudart_managed_suite(void)
     tcase_add_test(tc, test_managed_kernel_after_prefetch_is_local);
     tcase_add_test(tc, test_managed_kernel_first_touch_faults);
     tcase_add_test(tc, test_managed_kernel_advice_maps);
+    tcase_add_test(tc, test_managed_kernel_atomics_fault);
     tcase_set_timeout(tc, 60);  /* the kernels: 1-3 s of wall time each */
     suite_add_tcase(s, tc);
 
