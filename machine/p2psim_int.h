@@ -61,6 +61,10 @@ struct p2psim {
     struct p2psim_trace *trace;
     /* kernels not yet done (machine/kernel/exec.c) */
     struct kx_grid *grids;
+    /* per GPU (by index, n_sm_warps of them; NULL until a grid runs
+     * there): the warps resident on each SM, of every grid (exec.c) */
+    unsigned **sm_warps;
+    unsigned n_sm_warps;
     /* the GPUs' device heaps (machine/kernel/heap.c) */
     struct kx_heap *heaps;
     /* the NVSwitches in the order the nvlinks list first names them

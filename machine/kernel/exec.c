@@ -22,8 +22,11 @@
  * kernel does) and done() runs when the last flush and store are
  * acknowledged.
  *
- * Model: concurrent grids on one GPU do not share residency limits: each
- * sees every SM free.
+ * Concurrent grids on one GPU share its SMs: a block starts where the
+ * warps of every grid's resident blocks leave room for its own (64 a
+ * SM, or the grid's own residency if that is more), and a finished block
+ * lets the oldest waiting grids start theirs. Dynamic parallelism's
+ * trees of grids thus hold no more warps than the GPU has room for.
  */
 #include <config.h>
 
@@ -65,6 +68,33 @@ uint64_t p2psim_kernel_ptx_instructions(void)
 }
 
 static void warp_step(struct kx_warp *w);
+/* The grids of GPU gpu with blocks waiting for room, oldest first, may
+ * start them (a block of that GPU has finished). */
+static void gpu_dispatch_waiting(struct p2psim *p, unsigned gpu)
+{
+    struct kx_grid *o = p->grids;
+    while (o && o->live_next) {
+        o = o->live_next;
+    }
+    for (; o; o = o->live_prev) {
+        if (o->l.gpu == gpu && o->started && !o->ending && !o->status &&
+            o->next_block < o->n_blocks) {
+            kx__grid_dispatch(o);
+        }
+    }
+}
+
+/* Whether SM s has room for a block of gr, with every grid's warps. */
+static bool sm_room(const struct kx_grid *gr, unsigned s)
+{
+    unsigned cap = gr->per_sm * gr->warps_per_block;
+    if (cap < KX_WARPS_PER_SM) {
+        cap = KX_WARPS_PER_SM;
+    }
+    return gr->sm_load[s] < gr->per_sm &&
+           gr->gpu_warps[s] + gr->warps_per_block <= cap;
+}
+
 static void block_warp_done(struct kx_warp *w);
 
 /* ---- failure --------------------------------------------------------------- */
@@ -344,9 +374,16 @@ static void grid_sync_check(struct kx_grid *gr)
 /* ---- blocks ----------------------------------------------------------------- */
 
 /* A finished block's PTX warp, kept for a later block of the grid (freed
- * when there is no room to keep it). */
+ * when there is no room to keep it, or when the blocks still to start
+ * have enough: dynamic parallelism keeps grids alive for their children,
+ * thousands of them, each with the spares of its peak). */
 static void spare_put(struct kx_grid *gr, struct ptx_warp *pw)
 {
+    if (gr->n_spare >= (gr->n_blocks - gr->next_block) *
+                           gr->warps_per_block) {
+        ptx_warp_free(pw);
+        return;
+    }
     if (gr->n_spare == gr->spare_cap) {
         size_t cap = gr->spare_cap ? 2 * gr->spare_cap : 64;
         struct ptx_warp **a = realloc(gr->spare, cap * sizeof(*a));
@@ -358,6 +395,17 @@ static void spare_put(struct kx_grid *gr, struct ptx_warp *pw)
         gr->spare_cap = cap;
     }
     gr->spare[gr->n_spare++] = pw;
+}
+
+/* The spare warps freed: the grid starts no more blocks. */
+static void spare_free(struct kx_grid *gr)
+{
+    for (size_t i = 0; i < gr->n_spare; i++) {
+        ptx_warp_free(gr->spare[i]);
+    }
+    free(gr->spare);
+    gr->spare = NULL;
+    gr->n_spare = gr->spare_cap = 0;
 }
 
 static void block_free_warps(struct kx_block *b)
@@ -398,8 +446,12 @@ static void block_warp_done(struct kx_warp *w)
     b->finished = true;
     block_free_warps(b);
     gr->sm_load[b->sm]--;
+    gr->gpu_warps[b->sm] -= gr->warps_per_block;
     gr->live_blocks--;
-    kx__grid_dispatch(gr);
+    struct p2psim *p = gr->p;
+    unsigned gpu = gr->l.gpu;
+    kx__grid_dispatch(gr);      /* may free gr */
+    gpu_dispatch_waiting(p, gpu);
 }
 
 static int block_start(struct kx_grid *gr, uint64_t linear, unsigned sm)
@@ -526,14 +578,12 @@ static void grid_free(struct kx_grid *gr)
         gr->blocks = b->next;
         if (!b->finished) {
             block_free_warps(b);
+            gr->gpu_warps[b->sm] -= gr->warps_per_block;
         }
         free(b->warps);
         free(b);
     }
-    for (size_t i = 0; i < gr->n_spare; i++) {
-        ptx_warp_free(gr->spare[i]);
-    }
-    free(gr->spare);
+    spare_free(gr);
     free(gr->sm_load);
     free(gr->sm_used);
     free(gr->params);
@@ -573,7 +623,7 @@ void kx__grid_dispatch(struct kx_grid *gr)
         unsigned best = gr->n_sm;
         for (unsigned k = 0; k < gr->n_sm; k++) {
             unsigned s = (unsigned)((gr->next_block + k) % gr->n_sm);
-            if (gr->sm_load[s] < gr->per_sm) {
+            if (sm_room(gr, s)) {
                 best = s;
                 break;
             }
@@ -582,6 +632,7 @@ void kx__grid_dispatch(struct kx_grid *gr)
             break;
         }
         gr->sm_load[best]++;
+        gr->gpu_warps[best] += gr->warps_per_block;
         gr->sm_used[best] = true;
         gr->live_blocks++;
         int rc = block_start(gr, gr->next_block++, best);
@@ -589,6 +640,7 @@ void kx__grid_dispatch(struct kx_grid *gr)
             /* The block never runs: it ends here (else the grid waits
              * for it forever); kx__fail has said why, or: */
             gr->sm_load[best]--;
+            gr->gpu_warps[best] -= gr->warps_per_block;
             gr->live_blocks--;
             if (rc == -SIM_ENOMEM) {
                 kx__nomem(gr, "a kernel block");
@@ -598,8 +650,12 @@ void kx__grid_dispatch(struct kx_grid *gr)
     if (gr->live_blocks || (!gr->status && gr->next_block < gr->n_blocks)) {
         return;
     }
-    /* Every block is done: the end of a kernel flushes each SM. */
+    /* Every block is done: the end of a kernel flushes each SM. The
+     * spare warps go now, not when the grid ends: with dynamic
+     * parallelism that waits for its children, and a tree of grids held
+     * each its peak of warps (cdpAdvancedQuicksort: over 24 GB) */
     gr->ending = true;
+    spare_free(gr);
     for (unsigned k = 0; k < gr->n_sm; k++) {
         if (!gr->sm_used[k]) {
             continue;
@@ -623,10 +679,31 @@ void kx__grid_dispatch(struct kx_grid *gr)
     kx__grid_dispatch(gr);
 }
 
+/* GPU gpu's resident warps per SM (n_sm), made at its first grid;
+ * NULL: no memory. */
+static unsigned *gpu_sm_warps(struct p2psim *p, unsigned gpu, unsigned n_sm)
+{
+    if (gpu >= p->n_sm_warps) {
+        unsigned **a = realloc(p->sm_warps, (gpu + 1) * sizeof(*a));
+        if (!a) {
+            return NULL;
+        }
+        memset(a + p->n_sm_warps, 0,
+               (gpu + 1 - p->n_sm_warps) * sizeof(*a));
+        p->sm_warps = a;
+        p->n_sm_warps = gpu + 1;
+    }
+    if (!p->sm_warps[gpu]) {
+        p->sm_warps[gpu] = calloc(n_sm, sizeof(unsigned));
+    }
+    return p->sm_warps[gpu];
+}
+
 static void grid_start(struct sim *sim, struct sim_event *ev)
 {
     struct kx_grid *gr = SIM_CONTAINER_OF(ev, struct kx_grid, start_ev);
     gr->t_start = sim_now(sim);
+    gr->started = true;
     kx__grid_dispatch(gr);
 }
 
@@ -725,8 +802,10 @@ int kx__grid_launch(struct p2psim *p, const struct p2psim_launch *l,
     }
     gr->sm_load = calloc(gr->n_sm, sizeof(*gr->sm_load));
     gr->sm_used = calloc(gr->n_sm, sizeof(*gr->sm_used));
-    int rc = gr->sm_load && gr->sm_used ? grid_copy_params(gr, l)
-                                        : -SIM_ENOMEM;
+    gr->gpu_warps = gpu_sm_warps(p, l->gpu, gr->n_sm);
+    int rc = gr->sm_load && gr->sm_used && gr->gpu_warps
+                 ? grid_copy_params(gr, l)
+                 : -SIM_ENOMEM;
     if (rc < 0) {
         grid_free(gr);
         return rc;
@@ -764,5 +843,11 @@ void p2psim__kernel_fini(struct p2psim *p)
         }
         grid_free(gr);
     }
+    for (unsigned g = 0; g < p->n_sm_warps; g++) {
+        free(p->sm_warps[g]);
+    }
+    free(p->sm_warps);
+    p->sm_warps = NULL;
+    p->n_sm_warps = 0;
     kx__heap_fini(p);
 }

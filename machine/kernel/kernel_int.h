@@ -116,6 +116,8 @@ struct kx_grid {
     void **argv;                /* C: pointers into params */
     uint64_t *vars;
     unsigned n_sm, per_sm, *sm_load;
+    unsigned *gpu_warps;        /* the GPU's, shared (p->sm_warps) */
+    bool started;               /* grid_start has run */
     bool *sm_used;
     uint64_t n_blocks, next_block, live_blocks;
     unsigned threads_per_block, warps_per_block;

@@ -569,6 +569,51 @@ START_TEST(test_kernel_ptx_named_barriers)
 }
 END_TEST
 
+/*
+ * Concurrent grids share a GPU's SMs: grid A fills every SM (two blocks
+ * of 32 warps each, 64 warps a SM), so grid B's one block, launched at
+ * the same time, starts only when a block of A ends, and ends about one
+ * block's time after A. When each grid saw every SM free, B ran beside A
+ * and ended with it.
+ */
+START_TEST(test_kernel_concurrent_grids_share_sms)
+{
+    static const char text[] =
+        ".version 8.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry busy(.param .u64 busy_p)\n{\n"
+        ".reg .pred %p<2>;\n.reg .b32 %r<6>;\n.reg .b64 %rd<2>;\n"
+        "ld.param.u64 %rd1, [busy_p];\nmov.u32 %r1, 0;\nmov.u32 %r2, 0;\n"
+        "$L:\nld.global.volatile.u32 %r3, [%rd1];\nadd.u32 %r2, %r2, %r3;\n"
+        "add.u32 %r1, %r1, 1;\nsetp.lt.u32 %p1, %r1, 8;\n@%p1 bra $L;\n"
+        "st.global.u32 [%rd1+4], %r2;\nret;\n}\n";
+    struct env e;
+    env_open(&e);
+    uint64_t param = VA(0, 4096);   /* its own HBM: latency, no queues */
+    struct ptx_module *m;
+    const struct ptx_kernel *pk = ptx_kernel_of(text, "busy", &m);
+    ck_assert_int_eq(ptx_kernel_check(pk, NULL), 0);
+    unsigned n_sm = gpu_sm_count(fab_gpu(e.p->m->fab, 0));
+    struct result ra, rb;
+    ptx_launch(&e, pk, 2 * n_sm, 1024, &param, 8, &ra);
+    ptx_launch(&e, pk, 1, 1024, &param, 8, &rb);
+    p2psim_run(e.p);
+    ck_assert_int_eq(ra.calls, 1);
+    ck_assert_int_eq(rb.calls, 1);
+    ck_assert_int_eq(ra.status, 0);
+    ck_assert_int_eq(rb.status, 0);
+    struct gpu_sm_params prm;
+    gpu_sm_get_params(fab_gpu(e.p->m->fab, 0), &prm);
+    ck_assert_uint_gt(ra.t_end, prm.launch_ps);
+    sim_time_t block = ra.t_end - prm.launch_ps; /* A's blocks, at once */
+    ck_assert_msg(rb.t_end > ra.t_end + block / 2,
+                  "B ended at %llu ps, A at %llu ps (blocks of %llu ps)",
+                  (unsigned long long)rb.t_end, (unsigned long long)ra.t_end,
+                  (unsigned long long)block);
+    env_close(&e);
+    ptx_module_free(m);
+}
+END_TEST
+
 /* gpu0 (3 x 96 threads) and gpu b (2 x 160) each add 1 five times to a
  * counter at gpu0's byte 4096; returns the counter after both. */
 static uint64_t atomic_race(struct env *e, unsigned b)
@@ -1017,6 +1062,7 @@ Suite *make_kernel_suite(void)
     tcase_add_test(tc, test_kernel_illegal_address_faults);
     tcase_add_test(tc, test_kernel_ptx_block_that_cannot_start_ends_the_grid);
     tcase_add_test(tc, test_kernel_ptx_named_barriers);
+    tcase_add_test(tc, test_kernel_concurrent_grids_share_sms);
     suite_add_tcase(s, tc);
     tc = tcase_create("Atomics");
     tcase_set_timeout(tc, 120);
