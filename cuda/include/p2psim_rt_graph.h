@@ -185,17 +185,123 @@ struct __device_builtin__ cudaHostNodeParamsV2 {
     void *userData;
 };
 
+/* The other members of the union: each node type's parameters as
+ * CUDA 13 lays them out (those of node types p2psim does not add through
+ * cudaGraphAddNode are declared for the layout only). */
+struct __device_builtin__ cudaMemcpyNodeParams {
+    int flags;
+    int reserved[3];
+    struct cudaMemcpy3DParms copyParams;
+};
+
+struct __device_builtin__ cudaMemsetParamsV2 {
+    void *dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+};
+
+enum __device_builtin__ cudaGraphChildGraphNodeOwnership {
+    cudaGraphChildGraphOwnershipClone = 0,
+    cudaGraphChildGraphOwnershipMove = 1
+};
+
+struct __device_builtin__ cudaChildGraphNodeParams {
+    cudaGraph_t graph;
+    enum cudaGraphChildGraphNodeOwnership ownership;
+};
+
+struct __device_builtin__ cudaEventRecordNodeParams {
+    cudaEvent_t event;
+};
+
+struct __device_builtin__ cudaEventWaitNodeParams {
+    cudaEvent_t event;
+};
+
+typedef __device_builtin__ struct CUexternalSemaphore_st
+    *cudaExternalSemaphore_t;
+/* An external semaphore's signal and wait parameters (p2psim imports no
+ * external semaphores: the layout only). */
+struct __device_builtin__ cudaExternalSemaphoreSignalParams {
+    struct {
+        struct {
+            unsigned long long value;
+        } fence;
+        union {
+            void *fence;
+            unsigned long long reserved;
+        } nvSciSync;
+        struct {
+            unsigned long long key;
+        } keyedMutex;
+        unsigned int reserved[12];
+    } params;
+    unsigned int flags;
+    unsigned int reserved[16];
+};
+
+struct __device_builtin__ cudaExternalSemaphoreWaitParams {
+    struct {
+        struct {
+            unsigned long long value;
+        } fence;
+        union {
+            void *fence;
+            unsigned long long reserved;
+        } nvSciSync;
+        struct {
+            unsigned long long key;
+            unsigned int timeoutMs;
+        } keyedMutex;
+        unsigned int reserved[10];
+    } params;
+    unsigned int flags;
+    unsigned int reserved[16];
+};
+
+struct __device_builtin__ cudaExternalSemaphoreSignalNodeParamsV2 {
+    cudaExternalSemaphore_t *extSemArray;
+    const struct cudaExternalSemaphoreSignalParams *paramsArray;
+    unsigned int numExtSems;
+};
+
+struct __device_builtin__ cudaExternalSemaphoreWaitNodeParamsV2 {
+    cudaExternalSemaphore_t *extSemArray;
+    const struct cudaExternalSemaphoreWaitParams *paramsArray;
+    unsigned int numExtSems;
+};
+
+struct __device_builtin__ cudaMemAllocNodeParamsV2 {
+    struct cudaMemPoolProps poolProps;
+    const struct cudaMemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    void *dptr;
+};
+
+struct __device_builtin__ cudaMemFreeNodeParams {
+    void *dptr;
+};
+
 struct __device_builtin__ cudaGraphNodeParams {
     enum cudaGraphNodeType type;
     int reserved0[3];
     union {
         long long reserved1[29];
         struct cudaKernelNodeParamsV2 kernel;
+        struct cudaMemcpyNodeParams memcpy;
+        struct cudaMemsetParamsV2 memset;
         struct cudaHostNodeParamsV2 host;
-        struct { cudaGraph_t graph; int ownership; } graph;
-        struct { cudaEvent_t event; } eventWait;
-        struct { cudaEvent_t event; } eventRecord;
-        struct { void *dptr; } free;
+        struct cudaChildGraphNodeParams graph;
+        struct cudaEventWaitNodeParams eventWait;
+        struct cudaEventRecordNodeParams eventRecord;
+        struct cudaExternalSemaphoreSignalNodeParamsV2 extSemSignal;
+        struct cudaExternalSemaphoreWaitNodeParamsV2 extSemWait;
+        struct cudaMemAllocNodeParamsV2 alloc;
+        struct cudaMemFreeNodeParams free;
         struct cudaConditionalNodeParams conditional;
     };
     long long reserved2;
