@@ -291,7 +291,19 @@ struct __device_builtin__ cudaGraphNodeParams {
     int reserved0[3];
     union {
         long long reserved1[29];
+#if defined(__cplusplus) && __cplusplus < 201103L
+        /* C++98 allows no member with a constructor (dim3's) in a union:
+         * the same bytes, the dimensions as plain structs */
+        struct {
+            void *func;
+            struct { unsigned int x, y, z; } gridDim, blockDim;
+            unsigned int sharedMemBytes;
+            void **kernelParams;
+            void **extra;
+        } kernel;
+#else
         struct cudaKernelNodeParamsV2 kernel;
+#endif
         struct cudaMemcpyNodeParams memcpy;
         struct cudaMemsetParamsV2 memset;
         struct cudaHostNodeParamsV2 host;
