@@ -31,7 +31,7 @@ static _Thread_local unsigned dispatch_depth;
 static int64_t sim_clock_ps(bool entering)
 {
     int64_t t = entering ? 0 : -1;
-    pthread_mutex_lock(&rt.lock);
+    rt_lock();
     if (rt.ready) {
         sim_time_t clock = rt_self()->clock;
         if (entering) {

@@ -601,7 +601,7 @@ static int wait_batch(void)
         };
         pthread_mutex_unlock(&rt.lock);
         int n = poll(p, 2, -1);
-        pthread_mutex_lock(&rt.lock);
+        rt_lock();
         char drain[16];
         while (read(rm.wake[0], drain, sizeof(drain)) > 0) {
         }

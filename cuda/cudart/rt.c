@@ -135,7 +135,7 @@ static _Thread_local struct rt_thread *rt_self_;
 static uint64_t rt_activity;    /* calls made, for the grace period */
 static long rt_grace_ms = 20;
 static uint64_t rt_spin_ns = 200000000; /* P2PSIM_HOST_SPIN_MS */
-static atomic_uint rt_entering; /* threads on their way into the lock */
+static atomic_uint rt_entering; /* threads on their way into the lock (rt_lock) */
 static bool rt_newcomer_busy;   /* a thread not seen yet is runnable */
 static bool rt_hook_busy;       /* one told blocked (rt_host.c) is runnable */
 static _Thread_local unsigned rt_inside;        /* in a call, lock held */
@@ -147,7 +147,7 @@ static _Thread_local sim_time_t rt_pre_clock;   /* reads before start-up */
 static void rt_thread_gone(void *arg)
 {
     struct rt_thread *t = arg;
-    pthread_mutex_lock(&rt.lock);
+    rt_lock();
     t->state = RT_EXITED;
     free(t->per_thread);
     t->per_thread = NULL;
@@ -289,9 +289,7 @@ static cudaError_t enter(bool sticky)
     if (!rt.ready) {
         return rt.init_error ? rt.init_error : cudaErrorInitializationError;
     }
-    atomic_fetch_add(&rt_entering, 1);
-    pthread_mutex_lock(&rt.lock);
-    atomic_fetch_sub(&rt_entering, 1);
+    rt_lock();
     rt_inside++;
     rt_come_in();
     int s = sticky ? cudart_error_sticky() : 0;
@@ -300,6 +298,14 @@ static cudaError_t enter(bool sticky)
         return s;
     }
     return cudaSuccess;
+}
+
+int rt_lock(void)
+{
+    atomic_fetch_add(&rt_entering, 1);
+    int e = pthread_mutex_lock(&rt.lock);
+    atomic_fetch_sub(&rt_entering, 1);
+    return e;
 }
 
 void rt_come_in(void)
@@ -324,7 +330,7 @@ bool rt_host_lock(void)
     if (rt_inside || rt_internal_self) {
         return false;
     }
-    return pthread_mutex_lock(&rt.lock) == 0;   /* EDEADLK: it holds it */
+    return rt_lock() == 0;      /* EDEADLK: it holds it */
 }
 
 void rt_host_pre_clock(sim_time_t d)

@@ -349,6 +349,11 @@ struct rt_thread *rt_self_peek(void);
 /* Charge the calling thread d of host time (a call's own cost). */
 void rt_charge(sim_time_t d);
 
+/* Take the lock as a program thread does: while it waits for the lock it
+ * counts as on its way in, so no grace check takes it (asleep on the
+ * mutex) for a thread blocked outside CUDA. pthread_mutex_lock's result. */
+int rt_lock(void);
+
 /* The calling thread is the runtime's own (remote.c's service thread): it
  * is never waited for as a thread about to make its first call. */
 void rt_thread_internal(void);

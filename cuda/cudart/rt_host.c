@@ -119,7 +119,7 @@ static void host_block_end(void)
     /* Said before the lock is taken: a thread that drives the simulation
      * holds it, and must see that this one is back. */
     __atomic_store_n(&self->back, true, __ATOMIC_RELEASE);
-    pthread_mutex_lock(&rt.lock);
+    rt_lock();
     self->told = false;
     self->told_until = SIM_TIME_MAX;
     rt_come_in();
