@@ -1,9 +1,9 @@
 /*
  * models/mem/sparse.c - the sparse byte store.
  *
- * Pages of MEM_SPARSE_PAGE_BYTES are allocated on first write and found
- * through an open-addressing hash table (linear probing, power-of-two
- * capacity, kept at most half full). Reads of pages never written return
+ * Pages of MEM_SPARSE_PAGE_BYTES are allocated on the first write of a
+ * byte other than zero (walk) and found through an open-addressing hash
+ * table (linear probing, power-of-two capacity, kept at most half full). Reads of pages never written return
  * zeros, as freshly allocated device memory reads in practice; that is a
  * convenience, not a CUDA guarantee. A few pages found lately are cached
  * in front of the table, so streams of small accesses to a few pages skip
@@ -286,7 +286,27 @@ static int check_range(const struct mem_sparse *m, uint64_t addr, uint64_t len)
     return (addr > m->size || len > m->size - addr) ? -SIM_ERANGE : 0;
 }
 
-/* Walk [addr, addr+len) page by page; op 0 read, 1 write, 2 fill. */
+/* Whether a write (op 1: src + done) or fill (op 2: value) of n bytes
+ * stores only zeros. */
+static bool writes_zeros(const void *src, uint64_t done, uint8_t value,
+                         uint64_t n, int op)
+{
+    if (op == 2) {
+        return value == 0;
+    }
+    const uint8_t *p = (const uint8_t *)src + done;
+    for (uint64_t k = 0; k < n; k++) {
+        if (p[k] != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Walk [addr, addr+len) page by page; op 0 read, 1 write, 2 fill. A write
+ * or fill of zeros backs no page that has none: the page reads as zeros
+ * either way (a cudaMemset to 0 of fresh memory, a copy of untouched
+ * bytes), so what can be read is the same and the store stays small. */
 static int walk(struct mem_sparse *m, uint64_t addr, void *buf,
                 const void *src, uint8_t value, uint64_t len, int op)
 {
@@ -325,7 +345,13 @@ static int walk(struct mem_sparse *m, uint64_t addr, void *buf,
         if (i < m->n_att && m->att[i].addr < a + n) {
             n = m->att[i].addr - a; /* stop at the next attached range */
         }
-        uint8_t *b = page_bytes(m, page, op != 0);
+        uint8_t *b = page_bytes(m, page, false);
+        if (!b && op != 0 && !writes_zeros(src, done, value, n, op)) {
+            b = page_bytes(m, page, true);
+            if (!b) {
+                return -SIM_ENOMEM;
+            }
+        }
         if (op == 0) {
             if (b) {
                 memcpy((uint8_t *)buf + done, b + off, n);
@@ -333,7 +359,7 @@ static int walk(struct mem_sparse *m, uint64_t addr, void *buf,
                 memset((uint8_t *)buf + done, 0, n);
             }
         } else if (!b) {
-            return -SIM_ENOMEM;
+            /* zeros onto a page never written, which reads as zeros */
         } else if (op == 1) {
             memcpy(b + off, (const uint8_t *)src + done, n);
         } else {

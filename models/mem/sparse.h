@@ -1,7 +1,8 @@
 /*
  * models/mem/sparse.h - a sparse byte store for simulated memories (GPU HBM,
- * host DRAM): pages are allocated on first write, so eight 141 GB GPUs cost
- * nothing until touched. Reads of untouched bytes return zeros.
+ * host DRAM): pages are allocated on the first write of a nonzero byte, so
+ * eight 141 GB GPUs cost nothing until touched. Reads of untouched bytes
+ * return zeros.
  *
  * Pages are 64 KiB, found through an open-addressing hash table keyed by
  * page number (O(1) expected).

@@ -64,6 +64,38 @@ START_TEST(test_sparse_untouched_is_free_and_zero)
 }
 END_TEST
 
+START_TEST(test_sparse_zeros_back_nothing)
+{
+    /* zeros written or filled onto untouched pages back none (they read
+     * as zeros either way); onto a written page they land */
+    struct mem_sparse *m = mem_sparse_create(16 * MEM_SPARSE_PAGE_BYTES);
+    ck_assert_ptr_nonnull(m);
+    static uint8_t zeros[3 * MEM_SPARSE_PAGE_BYTES];
+    ck_assert_int_eq(mem_sparse_fill(m, 10, 0, 4 * MEM_SPARSE_PAGE_BYTES), 0);
+    ck_assert_int_eq(mem_sparse_write(m, 5 * MEM_SPARSE_PAGE_BYTES + 1,
+                                      zeros, sizeof(zeros)), 0);
+    ck_assert_uint_eq(mem_sparse_backed_bytes(m), 0);
+    ck_assert(!mem_sparse_is_backed(m, 0, 16 * MEM_SPARSE_PAGE_BYTES));
+    /* one nonzero byte in a write backs its page only */
+    uint8_t mixed[2 * MEM_SPARSE_PAGE_BYTES] = { 0 };
+    mixed[MEM_SPARSE_PAGE_BYTES + 7] = 0x33;
+    ck_assert_int_eq(mem_sparse_write(m, 9 * MEM_SPARSE_PAGE_BYTES, mixed,
+                                      sizeof(mixed)), 0);
+    ck_assert_uint_eq(mem_sparse_backed_bytes(m), MEM_SPARSE_PAGE_BYTES);
+    ck_assert(mem_sparse_is_backed(m, 10 * MEM_SPARSE_PAGE_BYTES, 8));
+    /* zeros over a written page clear it */
+    ck_assert_int_eq(mem_sparse_fill(m, 10 * MEM_SPARSE_PAGE_BYTES, 0,
+                                     MEM_SPARSE_PAGE_BYTES), 0);
+    uint8_t b = 0xff;
+    ck_assert_int_eq(mem_sparse_read(m, 10 * MEM_SPARSE_PAGE_BYTES + 7, &b,
+                                     1), 0);
+    ck_assert_uint_eq(b, 0);
+    ck_assert_int_eq(mem_sparse_fill(m, 0, 0, 17 * MEM_SPARSE_PAGE_BYTES),
+                     -SIM_ERANGE);
+    mem_sparse_destroy(m);
+}
+END_TEST
+
 START_TEST(test_sparse_bounds)
 {
     struct mem_sparse *m = mem_sparse_create(4096);
@@ -113,6 +145,7 @@ Suite *make_sparse_suite(void)
     TCase *tc = tcase_create("Store");
     tcase_add_test(tc, test_sparse_matches_dense_reference);
     tcase_add_test(tc, test_sparse_untouched_is_free_and_zero);
+    tcase_add_test(tc, test_sparse_zeros_back_nothing);
     tcase_add_test(tc, test_sparse_bounds);
     tcase_add_test(tc, test_sparse_attached_memory);
     suite_add_tcase(s, tc);
