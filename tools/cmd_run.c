@@ -441,7 +441,9 @@ static int preload_nvrtc(const char *drv, const char *prog)
  * --real, nor for a program built with a sanitizer whose runtime must be
  * the first library loaded (its clocks stay real). Every process of the
  * program reads REALTIME from the same origin, P2PSIM_CLOCK_ORIGIN (the
- * wall time now, ns).
+ * wall time now in whole seconds, as ns: the fraction of a second a clock
+ * reads is then simulated time's alone, so a stopwatch that rounds
+ * gettimeofday's microseconds prints the same digits at every run).
  */
 static int preload_host(const struct run_opts *o, const char *shim_dir,
                         const char *prog)
@@ -457,7 +459,7 @@ static int preload_host(const struct run_opts *o, const char *shim_dir,
     clock_gettime(CLOCK_REALTIME, &ts);
     char origin[32];
     snprintf(origin, sizeof(origin), "%lld",
-             (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+             (long long)ts.tv_sec * 1000000000LL);
     rc |= setenv("P2PSIM_CLOCK_ORIGIN", origin, 1);
     for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
         char lib[PATH_MAX + 48], path[PATH_MAX];

@@ -5,9 +5,9 @@
  * - Clocks: clock_gettime, gettimeofday, time and timespec_get read the
  *   calling thread's simulated clock (host_hooks.h: the CUDA runtime's).
  *   CLOCK_REALTIME (and _COARSE, _ALARM; TAI likewise) is the wall time at
- *   the run's start (P2PSIM_CLOCK_ORIGIN, ns, which `p2psim run` sets for
- *   every process of the program; else when this library loaded) plus
- *   simulated time; CLOCK_MONOTONIC, _RAW, _COARSE and BOOTTIME are
+ *   the run's start in whole seconds (P2PSIM_CLOCK_ORIGIN, ns, which
+ *   `p2psim run` sets for every process of the program; else when this
+ *   library loaded) plus simulated time; CLOCK_MONOTONIC, _RAW, _COARSE and BOOTTIME are
  *   simulated time plus a fixed HOST_MONO_ORIGIN. CPU-time clocks (the
  *   process's, a thread's) stay the kernel's: they count the computer's
  *   work, which the simulation does not model.
@@ -100,7 +100,8 @@ __attribute__((constructor)) static void host_init(void)
     real_clock = r && *r && *r != '0';
     const char *o = getenv("P2PSIM_CLOCK_ORIGIN");
     long long now = kernel_ns(CLOCK_REALTIME);
-    origin_real = o && *o ? strtoll(o, NULL, 10) : now;
+    /* whole seconds (as p2psim run gives it): see cmd_run.c */
+    origin_real = o && *o ? strtoll(o, NULL, 10) : now - now % NS_PER_S;
     origin_tai = origin_real + (kernel_ns(CLOCK_TAI) - now);
 }
 
