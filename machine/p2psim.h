@@ -123,9 +123,9 @@ struct p2psim_pci_node {
     int parent;                 /* the switch above (an index of the
                                    list), or -1: on a root port */
     unsigned socket;            /* the socket whose root complex it is below */
-    unsigned numa;              /* its NUMA node: the socket's, or with
-                                   `numa: per-port` its root port's (nodes
-                                   numbered socket by socket from 0) */
+    unsigned numa;              /* its NUMA node: its root port's, by the
+                                   socket's `numa` (nodes numbered socket
+                                   by socket from 0) */
     int gpu;                    /* the GPU's index, or -1 for a switch */
     unsigned domain, bus, device, function; /* a switch: its upstream port */
     unsigned gen, width;        /* its link to the element above */

@@ -241,12 +241,16 @@ int path_compute(const struct topo_machine *m, const struct sim_component *a,
     } else if (ia >= 0) {
         /* one root complex */
         const struct topo_socket *s = socket_of(m, ca[ia].comp);
-        bool same_port = ca[ia].port == cb[ib].port;
+        unsigned pa = ca[ia].port->index, pb = cb[ib].port->index;
         out->cls = PATH_PHB;
-        if (!same_port && s && s->numa_per_port) {
-            out->cls = PATH_SYS;
-        } else if (!same_port && s && s->bridge_per_port) {
-            out->cls = PATH_NODE;
+        if (s && pa < s->n_ports && pb < s->n_ports) {
+            /* a host bridge lies in one NUMA node: other nodes' ports are
+             * under other bridges even where host-bridges says one */
+            if (s->node[pa] != s->node[pb]) {
+                out->cls = PATH_SYS;
+            } else if (s->bridge[pa] != s->bridge[pb]) {
+                out->cls = PATH_NODE;
+            }
         }
         add_hop(out, ca[ia].comp, ca[ia].port->name, cb[ib].port->name, false);
     } else {

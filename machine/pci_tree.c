@@ -33,8 +33,8 @@ static void link_of(const struct sim_component *c, const char *name,
 }
 
 /* The socket whose root complex rc is, and the NUMA node of its root
- * port `port` (nodes numbered socket by socket; a socket of `numa:
- * per-port` has one per root port). */
+ * port `port` (nodes numbered socket by socket, a socket's in the order
+ * of its `numa` groups). */
 static unsigned socket_index(const struct topo_machine *m,
                              const struct sim_component *rc, unsigned port,
                              unsigned *numa)
@@ -43,10 +43,10 @@ static unsigned socket_index(const struct topo_machine *m,
     for (unsigned i = 0; i < m->n_sockets; i++) {
         const struct topo_socket *t = &m->socket[i];
         if (t->rc == rc) {
-            *numa = node + (t->numa_per_port ? port : 0);
+            *numa = node + (port < t->n_ports ? t->node[port] : 0);
             return i;
         }
-        node += t->numa_per_port ? rc_n_root_ports(t->rc) : 1;
+        node += t->n_nodes;
     }
     *numa = 0;
     return 0;

@@ -50,17 +50,21 @@ struct topo_nvlink {
 };
 
 /*
- * What a socket's PCIe looks like to software (nvidia-smi's NODE and SYS):
- * root-complex keys host-bridges (one | per-port; AMD EPYC: per-port) and
- * numa (socket | per-port; EPYC with NPS4 puts root ports in their own
- * NUMA nodes).
+ * What a socket's PCIe looks like to software (nvidia-smi's PHB, NODE and
+ * SYS): which host bridge and which NUMA node each root port is in, from
+ * the root-complex keys host-bridges (one | per-port | a count of equal
+ * groups | a list of groups of root ports) and numa (socket | per-port |
+ * a count | groups: EPYC NPS2/NPS4 split a socket into NUMA nodes).
  */
+#define TOPO_MAX_ROOT_PORTS 32
 struct topo_socket {
     char id[64];
     char cpu[128];              /* the file's `cpu:` description, or "" */
     const struct sim_component *rc;
-    bool bridge_per_port;
-    bool numa_per_port;
+    unsigned n_ports;
+    uint8_t bridge[TOPO_MAX_ROOT_PORTS];  /* host bridge of each root port */
+    uint8_t node[TOPO_MAX_ROOT_PORTS];    /* NUMA node in the socket, 0.. */
+    unsigned n_nodes;                     /* NUMA nodes of the socket */
 };
 
 /*

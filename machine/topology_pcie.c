@@ -338,30 +338,118 @@ int tl_link_props(struct loader *L, struct ent *e, struct sim_props *p)
 
 /* ---- pass 3: build ---- */
 
-/* host-bridges: one | per-port, numa: socket | per-port (loader keys). */
-static int socket_shape(struct loader *L, yaml_node_t *rcn,
-                        struct topo_socket *ts)
+/* The root port of socket s named by n (its id, e.g. rp2), or -1. */
+static int root_port_named(const struct ent *s, const yaml_node_t *n)
 {
-    static const struct { const char *key, *a, *b; } k[] = {
-        { "host-bridges", "one", "per-port" },
-        { "numa", "socket", "per-port" },
+    const char *name = ydoc_scalar(n);
+    for (unsigned i = 0; name && i < s->n_ports; i++) {
+        if (strcmp(name, s->port_name[i]) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* A list of groups of root ports, e.g. [[rp0, rp1], [rp2, rp3]]: each
+ * root port in exactly one group; out[i] is root port i's group. */
+static int port_groups(struct loader *L, const struct ent *s, yaml_node_t *v,
+                       const char *key, uint8_t *out, unsigned *n_groups)
+{
+    struct ydoc *d = &L->doc;
+    bool seen[TOPO_MAX_ROOT_PORTS] = { false };
+    unsigned g = 0, n_seen = 0;
+    for (yaml_node_item_t *it = v->data.sequence.items.start;
+         it < v->data.sequence.items.top; it++, g++) {
+        yaml_node_t *grp = ydoc_node(d, *it);
+        int rc = ydoc_expect(d, grp, YAML_SEQUENCE_NODE,
+                             "a group of root ports", L->err);
+        if (rc < 0) {
+            return rc;
+        }
+        for (yaml_node_item_t *jt = grp->data.sequence.items.start;
+             jt < grp->data.sequence.items.top; jt++) {
+            yaml_node_t *e = ydoc_node(d, *jt);
+            int i = root_port_named(s, e);
+            if (i < 0 || seen[i]) {
+                return ydoc_err_at(d, e, L->err, SIM_EINVAL,
+                                   "%s: '%s' is %s of socket '%s' (name "
+                                   "each of %s..%s once)", key,
+                                   ydoc_scalar(e) ? ydoc_scalar(e) : "?",
+                                   i < 0 ? "not a root port"
+                                         : "a root port named twice",
+                                   s->id, s->port_name[0],
+                                   s->port_name[s->n_ports - 1]);
+            }
+            seen[i] = true;
+            out[i] = (uint8_t)g;
+            n_seen++;
+        }
+    }
+    if (n_seen != s->n_ports) {
+        return ydoc_err_at(d, v, L->err, SIM_EINVAL,
+                           "%s: the groups name %u of the %u root ports of "
+                           "socket '%s' (put each in one group)", key, n_seen,
+                           s->n_ports, s->id);
+    }
+    *n_groups = g;
+    return 0;
+}
+
+/* host-bridges: one | per-port | N | groups, numa: socket | per-port | N
+ * | groups (loader keys): N splits the root ports, in order, into N
+ * groups of equal size. */
+static int socket_shape(struct loader *L, yaml_node_t *rcn,
+                        const struct ent *s, struct topo_socket *ts)
+{
+    static const struct { const char *key, *a; } k[] = {
+        { "host-bridges", "one" }, { "numa", "socket" },
     };
     for (int i = 0; i < 2; i++) {
         yaml_node_t *v = ydoc_get(&L->doc, rcn, k[i].key);
         if (!v) {
             continue;
         }
-        const char *s = ydoc_scalar(v);
-        if (!s || (strcmp(s, k[i].a) && strcmp(s, k[i].b))) {
-            return ydoc_err_at(&L->doc, v, L->err, SIM_EINVAL,
-                          "%s is '%s' or '%s', not '%s'", k[i].key, k[i].a,
-                          k[i].b, s ? s : "?");
-        }
-        bool per_port = strcmp(s, "per-port") == 0;
-        if (i == 0) {
-            ts->bridge_per_port = per_port;
+        uint8_t *out = i == 0 ? ts->bridge : ts->node;
+        unsigned groups = 1;
+        const char *str = ydoc_scalar(v);
+        if (v->type == YAML_SEQUENCE_NODE) {
+            int rc = port_groups(L, s, v, k[i].key, out, &groups);
+            if (rc < 0) {
+                return rc;
+            }
+        } else if (str && strcmp(str, k[i].a) == 0) {
+            memset(out, 0, TOPO_MAX_ROOT_PORTS);
+        } else if (str && strcmp(str, "per-port") == 0) {
+            for (unsigned j = 0; j < s->n_ports; j++) {
+                out[j] = (uint8_t)j;
+            }
+            groups = s->n_ports;
+        } else if (str && *str >= '0' && *str <= '9') {
+            uint64_t n;
+            int rc = tl_parse_count(L, v, k[i].key, 1, s->n_ports, &n);
+            if (rc < 0) {
+                return rc;
+            }
+            if (s->n_ports % n) {
+                return ydoc_err_at(&L->doc, v, L->err, SIM_EINVAL,
+                                   "%s: %u root ports of socket '%s' do not "
+                                   "split into %u equal groups (list the "
+                                   "groups instead)", k[i].key, s->n_ports,
+                                   s->id, (unsigned)n);
+            }
+            for (unsigned j = 0; j < s->n_ports; j++) {
+                out[j] = (uint8_t)(j / (s->n_ports / n));
+            }
+            groups = (unsigned)n;
         } else {
-            ts->numa_per_port = per_port;
+            return ydoc_err_at(&L->doc, v, L->err, SIM_EINVAL,
+                               "%s is '%s', 'per-port', a count of equal "
+                               "groups or a list of groups of root ports, "
+                               "not '%s'", k[i].key, k[i].a,
+                               str ? str : ydoc_kind_name(v));
+        }
+        if (i == 1) {
+            ts->n_nodes = groups;
         }
     }
     return 0;
@@ -379,19 +467,22 @@ int tl_build_socket(struct loader *L, struct fab *f, struct ent *s,
     }
     static const char *const shape_keys[] = { "host-bridges", "numa", NULL };
     snprintf(ts->id, sizeof(ts->id), "%s", s->id);
+    ts->n_ports = s->n_ports;
+    ts->n_nodes = 1;
     const char *cpu = ydoc_scalar(ydoc_get(d, s->n, "cpu"));
     snprintf(ts->cpu, sizeof(ts->cpu), "%s", cpu ? cpu : "");
     int rc = ydoc_add_props(d, ydoc_get(d, L->defaults, "root-complex"), p, shape_keys,
                        "defaults.root-complex", L->err);
     if (rc == 0) {
-        rc = socket_shape(L, ydoc_get(d, L->defaults, "root-complex"), ts);
+        rc = socket_shape(L, ydoc_get(d, L->defaults, "root-complex"), s,
+                          ts);
     }
     if (rc == 0) {
         rc = ydoc_add_props(d, ydoc_get(d, s->n, "root-complex"), p, shape_keys,
                        "root-complex", L->err);
     }
     if (rc == 0) {
-        rc = socket_shape(L, ydoc_get(d, s->n, "root-complex"), ts);
+        rc = socket_shape(L, ydoc_get(d, s->n, "root-complex"), s, ts);
     }
     if (rc == 0) {
         if (tl_set_num(p, "root-ports", s->n_ports) < 0 ||

@@ -55,6 +55,19 @@ static void print_cell(const struct p2psim_path *pa)
     }
 }
 
+/* GPU g's NUMA node (the pci tree's, numbered over all sockets). */
+static unsigned gpu_numa(const struct p2psim *p, unsigned g)
+{
+    static struct p2psim_pci_node t[512];
+    unsigned n = p2psim_pci_tree(p, t, sizeof(t) / sizeof(t[0]));
+    for (unsigned i = 0; i < n && i < sizeof(t) / sizeof(t[0]); i++) {
+        if (t[i].gpu == (int)g) {
+            return t[i].numa;
+        }
+    }
+    return p2psim_gpu_socket(p, g);
+}
+
 static void print_legend(void)
 {
     printf("\nLegend:\n\n"
@@ -141,7 +154,7 @@ int cmd_topo(int argc, char **argv)
             print_cell(&pa);
             printf("\t");
         }
-        printf("N/A\t%u\t\tN/A\n", p2psim_gpu_socket(p, i));
+        printf("N/A\t%u\t\tN/A\n", gpu_numa(p, i));
     }
     print_legend();
     printf("\nP2P (cudaDeviceCanAccessPeer):\n   D\\D");

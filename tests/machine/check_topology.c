@@ -410,6 +410,26 @@ static void cell(const struct path *pa, char *buf, size_t n)
     }
 }
 
+/* The n x n classes of machine m, against want (row by row, "X" on the
+ * diagonal); label names the machine in a failure. */
+static void check_classes(const struct topo_machine *m, unsigned n,
+                          const char *label, const char *const *want)
+{
+    ck_assert_uint_eq(fab_n_gpus(m->fab), n);
+    for (unsigned i = 0; i < n; i++) {
+        for (unsigned j = 0; j < n; j++) {
+            struct path pa;
+            char got[16];
+            ck_assert_int_eq(path_compute(m, fab_gpu(m->fab, i),
+                                          fab_gpu(m->fab, j), &pa), 0);
+            cell(&pa, got, sizeof(got));
+            ck_assert_msg(!strcmp(got, want[i * n + j]), "%s GPU%u-GPU%u: "
+                          "%s, expected %s", label, i, j, got,
+                          want[i * n + j]);
+        }
+    }
+}
+
 static void check_matrix(const char *file, const char *uniform,
                          const char *const (*expect)[8])
 {
@@ -417,19 +437,12 @@ static void check_matrix(const char *file, const char *uniform,
     sim_error_clear(&err);
     struct topo_machine *m = topo_load_file(file, NULL, &err);
     ck_assert_msg(m != NULL, "%s: %s", file, err.msg);
-    ck_assert_uint_eq(fab_n_gpus(m->fab), 8);
-    for (unsigned i = 0; i < 8; i++) {
-        for (unsigned j = 0; j < 8; j++) {
-            struct path pa;
-            char got[16];
-            ck_assert_int_eq(path_compute(m, fab_gpu(m->fab, i),
-                                          fab_gpu(m->fab, j), &pa), 0);
-            cell(&pa, got, sizeof(got));
-            const char *want = i == j ? "X" : uniform ? uniform : expect[i][j];
-            ck_assert_msg(!strcmp(got, want), "%s GPU%u-GPU%u: %s, published %s",
-                          file, i, j, got, want);
-        }
+    const char *want[64];
+    for (unsigned i = 0; i < 64; i++) {
+        want[i] = i / 8 == i % 8 ? "X" : uniform ? uniform
+                                                 : expect[i / 8][i % 8];
     }
+    check_classes(m, 8, file, want);
     topo_machine_destroy(m);
 }
 
@@ -439,6 +452,65 @@ START_TEST(test_topology_published_matrices)
                  dgx1_published);
     check_matrix(P2PSIM_SRCDIR "/topologies/dgx-a100.yaml", "NV12", NULL);
     check_matrix(P2PSIM_SRCDIR "/topologies/hgx-h100.yaml", "NV18", NULL);
+}
+END_TEST
+
+/*
+ * Host bridges and NUMA nodes inside a socket (topologies/4x-a100-epyc-
+ * nps2.yaml): GPUs on rp0, rp1, rp2, rp4 of one EPYC whose host bridges
+ * are quadrants of two root ports. NPS2 as the file says, then the same
+ * socket in NPS1 (one NUMA node: no SYS) and NPS4 (a node per quadrant:
+ * NODE turns SYS, one host bridge stays PHB). The NUMA node of each GPU
+ * is the pci tree's (nvidia-smi's NUMA affinity).
+ */
+static void check_nps(const char *overrides, const char *const want[4][4],
+                      const unsigned numa[4])
+{
+    const char *file = P2PSIM_SRCDIR "/topologies/4x-a100-epyc-nps2.yaml";
+    struct topo_options o = { .overrides = overrides };
+    struct p2psim_options po = { .overrides = overrides };
+    struct sim_error err;
+    sim_error_clear(&err);
+    struct topo_machine *m = topo_load_file(file, &o, &err);
+    ck_assert_msg(m != NULL, "%s: %s", file, err.msg);
+    check_classes(m, 4, overrides ? overrides : "NPS2", &want[0][0]);
+    topo_machine_destroy(m);
+    struct p2psim *p = p2psim_open(file, &po, &err);
+    ck_assert_msg(p != NULL, "%s: %s", file, err.msg);
+    struct p2psim_pci_node t[8];
+    unsigned n = p2psim_pci_tree(p, t, 8);
+    ck_assert_uint_eq(n, 4);
+    for (unsigned i = 0; i < n; i++) {
+        ck_assert_int_ge(t[i].gpu, 0);
+        ck_assert_msg(t[i].numa == numa[t[i].gpu], "GPU%d: NUMA node %u, "
+                      "expected %u", t[i].gpu, t[i].numa, numa[t[i].gpu]);
+    }
+    p2psim_close(p);
+}
+
+START_TEST(test_topology_numa_in_socket)
+{
+    static const char *const nps2[4][4] = {
+        { "X", "PHB", "NODE", "SYS" }, { "PHB", "X", "NODE", "SYS" },
+        { "NODE", "NODE", "X", "SYS" }, { "SYS", "SYS", "SYS", "X" },
+    };
+    static const char *const nps1[4][4] = {
+        { "X", "PHB", "NODE", "NODE" }, { "PHB", "X", "NODE", "NODE" },
+        { "NODE", "NODE", "X", "NODE" }, { "NODE", "NODE", "NODE", "X" },
+    };
+    static const char *const nps4[4][4] = {
+        { "X", "PHB", "SYS", "SYS" }, { "PHB", "X", "SYS", "SYS" },
+        { "SYS", "SYS", "X", "SYS" }, { "SYS", "SYS", "SYS", "X" },
+    };
+    check_nps(NULL, nps2, (const unsigned[4]){ 0, 0, 0, 1 });
+    check_nps("sockets.cpu0.root-complex.numa=socket", nps1,
+              (const unsigned[4]){ 0, 0, 0, 0 });
+    check_nps("sockets.cpu0.root-complex.numa=4", nps4,
+              (const unsigned[4]){ 0, 0, 1, 2 });
+    /* the same quadrants as listed groups */
+    check_nps("sockets.cpu0.root-complex.numa=[[rp0, rp1], [rp2, rp3], "
+              "[rp4, rp5], [rp6, rp7]]", nps4,
+              (const unsigned[4]){ 0, 0, 1, 2 });
 }
 END_TEST
 
@@ -456,6 +528,7 @@ Suite *make_topology_suite(void)
     tcase_add_test(tc, test_topology_kept_sections);
     tcase_add_test(tc, test_topology_kept_limits);
     tcase_add_test(tc, test_topology_vm_cliques);
+    tcase_add_test(tc, test_topology_numa_in_socket);
     suite_add_tcase(s, tc);
     return s;
 }
