@@ -173,7 +173,7 @@ int p2psim_host_unregister(struct p2psim *p, uint64_t bus_addr)
 
 /* ---- peer mappings ------------------------------------------------------------- */
 
-static const struct exec_peer_map *find_map(const struct p2psim *p,
+const struct exec_peer_map *p2psim__find_map(const struct p2psim *p,
                                             unsigned gpu, uint64_t hbm,
                                             uint64_t len)
 {
@@ -194,7 +194,7 @@ int p2psim_peer_map(struct p2psim *p, unsigned gpu, uint64_t hbm_addr,
     if (!g || len == 0) {
         return -SIM_EINVAL;
     }
-    if (find_map(p, gpu, hbm_addr, len)) {
+    if (p2psim__find_map(p, gpu, hbm_addr, len)) {
         return 0;
     }
     if (p->n_map == p->cap_map) {
@@ -567,7 +567,7 @@ static int xop_plan(struct xop *x, struct xplan *pl)
             }
             pl->staged = true; /* BAR1 exhausted: the driver stages */
         } else {
-            const struct exec_peer_map *m = find_map(p, exposed, hbm, x->len);
+            const struct exec_peer_map *m = p2psim__find_map(p, exposed, hbm, x->len);
             uint64_t bus = m->bus + (hbm - m->hbm);
             /*
              * Model: a push ends with a zero-length read that PCIe ordering

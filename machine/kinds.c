@@ -15,6 +15,7 @@
 #include "models/gpu/gpu.h"
 #include "models/host/hostmem.h"
 #include "models/nvlink/nvlink.h"
+#include "models/nvme/nvme.h"
 #include "models/pcie/rc.h"
 #include "models/pcie/switch.h"
 #include "sim/component.h"
@@ -96,6 +97,28 @@ static const struct mkind_completer hmem_completer = {
     .bytes = hmem_bytes,
 };
 
+/* ---- NVMe drive --------------------------------------------------------------- */
+
+/* A DMA master with a register BAR; it completes nothing for the flow
+ * fidelity (its own DMA engine issues TLPs in both fidelities). */
+static const struct mkind_pcie nvme_pcie = {
+    .port = "pcie",
+    .set_id = nvme_set_pcie_id,
+    .id = nvme_pcie_id,
+    .bar_size = nvme_bar_size,
+    .set_bar = nvme_set_bar,
+    .max_gen = nvme_max_gen,
+    .max_width = nvme_max_width,
+    .mps = nvme_mps,
+    .dma = true,
+};
+
+static const char *const nvme_keys[] = { "id", "parent", "link", "capacity",
+                                         "read-bandwidth", "write-bandwidth",
+                                         "read-latency", "write-latency",
+                                         "lba", "mdts", "tags", "mrrs", "mps",
+                                         "max-gen", "max-width", NULL };
+
 /* ---- the loader's keys of the forwarders ------------------------------------ */
 
 static const char *const socket_keys[] = { "id", "cpu", "memory",
@@ -136,6 +159,12 @@ static const struct mkind builtin[] = {
         .ops = &nvsw_ops, .role = MKIND_NVSWITCH, .fwd_latency = nvsw_latency,
         .yaml_list = "nvswitches", .yaml_what = "an NVSwitch",
         .yaml_keys = nvsw_keys, .reader = MKIND_READ_NVSWITCH,
+    },
+    {
+        .ops = &nvme_ops, .role = MKIND_ENDPOINT, .pcie = &nvme_pcie,
+        .yaml_list = "drives", .yaml_what = "an NVMe drive",
+        .yaml_keys = nvme_keys, .yaml_default = "drive",
+        .reader = MKIND_READ_DEVICE,
     },
 };
 

@@ -6,6 +6,8 @@ noinst_LTLIBRARIES += machine/libp2psim.la
 machine_libp2psim_la_SOURCES = \
 	%reldir%/exec.c \
 	%reldir%/exec.h \
+	%reldir%/storage.c \
+	%reldir%/storage.h \
 	%reldir%/fabric.c \
 	%reldir%/fabric.h \
 	%reldir%/flow.c \

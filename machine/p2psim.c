@@ -164,6 +164,7 @@ void p2psim_close(struct p2psim *p)
         free(p->nvl_sw);
         p2psim_trace_stop(p);
         p2psim__kernel_fini(p);
+        p2psim__storage_fini(p);
         p2psim__exec_fini(p);
         topo_machine_destroy(p->m);
         free(p);
@@ -430,22 +431,17 @@ int p2psim__p2p(const struct p2psim *p, unsigned a, unsigned b,
     return path_p2p_verdict(p->m, ga, gb, out);
 }
 
-int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
-               struct p2psim_verdict *out)
+static void verdict_pub(const struct p2p_verdict *in,
+                        struct p2psim_verdict *out)
 {
-    struct p2p_verdict in;
-    int rc = p2psim__p2p(p, a, b, &in);
-    if (rc < 0) {
-        return rc;
-    }
-    out->allowed = in.allowed;
-    out->reads_allowed = in.reads_allowed;
-    out->atomics = in.atomics;
-    out->transport = transport_pub[in.transport];
-    path_pub(&in.path, &out->path);
-    out->n_rules = in.n_rules;
-    for (unsigned i = 0; i < in.n_rules; i++) {
-        const struct path_rule *r = &in.rule[i];
+    out->allowed = in->allowed;
+    out->reads_allowed = in->reads_allowed;
+    out->atomics = in->atomics;
+    out->transport = transport_pub[in->transport];
+    path_pub(&in->path, &out->path);
+    out->n_rules = in->n_rules;
+    for (unsigned i = 0; i < in->n_rules; i++) {
+        const struct path_rule *r = &in->rule[i];
         struct p2psim_rule *o = &out->rule[i];
         o->id = rule_pub[r->id];
         o->blocks = r->blocks;
@@ -456,7 +452,33 @@ int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
         snprintf(o->says, sizeof(o->says), "%s", r->says);
         snprintf(o->fix, sizeof(o->fix), "%s", r->fix);
     }
-    return 0;
+}
+
+int p2psim_p2p(const struct p2psim *p, unsigned a, unsigned b,
+               struct p2psim_verdict *out)
+{
+    struct p2p_verdict in;
+    int rc = p2psim__p2p(p, a, b, &in);
+    if (rc == 0) {
+        verdict_pub(&in, out);
+    }
+    return rc;
+}
+
+int p2psim_drive_gds(const struct p2psim *p, unsigned drive, unsigned gpu,
+                     struct p2psim_verdict *out)
+{
+    struct sim_component *d = p2psim__drive(p, drive);
+    struct sim_component *g = fab_gpu(p->m->fab, gpu);
+    if (!d || !g) {
+        return -SIM_EINVAL;
+    }
+    struct p2p_verdict in;
+    int rc = path_gds_verdict(p->m, d, g, &in);
+    if (rc == 0) {
+        verdict_pub(&in, out);
+    }
+    return rc;
 }
 
 unsigned p2psim_nvlink_count(const struct p2psim *p)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "machine/exec.h"
+#include "machine/storage.h"
 #include "machine/trace_sink.h"
 #include "sim/time.h"
 

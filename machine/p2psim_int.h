@@ -11,6 +11,7 @@
 struct p2psim_flow;
 struct p2psim_trace;
 struct xop;
+struct storage;
 struct topo_machine;
 struct p2p_verdict;
 
@@ -73,6 +74,9 @@ struct p2psim {
     const char **nvsw;
     unsigned n_nvsw;
     int (*nvl_sw)[2];
+    /* the drives' queues and operations (machine/storage.c); NULL: none
+     * used yet */
+    struct storage *storage;
 };
 
 /* p2psim_p2p in machine/path.h's own terms (no translation), for the
@@ -85,6 +89,15 @@ int p2psim__p2p(const struct p2psim *p, unsigned a, unsigned b,
  * owns the section reports that, cuda/cudart/api_costs.c). */
 int p2psim__section_time(const struct p2psim *p, const char *name,
                          const char *key, sim_time_t *ps);
+
+/* The peer mapping (p2psim_peer_map) that holds [hbm, hbm + len) of
+ * GPU gpu, or NULL. */
+const struct exec_peer_map *p2psim__find_map(const struct p2psim *p,
+                                            unsigned gpu, uint64_t hbm,
+                                            uint64_t len);
+/* Drive i's component (machine/storage.c), or NULL; their I/O state. */
+struct sim_component *p2psim__drive(const struct p2psim *p, unsigned i);
+void p2psim__storage_fini(struct p2psim *p);
 
 int p2psim__exec_init(struct p2psim *p);
 void p2psim__exec_fini(struct p2psim *p);

@@ -305,29 +305,32 @@ static const char *const policy_names[] = { "forwards P2P",
                                             "forwards only P2P writes",
                                             "refuses P2P" };
 
+static void product_rule(struct p2p_verdict *v, const struct sim_component *g)
+{
+    const struct gpu_info *in = gpu_get_info(g);
+    if (!in->p2p_blocked) {
+        return;
+    }
+    if (in->p2p_unlocked) {
+        rule(v, RULE_PRODUCT, false, false,
+             "%s is a %s, whose P2P is blocked by the product, but the "
+             "machine file says the block was lifted (p2p-unlocked)",
+             g->name, in->name);
+        return;
+    }
+    struct path_rule *r = rule(v, RULE_PRODUCT, true, false,
+                               "%s is a %s: the product blocks P2P over "
+                               "PCIe (GeForce)", g->name, in->name);
+    snprintf(r->fix, sizeof(r->fix),
+             "use a datacenter or workstation GPU, or a driver that lifts "
+             "the block (p2p-unlocked: true on %s)", g->name);
+}
+
 static void product_rules(struct p2p_verdict *v, const struct sim_component *a,
                           const struct sim_component *b)
 {
-    const struct sim_component *g[2] = { a, b };
-    for (int i = 0; i < 2; i++) {
-        const struct gpu_info *in = gpu_get_info(g[i]);
-        if (!in->p2p_blocked) {
-            continue;
-        }
-        if (in->p2p_unlocked) {
-            rule(v, RULE_PRODUCT, false, false,
-                 "%s is a %s, whose P2P is blocked by the product, but the "
-                 "machine file says the block was lifted (p2p-unlocked)",
-                 g[i]->name, in->name);
-            continue;
-        }
-        struct path_rule *r = rule(v, RULE_PRODUCT, true, false,
-                                   "%s is a %s: the product blocks P2P over "
-                                   "PCIe (GeForce)", g[i]->name, in->name);
-        snprintf(r->fix, sizeof(r->fix),
-                 "use a datacenter or workstation GPU, or a driver that lifts "
-                 "the block (p2p-unlocked: true on %s)", g[i]->name);
-    }
+    product_rule(v, a);
+    product_rule(v, b);
 }
 
 /*
@@ -447,14 +450,14 @@ static void pcie_rules(struct p2p_verdict *v, const struct path *p)
         }
         struct path_rule *r = rule(v, RULE_SOCKET, pol == RC_P2P_REFUSE,
                                    pol != RC_P2P_REFUSE,
-                                   "the GPUs are on different sockets (%s, "
+                                   "the devices are on different sockets (%s, "
                                    "%s): the socket link carries the "
                                    "traffic, and %s %s from the other "
                                    "socket%s", p->rc_a->name, p->rc_b->name,
                                    p->rc_b->name, policy_names[pol], rate);
         if (pol == RC_P2P_REFUSE) {
             snprintf(r->fix, sizeof(r->fix),
-                     "put both GPUs on one socket (this CPU does not forward "
+                     "put both devices on one socket (this CPU does not forward "
                      "P2P across its socket link)");
         }
         if (pol == RC_P2P_WRITES_ONLY) {
@@ -477,7 +480,7 @@ static void pcie_rules(struct p2p_verdict *v, const struct path *p)
                                    p->rc_a->name, policy_names[pol]);
         if (pol == RC_P2P_REFUSE) {
             snprintf(r->fix, sizeof(r->fix),
-                     "put both GPUs below one PCIe switch, or use a CPU whose "
+                     "put both devices below one PCIe switch, or use a CPU whose "
                      "root complex forwards P2P (p2p: forward)");
         } else if (pol == RC_P2P_WRITES_ONLY) {
             v->reads_allowed = false;
@@ -644,6 +647,39 @@ int path_p2p_verdict(const struct topo_machine *m,
     pcie_rules(v, &v->path);
     bar1_rule(v, b);
     atomics_rule(v, a, b);
+    if (v->allowed) {
+        v->transport = TRANSPORT_PCIE;
+    }
+    return 0;
+}
+
+/*
+ * GPUDirect Storage: a drive's DMA straight into GPU g's memory through
+ * its BAR1 is P2P between the drive and the GPU, decided by the same PCIe
+ * rules as between GPUs (the product, ACS, root complex, IOMMU, BAR1);
+ * NVLink plays no part.
+ */
+int path_gds_verdict(const struct topo_machine *m,
+                     const struct sim_component *drive,
+                     const struct sim_component *g, struct p2p_verdict *v)
+{
+    memset(v, 0, sizeof(*v));
+    v->allowed = true;
+    v->reads_allowed = true;
+    int rc = path_compute(m, drive, g, &v->path);
+    if (rc == -SIM_ENOMEM) {
+        return rc;
+    }
+    if (rc < 0) {
+        rule(v, RULE_PATH, true, false, "%s and %s are not both connected",
+             drive->name, g->name);
+        return 0;
+    }
+    v->path.cls = v->path.pcie_cls;
+    v->path.nv_links = 0;
+    product_rule(v, g);
+    pcie_rules(v, &v->path);
+    bar1_rule(v, g);
     if (v->allowed) {
         v->transport = TRANSPORT_PCIE;
     }

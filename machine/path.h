@@ -119,4 +119,11 @@ int path_p2p_verdict(const struct topo_machine *m,
                      const struct sim_component *a,
                      const struct sim_component *b, struct p2p_verdict *v);
 
+/* GPUDirect Storage from drive (a DMA master on port "pcie") into GPU g
+ * through its BAR1: the PCIe rules of P2P, the GPU's product and BAR1.
+ * 0, or -SIM_ENOMEM as path_compute. */
+int path_gds_verdict(const struct topo_machine *m,
+                     const struct sim_component *drive,
+                     const struct sim_component *g, struct p2p_verdict *v);
+
 #endif /* P2PSIM_MACHINE_PATH_H */

@@ -28,6 +28,8 @@ models_libmodels_la_SOURCES = \
 	%reldir%/nvlink/nvswitch.c \
 	%reldir%/nvlink/power.c \
 	%reldir%/nvlink/power.h \
+	%reldir%/nvme/nvme.c \
+	%reldir%/nvme/nvme.h \
 	%reldir%/mem/sparse.c \
 	%reldir%/mem/sparse.h \
 	%reldir%/pcie/acs.c \

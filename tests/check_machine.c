@@ -25,6 +25,7 @@ int main(void)
     srunner_add_suite(sr, make_describe_suite());
     srunner_add_suite(sr, make_swview_suite());
     srunner_add_suite(sr, make_kinds_suite());
+    srunner_add_suite(sr, make_storage_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -46,6 +46,7 @@ Suite *make_trace_sink_suite(void);
 Suite *make_describe_suite(void);
 Suite *make_swview_suite(void);
 Suite *make_kinds_suite(void);
+Suite *make_storage_suite(void);
 
 /* cuda/ (below the shim's exported face) */
 Suite *make_cudart_error_suite(void);

@@ -88,6 +88,17 @@ check "explain --set bad value: located error" 2 "^--set:1:33: error: .*bogus" \
     --set sockets.cpu0.root-complex.iommu=bogus
 check "topo --set: P2P matrix follows" 0 "^     0    0    1" \
     $p2psim topo $VM --set 'gpus.*.gpudirect-clique=2'
+check "topo lists drives and GDS" 0 "^nvme2	PHB	PHB	1 1" \
+    $p2psim topo $T/gds-l40s-switch.yaml
+check "explain drive: GDS available" 0 "^GDS: available" \
+    $p2psim explain $T/gds-l40s-switch.yaml nvme0 gpu0
+check "explain drive: GDS blocked by the IOMMU" 0 "\[blocks\] IOMMU" \
+    $p2psim explain $T/gds-acs-iommu.yaml nvme0 gpu0
+check "explain drive: the bounce buffer" 0 "^GDS: not available" \
+    $p2psim explain $T/gds-acs-iommu.yaml nvme0 gpu0
+check "explain drive --set passthrough lifts it" 0 "^GDS: available" \
+    $p2psim explain $T/gds-acs-iommu.yaml nvme0 gpu0 \
+    --set sockets.cpu0.root-complex.iommu=passthrough
 check "topo --dot" 0 "" $p2psim topo $T/dgx1-v100.yaml --dot cli-test.dot
 check "dot file is a graph" 0 "graph" cat cli-test.dot
 rm -f cli-test.dot

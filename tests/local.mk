@@ -66,7 +66,8 @@ tests_check_machine_SOURCES = \
 	%reldir%/machine/check_trace.c \
 	%reldir%/machine/check_describe.c \
 	%reldir%/machine/check_swview.c \
-	%reldir%/machine/check_kinds.c
+	%reldir%/machine/check_kinds.c \
+	%reldir%/machine/check_storage.c
 tests_check_machine_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) \
 	-DP2PSIM_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_machine_LDADD = machine/libp2psim.la $(CHECK_LIBS) -lpthread

@@ -1,7 +1,8 @@
 /*
  * tools/cmd_explain.c - `p2psim explain [FILE] GPU_A GPU_B`: the path hop
  * by hop, its class and transport, and every rule that decides P2P and its
- * speed, each with the change that would lift it.
+ * speed, each with the change that would lift it; with a drive as GPU_A,
+ * the same for GPUDirect Storage from it.
  */
 #include <config.h>
 
@@ -21,6 +22,8 @@ static void explain_usage(FILE *f)
             "(as nvidia-smi topo -m), the transport, and every rule that\n"
             "blocks or slows it, with the change that would lift each.\n"
             "GPUs are named as in the machine file (gpu0) or by number (0).\n"
+            "With a drive as GPU_A (nvme0), explain GPUDirect Storage from\n"
+            "it into GPU_B: the same P2P rules decide it.\n"
             "FILE is a machine file; without it, the built-in default.\n\n"
             "  --set PATH=VALUE  override a value of the machine file, e.g.\n"
             "                    sockets.cpu0.root-complex.iommu=passthrough\n"
@@ -77,17 +80,27 @@ int cmd_explain(int argc, char **argv)
     if (!p) {
         return CLI_BAD_INPUT;
     }
-    int a = cli_gpu(p, argv[argc - 2]);
+    /* a drive as the first: GPUDirect Storage from it into the GPU */
+    int drive = p2psim_drive_find(p, argv[argc - 2]);
+    int a = drive >= 0 ? 0 : cli_gpu(p, argv[argc - 2]);
     int b = a < 0 ? -1 : cli_gpu(p, argv[argc - 1]);
     if (a < 0 || b < 0) {
         p2psim_close(p);
         return CLI_BAD_INPUT;
     }
     struct p2psim_verdict v;
-    p2psim_p2p(p, (unsigned)a, (unsigned)b, &v);
-    printf("%s (%s) -> %s (%s) on %s\n", p2psim_gpu_id(p, (unsigned)a),
-           p2psim_gpu_model(p, (unsigned)a), p2psim_gpu_id(p, (unsigned)b),
-           p2psim_gpu_model(p, (unsigned)b), p2psim_machine_name(p));
+    if (drive >= 0) {
+        p2psim_drive_gds(p, (unsigned)drive, (unsigned)b, &v);
+        printf("%s (NVMe drive) -> %s (%s) on %s: GPUDirect Storage\n",
+               p2psim_drive_id(p, (unsigned)drive),
+               p2psim_gpu_id(p, (unsigned)b), p2psim_gpu_model(p, (unsigned)b),
+               p2psim_machine_name(p));
+    } else {
+        p2psim_p2p(p, (unsigned)a, (unsigned)b, &v);
+        printf("%s (%s) -> %s (%s) on %s\n", p2psim_gpu_id(p, (unsigned)a),
+               p2psim_gpu_model(p, (unsigned)a), p2psim_gpu_id(p, (unsigned)b),
+               p2psim_gpu_model(p, (unsigned)b), p2psim_machine_name(p));
+    }
     if (v.path.n_hops) {
         printf("\nPCIe path:\n");
         for (unsigned i = 0; i < v.path.n_hops; i++) {
@@ -119,14 +132,22 @@ int cmd_explain(int argc, char **argv)
                "peer memory through its NVLink window, no BAR1)",
                v.path.nv_links);
     }
-    if (v.transport == P2PSIM_TRANSPORT_PCIE && gen) {
+    if (v.transport == P2PSIM_TRANSPORT_PCIE && gen && drive < 0) {
         printf(" (%s's link: Gen%u x%u)", p2psim_gpu_id(p, (unsigned)a), gen,
                width);
     }
-    printf("\nP2P: %s\n", !v.allowed          ? "not available: copies are "
-                                                "staged through host memory"
-                          : v.reads_allowed ? "available (reads and writes)"
-                                            : "available for writes only");
+    if (drive >= 0) {
+        printf("\nGDS: %s\n", v.allowed ? "available: the drive writes into "
+                                          "the GPU's memory through its BAR1"
+                                        : "not available: reads into the GPU "
+                                          "use a bounce buffer in host "
+                                          "memory");
+    } else {
+        printf("\nP2P: %s\n", !v.allowed        ? "not available: copies are "
+                                                  "staged through host memory"
+                              : v.reads_allowed ? "available (reads and writes)"
+                                                : "available for writes only");
+    }
     printf("\nrules:\n");
     if (v.n_rules == 0) {
         printf("  none: a direct path with nothing in the way\n");

@@ -176,6 +176,29 @@ int cmd_topo(int argc, char **argv)
         printf(" GPU%u=%s (%s)", i, p2psim_gpu_id(p, i), p2psim_gpu_model(p, i));
     }
     printf("\n");
+    unsigned nd = p2psim_drive_count(p);
+    if (nd) {
+        printf("\nDrives (class to each GPU, then GPUDirect Storage into "
+               "each):\n");
+        for (unsigned j = 0; j < n; j++) {
+            printf("\tGPU%u", j);
+        }
+        printf("\tGDS\n");
+    }
+    for (unsigned i = 0; i < nd; i++) {
+        printf("%s\t", p2psim_drive_id(p, i));
+        struct p2psim_verdict v;
+        char gds[80] = "";
+        for (unsigned j = 0; j < n; j++) {
+            p2psim_drive_gds(p, i, j, &v);
+            print_cell(&v.path);
+            printf("\t");
+            size_t at = strlen(gds);
+            snprintf(gds + at, sizeof(gds) - at, "%s%d", j ? " " : "",
+                     v.allowed ? 1 : 0);
+        }
+        printf("%s\n", gds);
+    }
     int rc = CLI_OK;
     if (dot) {
         rc = write_dot(p, dot);
