@@ -434,7 +434,9 @@ static int drive_io(struct p2psim *p, bool read, unsigned drive,
     if (buf->kind == P2PSIM_DEVICE) {
         struct p2psim_verdict v;
         int rc = p2psim_drive_gds(p, drive, buf->gpu, &v);
-        o->bounce = rc < 0 || !v.allowed || (flags & P2PSIM_DRIVE_BOUNCE) ||
+        /* a write reads the GPU's memory: P2P reads must pass too */
+        o->bounce = rc < 0 || !v.allowed || (!read && !v.reads_allowed) ||
+                    (flags & P2PSIM_DRIVE_BOUNCE) ||
                     peer_bus(p, buf->gpu, buf->addr, len, &o->bus) < 0;
     }
     if (o->bounce) {

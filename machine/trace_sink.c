@@ -38,7 +38,9 @@
 #include "machine/p2psim.h"
 #include "machine/p2psim_int.h"
 #include "machine/fabric.h"
+#include "machine/kinds.h"
 #include "models/gpu/gpu.h"
+#include "models/nvme/nvme.h"
 #include "models/pcie/link.h"
 #include "machine/topology.h"
 #include "sim/component.h"
@@ -490,6 +492,21 @@ static void sample(struct p2psim_trace *tr, sim_time_t at)
                 gc.bytes_written_in);
         fprintf(f, "%" PRIu64 ",%s,read_served_bytes,%" PRIu64 "\n", at,
                 c->name, gc.bytes_read_in);
+    }
+    for (uint32_t i = 0; i < sim_component_count(tr->sim); i++) {
+        const struct sim_component *c = sim_component_at(tr->sim, i);
+        const struct mkind *k = mkind_of(c);
+        if (!k || k->ops != &nvme_ops) {
+            continue;
+        }
+        struct nvme_counters nc;
+        nvme_get_counters(c, &nc);
+        fprintf(f, "%" PRIu64 ",%s,read_bytes,%" PRIu64 "\n", at, c->name,
+                nc.bytes_read);
+        fprintf(f, "%" PRIu64 ",%s,written_bytes,%" PRIu64 "\n", at,
+                c->name, nc.bytes_written);
+        fprintf(f, "%" PRIu64 ",%s,commands,%" PRIu64 "\n", at, c->name,
+                nc.commands);
     }
     tr->last_sample = at;
 }

@@ -567,6 +567,14 @@ void nvme_ring_sq(struct sim_component *c, unsigned tail)
     }
 }
 
+void nvme_get_counters(const struct sim_component *c, struct nvme_counters *out)
+{
+    const struct nvme *d = nvme_from(c);
+    out->bytes_read = d->cnt.bytes_read;
+    out->bytes_written = d->cnt.bytes_written;
+    out->commands = d->cnt.cqes;
+}
+
 struct mem_sparse *nvme_media(struct sim_component *c)
 {
     return nvme_from(c)->media;

@@ -54,6 +54,13 @@ int nvme_create_queues(struct sim_component *c, uint64_t sq, uint64_t cq,
 /* The SQ tail doorbell: entries up to tail (exclusive, mod depth) wait. */
 void nvme_ring_sq(struct sim_component *c, unsigned tail);
 
+/* Bytes the DMA engine moved: read from the media out to the bus, and
+ * written in from the bus; commands completed. */
+struct nvme_counters {
+    uint64_t bytes_read, bytes_written, commands;
+};
+void nvme_get_counters(const struct sim_component *c, struct nvme_counters *out);
+
 struct mem_sparse *nvme_media(struct sim_component *c);
 uint64_t nvme_capacity(const struct sim_component *c);
 unsigned nvme_lba(const struct sim_component *c);

@@ -8,6 +8,7 @@
  */
 #include <config.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,64 @@ START_TEST(test_write)
 }
 END_TEST
 
+/* In the flow fidelity the drive's TLPs are the same, the bounce path's
+ * copy a flow: both figures agree with the TLP fidelity's within 1%. */
+START_TEST(test_flow)
+{
+    double t[2][2];
+    const char *fid[2] = { "tlp", "flow" };
+    for (unsigned f = 0; f < 2; f++) {
+        struct p2psim_options o = { .fidelity = fid[f] };
+        struct p2psim *p = test_open(SWITCH_FILE, &o);
+        struct p2psim_loc dst = { P2PSIM_DEVICE, 0, 0 };
+        for (unsigned b = 0; b < 2; b++) {
+            struct p2psim_copy_result r = read_into(
+                p, 2, 0, 8 << 20, dst, b ? P2PSIM_DRIVE_BOUNCE : 0);
+            t[f][b] = secs(&r);
+        }
+        p2psim_close(p);
+    }
+    printf("8 MiB nvme2 -> gpu0 (PHB): gds %.1f / %.1f us, bounce %.1f / "
+           "%.1f us (tlp / flow)\n", t[0][0] * 1e6, t[1][0] * 1e6,
+           t[0][1] * 1e6, t[1][1] * 1e6);
+    for (unsigned b = 0; b < 2; b++) {
+        ck_assert_msg(t[1][b] > t[0][b] * 0.99 && t[1][b] < t[0][b] * 1.01,
+                      "%u: %.1f against %.1f us", b, t[1][b] * 1e6,
+                      t[0][b] * 1e6);
+    }
+    ck_assert(t[0][1] > t[0][0]);
+}
+END_TEST
+
+/* A trace's counters have the drive's bytes and commands, and its link. */
+START_TEST(test_counters)
+{
+    struct p2psim *p = test_open(SWITCH_FILE, NULL);
+    char path[] = "check-storage-counters.csv";
+    struct p2psim_trace_options o = { .counters_path = path };
+    struct sim_error err;
+    sim_error_clear(&err);
+    ck_assert_int_eq(p2psim_trace_start(p, &o, &err), 0);
+    struct p2psim_loc dst = { P2PSIM_DEVICE, 1, 0 };
+    read_into(p, 1, 0, 1 << 20, dst, 0);
+    ck_assert_int_eq(p2psim_trace_stop(p), 0);
+    p2psim_close(p);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    bool bytes = false, cmds = false, link = false;
+    while (fgets(line, sizeof(line), f)) {
+        bytes |= strstr(line, ",nvme1,read_bytes,1048576") != NULL;
+        cmds |= strstr(line, ",nvme1,commands,8\n") != NULL;
+        link |= strstr(line, ",nvme1.pcie>sw0.dp3,bytes,") != NULL &&
+                strstr(line, ",bytes,0\n") == NULL;
+    }
+    fclose(f);
+    remove(path);
+    ck_assert(bytes && cmds && link);
+}
+END_TEST
+
 START_TEST(test_bad_args)
 {
     struct p2psim *p = test_open(SWITCH_FILE, NULL);
@@ -311,6 +370,8 @@ Suite *make_storage_suite(void)
     tcase_add_test(tc, test_bounce);
     tcase_add_test(tc, test_blocked);
     tcase_add_test(tc, test_write);
+    tcase_add_test(tc, test_flow);
+    tcase_add_test(tc, test_counters);
     tcase_add_test(tc, test_bad_args);
     suite_add_tcase(s, tc);
     return s;
