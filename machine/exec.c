@@ -18,8 +18,7 @@
  * (p2psim_copy_after): it joins that copy's engine ("ordered copies").
  *
  * Also here: fills of HBM (a copy-engine operation, see "fills"), direct
- * reads and writes of HBM bytes outside simulated time, and callbacks at
- * a simulated instant.
+ * reads and writes of HBM bytes outside time, and timed callbacks.
  */
 #include <config.h>
 
@@ -114,8 +113,9 @@ int p2psim__exec_init(struct p2psim *p)
     for (unsigned k = 0; k < p->n_host; k++) {
         struct sim_component *mem = socket_mem(p, k);
         if (mem) {
-            /* Model: pinned buffers come from the upper half of DRAM. */
+            /* Model: pinned buffers: the upper half of DRAM (a VM's). */
             uint64_t base = hmem_base(mem), size = hmem_size(mem);
+            p2psim__guest_memory(p, k, &base, &size);
             p->host[k].lo = base + size / 2;
             p->host[k].hi = base + size;
         }
@@ -144,6 +144,7 @@ int p2psim_host_register(struct p2psim *p, void *ptr, uint64_t len,
     if (socket >= p->n_host || len == 0) {
         return -SIM_EINVAL;
     }
+    socket = p2psim__guest_socket(p, socket);   /* a VM's: its memory's */
     struct sim_component *mem = socket_mem(p, socket);
     if (!mem) {
         return -SIM_ENOENT;
@@ -336,7 +337,6 @@ static int submit_on(struct xop *x, unsigned gpu, unsigned ce,
     return exec_dma_submit(x->p, gpu, d);
 }
 
-
 /* ---- staged peer copies ----
  *
  * The driver's pipeline (Model, after the measured behaviour of staged
@@ -495,7 +495,7 @@ static void staged_pump(struct xop *x)
 static int start_staged(struct xop *x)
 {
     x->res.staged = true;
-    x->staging_socket = P2PSIM_STAGING_SOCKET;
+    x->staging_socket = p2psim__guest_socket(x->p, P2PSIM_STAGING_SOCKET);
     int rc = ranges_alloc(&x->p->host[x->staging_socket], 2 * x->p->chunk,
                           NULL, &x->staging);
     if (rc < 0) {

@@ -20,7 +20,10 @@
  *     transits a third socket);
  *  4. with a translating IOMMU, host memory is mapped for every device
  *     below (Model: the driver's DMA mappings of pinned host memory);
- *     peer BARs are not (the driver maps only host memory).
+ *     peer BARs are not (the driver maps only host memory). A GPU given
+ *     to a VM (fab_add_vm) is instead in its VM's domain, which maps the
+ *     VM's memory window and its GPUs' BARs (VFIO maps a guest's RAM and
+ *     its devices' MMIO for it), and nothing else.
  * Link speeds are negotiated when links are connected (fab_connect).
  */
 #include <config.h>
@@ -49,6 +52,10 @@
 #include "sim/sim.h"
 
 #define FAB_MAX 4096
+#define FAB_MAX_VMS 16
+#define FAB_VM_MAX_GPUS 16
+/* VM k's IOMMU domain: above every requester ID (models/iommu/iommu.c) */
+#define FAB_VM_DOMAIN(k) (0x10000u + (k))
 
 /*
  * Receive buffers a port advertises (PCIe r6.0 §2.6.1), as credits: header
@@ -76,6 +83,15 @@ struct fab {
     /* enumeration state */
     unsigned next_bus;
     uint64_t next_mmio;
+    /* the VMs GPUs are passed through to (fab_add_vm) */
+    struct fab_vm {
+        char name[64];
+        const struct sim_component *rc;
+        uint64_t off, len, base;
+        struct sim_component *gpu[FAB_VM_MAX_GPUS];
+        unsigned n;
+    } vm[FAB_MAX_VMS];
+    unsigned n_vm;
 };
 
 struct fab *fab_create(struct sim *sim, struct sim_error *err)
@@ -378,6 +394,133 @@ struct socket_info {
     unsigned bus_first, bus_last;
 };
 
+/* ---- virtual machines ------------------------------------------------------ */
+
+/* The VM component c is given to, or -1. */
+static int vm_of(const struct fab *f, const struct sim_component *c)
+{
+    for (unsigned k = 0; k < f->n_vm; k++) {
+        for (unsigned i = 0; i < f->vm[k].n; i++) {
+            if (f->vm[k].gpu[i] == c) {
+                return (int)k;
+            }
+        }
+    }
+    return -1;
+}
+
+int fab_add_vm(struct fab *f, const char *name, const struct sim_component *rc,
+               uint64_t off, uint64_t len, struct sim_component *const *gpu,
+               unsigned n, struct sim_error *err)
+{
+    if (f->finalized || f->n_vm == FAB_MAX_VMS || n == 0 ||
+        n > FAB_VM_MAX_GPUS || !rc || !mkind_is(rc, MKIND_ROOT_COMPLEX)) {
+        return sim_error_set(err, SIM_EINVAL, "VM '%s': more than %d VMs, "
+                             "no GPU or more than %d, or no socket", name,
+                             FAB_MAX_VMS, FAB_VM_MAX_GPUS);
+    }
+    struct fab_vm *v = &f->vm[f->n_vm];
+    memset(v, 0, sizeof(*v));
+    snprintf(v->name, sizeof(v->name), "%s", name);
+    v->rc = rc;
+    v->off = off;
+    v->len = len;
+    for (unsigned i = 0; i < n; i++) {
+        if (!gpu[i] || !mkind_is_gpu(gpu[i]) || vm_of(f, gpu[i]) >= 0) {
+            return sim_error_set(err, SIM_EINVAL, "VM '%s': GPU %u is no "
+                                 "GPU, or one of another VM", name, i);
+        }
+        v->gpu[v->n++] = gpu[i];
+    }
+    f->n_vm++;
+    return 0;
+}
+
+uint64_t fab_vm_base(const struct fab *f, const char *name)
+{
+    for (unsigned k = 0; k < f->n_vm; k++) {
+        if (strcmp(f->vm[k].name, name) == 0) {
+            return f->vm[k].base;
+        }
+    }
+    return 0;
+}
+
+static const char *const iommu_mode_names[] = { "off", "passthrough",
+                                                "translating" };
+
+/* Place each VM's memory in its socket's DRAM; VFIO needs every IOMMU
+ * translating. */
+static int fab_place_vms(struct fab *f, const struct socket_info *s,
+                         unsigned n_sock, struct sim_error *err)
+{
+    for (unsigned k = 0; k < n_sock && f->n_vm; k++) {
+        struct iommu *mmu = rc_iommu(s[k].rc);
+        enum iommu_mode mode = mmu ? iommu_mode(mmu) : IOMMU_OFF;
+        if (mode != IOMMU_TRANSLATING) {
+            return sim_error_set(err, SIM_EINVAL,
+                                 "VM '%s': VFIO needs the IOMMU translating, "
+                                 "and %s has iommu: %s (set iommu: "
+                                 "translating on its root-complex)",
+                                 f->vm[0].name, s[k].rc->name,
+                                 iommu_mode_names[mode]);
+        }
+    }
+    for (unsigned v = 0; v < f->n_vm; v++) {
+        struct fab_vm *vm = &f->vm[v];
+        const struct socket_info *si = NULL;
+        for (unsigned k = 0; k < n_sock; k++) {
+            si = s[k].rc == vm->rc ? &s[k] : si;
+        }
+        uint64_t dram = si && si->dram_base <= si->dram_limit
+                            ? si->dram_limit - si->dram_base + 1 : 0;
+        if (!si || vm->off + vm->len > dram) {
+            return sim_error_set(err, SIM_ERANGE,
+                                 "VM '%s': its memory (%llu GiB, %llu GiB "
+                                 "from the start of %s's DRAM, after the "
+                                 "socket's earlier VMs) does not fit in "
+                                 "that DRAM (%llu GiB)", vm->name,
+                                 (unsigned long long)(vm->len >> 30),
+                                 (unsigned long long)(vm->off >> 30),
+                                 vm->rc->name,
+                                 (unsigned long long)(dram >> 30));
+        }
+        vm->base = si->dram_base + vm->off;
+    }
+    return 0;
+}
+
+/* Each VM's domain in every IOMMU: its memory and its own GPUs' BARs. */
+static int fab_map_vms(struct fab *f, const struct socket_info *s,
+                       unsigned n_sock, struct sim_error *err)
+{
+    for (unsigned k = 0; k < n_sock; k++) {
+        struct iommu *mmu = rc_iommu(s[k].rc);
+        for (unsigned v = 0; v < f->n_vm; v++) {
+            const struct fab_vm *vm = &f->vm[v];
+            int rc = 0;
+            for (unsigned i = 0; i < vm->n && rc == 0; i++) {
+                rc = iommu_set_domain(mmu, gpu_pcie_id(vm->gpu[i]),
+                                      FAB_VM_DOMAIN(v));
+            }
+            uint16_t rid = gpu_pcie_id(vm->gpu[0]);
+            if (rc == 0) {
+                rc = iommu_map(mmu, rid, vm->base, vm->len);
+            }
+            for (unsigned i = 0; i < vm->n && rc == 0; i++) {
+                rc = iommu_map(mmu, rid, gpu_bar1_base(vm->gpu[i]),
+                               gpu_bar1_size(vm->gpu[i]));
+            }
+            if (rc < 0) {
+                return sim_error_set(err, rc, "%s: cannot map VM '%s' in "
+                                     "its IOMMU domain", s[k].rc->name,
+                                     vm->name);
+            }
+        }
+    }
+    return 0;
+}
+
 static int fab_map_host_memory(struct fab *f, struct socket_info *s,
                                unsigned n_sock, struct sim_error *err)
 {
@@ -388,7 +531,8 @@ static int fab_map_host_memory(struct fab *f, struct socket_info *s,
         }
         for (unsigned g = 0; g < f->n_comp; g++) {
             const struct mkind *mk = mkind_of(f->comp[g]);
-            if (!mk || !mk->pcie || !mk->pcie->dma) {
+            if (!mk || !mk->pcie || !mk->pcie->dma ||
+                vm_of(f, f->comp[g]) >= 0) {
                 continue;
             }
             for (unsigned j = 0; j < n_sock; j++) {
@@ -590,7 +734,13 @@ int fab_finalize(struct fab *f, struct sim_error *err)
             }
         }
     }
-    int rc = fab_map_host_memory(f, sock, n_sock, err);
+    int rc = fab_place_vms(f, sock, n_sock, err);
+    if (rc == 0) {
+        rc = fab_map_host_memory(f, sock, n_sock, err);
+    }
+    if (rc == 0) {
+        rc = fab_map_vms(f, sock, n_sock, err);
+    }
     if (rc == 0) {
         rc = fab_finalize_nvlink(f, err);
     }

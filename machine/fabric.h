@@ -87,6 +87,19 @@ void fab_set_nvlink_power(struct fab *f, sim_time_t sleep_after_ps,
  * sleep. */
 struct nvl_power *fab_nvlink_power(struct fab *f);
 
+/*
+ * fab_add_vm - before finalize: GPUs gpu[0..n) are passed through (VFIO)
+ * to VM name, whose memory is the len bytes at off from the start of root
+ * complex rc's DRAM. finalize then needs every IOMMU translating, and puts
+ * the VM's GPUs in one domain of their own that maps that memory and
+ * their BARs only. 0 or -SIM_EINVAL (at most 16 VMs of 16 GPUs).
+ */
+int fab_add_vm(struct fab *f, const char *name, const struct sim_component *rc,
+               uint64_t off, uint64_t len, struct sim_component *const *gpu,
+               unsigned n, struct sim_error *err);
+/* After finalize: VM name's memory's bus address (0: no such VM). */
+uint64_t fab_vm_base(const struct fab *f, const char *name);
+
 /* Enumerate, place, route, negotiate. Once; then the machine can run. */
 int fab_finalize(struct fab *f, struct sim_error *err);
 

@@ -21,6 +21,7 @@ machine_libp2psim_la_SOURCES = \
 	%reldir%/links.c \
 	%reldir%/links.h \
 	%reldir%/p2psim.c \
+	%reldir%/p2psim_vm.c \
 	%reldir%/p2psim.h \
 	%reldir%/p2psim_int.h \
 	%reldir%/path.c \
@@ -37,6 +38,7 @@ machine_libp2psim_la_SOURCES = \
 	%reldir%/topology_override.c \
 	%reldir%/topology_pcie.c \
 	%reldir%/topology_vm.c \
+	%reldir%/topology_vms.c \
 	%reldir%/topology_yaml.c \
 	%reldir%/trace_sink.c \
 	%reldir%/trace_sink.h

@@ -134,6 +134,7 @@ struct p2psim *p2psim_open(const char *file, const struct p2psim_options *opt,
     }
     o.seed = opt ? opt->seed : 0;
     o.overrides = opt ? opt->overrides : NULL;
+    o.vm = opt && opt->vm && *opt->vm ? opt->vm : NULL;
     struct p2psim *p = calloc(1, sizeof(*p));
     if (!p) {
         sim_error_set(err, SIM_ENOMEM, "out of memory");
@@ -364,6 +365,7 @@ static const enum p2psim_rule_id rule_pub[] = {
     [RULE_VM_CLIQUE] = P2PSIM_RULE_VM_CLIQUE,
     [RULE_NVLINK_POWER] = P2PSIM_RULE_NVLINK_POWER,
     [RULE_ATOMICS] = P2PSIM_RULE_ATOMICS,
+    [RULE_VM_ISOLATION] = P2PSIM_RULE_VM_ISOLATION,
 };
 _Static_assert(sizeof(rule_pub) / sizeof(rule_pub[0]) == P2PSIM_RULE_N,
                "every rule of machine/path.h has a public name");

@@ -42,6 +42,13 @@ struct p2psim_options {
      * from P2PSIM_SET). NULL: none.
      */
     const char *overrides;
+    /*
+     * The machine as VM `vm` of its `vms:` sees it (topologies/SCHEMA.md):
+     * only that VM's GPUs (numbered from 0 in the file's order), and host
+     * buffers in the guest's memory. NULL or "": the host's view, every
+     * GPU. The CUDA shim takes it from P2PSIM_VM (`p2psim run --vm`).
+     */
+    const char *vm;
 };
 
 /* file NULL: the built-in default machine. NULL and err on failure. */
@@ -194,6 +201,7 @@ enum p2psim_rule_id {
     P2PSIM_RULE_VM_CLIQUE,      /* VM guest: GPUDirect P2P clique */
     P2PSIM_RULE_NVLINK_POWER,   /* the NVLinks sleep when idle */
     P2PSIM_RULE_ATOMICS,        /* peer atomics are not native */
+    P2PSIM_RULE_VM_ISOLATION,   /* the GPUs are given to different VMs */
     P2PSIM_RULE_N
 };
 
@@ -306,6 +314,33 @@ const struct p2psim_section *p2psim_section(const struct p2psim *p,
  */
 const char *p2psim_builtin_machine(unsigned i);
 const char *p2psim_builtin_text(const char *name);
+
+/*
+ * The host's virtual machines (the machine file's `vms:`): how many; VM
+ * k's name (NULL: bad k); the VM that GPU i is given to (-1: none, or a
+ * bad i); and the VM the machine is seen from (p2psim_options.vm; -1:
+ * the host's view).
+ */
+unsigned p2psim_vm_count(const struct p2psim *p);
+const char *p2psim_vm_name(const struct p2psim *p, unsigned k);
+int p2psim_gpu_vm(const struct p2psim *p, unsigned i);
+int p2psim_guest_vm(const struct p2psim *p);
+
+/* A DMA an IOMMU refused (a VM's GPU outside its domain, a peer BAR the
+ * driver did not map): where, by whom, what. */
+struct p2psim_iommu_fault {
+    unsigned socket;            /* whose root complex's IOMMU */
+    int gpu;                    /* the requester's GPU index; -1: not a GPU */
+    uint64_t addr;              /* the bus address it tried */
+    uint32_t len;               /* bytes */
+    bool write;
+    sim_time_t when;
+};
+
+/* The IOMMU faults recorded so far (each IOMMU keeps its first 256),
+ * socket by socket: the first max into out; returns how many there are. */
+unsigned p2psim_iommu_faults(const struct p2psim *p,
+                             struct p2psim_iommu_fault *out, unsigned max);
 
 /* The simulation underneath (for tests, traces and stats). */
 struct sim *p2psim_sim(const struct p2psim *p);

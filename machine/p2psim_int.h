@@ -98,6 +98,13 @@ const struct exec_peer_map *p2psim__find_map(const struct p2psim *p,
 /* Drive i's component (machine/storage.c), or NULL; their I/O state. */
 struct sim_component *p2psim__drive(const struct p2psim *p, unsigned i);
 void p2psim__storage_fini(struct p2psim *p);
+/* Seen from a VM (machine/p2psim_vm.c): the socket that holds host
+ * buffers asked of socket k (the guest's memory's), and the part of
+ * socket k's DRAM [*base, *base + *size) that is the guest's (*size 0:
+ * none); the host's view keeps k and the whole DRAM. */
+unsigned p2psim__guest_socket(const struct p2psim *p, unsigned k);
+void p2psim__guest_memory(const struct p2psim *p, unsigned k, uint64_t *base,
+                          uint64_t *size);
 
 int p2psim__exec_init(struct p2psim *p);
 void p2psim__exec_fini(struct p2psim *p);

@@ -409,10 +409,64 @@ static void nvlink_power_rule(const struct topo_machine *m,
              sim_time_to_us(m->nvl_sleep_after_ps) / 1e3);
 }
 
-static void iommu_rule(struct p2p_verdict *v, const struct sim_component *rc)
+/*
+ * How VMs hold a pair (vms:): its VM's name when both GPUs are given to
+ * one, "" when neither is in a VM, NULL when they are in different VMs
+ * (or one is the host's): vm_isolation_rule has said why that blocks.
+ */
+static const char *pair_vm(const struct topo_machine *m,
+                           const struct sim_component *a,
+                           const struct sim_component *b)
+{
+    int va = topo_vm_of(m, a->name), vb = topo_vm_of(m, b->name);
+    return va != vb ? NULL : va < 0 ? "" : m->vms[va].name;
+}
+
+/*
+ * GPUs given to different VMs are never peers: each VM's IOMMU domain
+ * maps its memory and its own GPUs' BARs only (machine/fabric.c,
+ * fab_add_vm), so neither guest's driver can reach the other's GPU, and a
+ * DMA that tries faults at the IOMMU (whose root complex it reaches: a
+ * switch without ACS redirect would turn it around below the IOMMU, which
+ * is why VFIO hosts set ACS on the switches' downstream ports).
+ */
+static void vm_isolation_rule(const struct topo_machine *m,
+                              struct p2p_verdict *v,
+                              const struct sim_component *a,
+                              const struct sim_component *b)
+{
+    if (pair_vm(m, a, b)) {
+        return;
+    }
+    int va = topo_vm_of(m, a->name), vb = topo_vm_of(m, b->name);
+    char wa[80], wb[80];
+    snprintf(wa, sizeof(wa), va < 0 ? "the host" : "VM '%s'",
+             va < 0 ? "" : m->vms[va].name);
+    snprintf(wb, sizeof(wb), vb < 0 ? "the host" : "VM '%s'",
+             vb < 0 ? "" : m->vms[vb].name);
+    struct path_rule *r = rule(v, RULE_VM_ISOLATION, true, false,
+                               "%s is given to %s and %s to %s: each VM has "
+                               "an IOMMU domain of its own, which maps only "
+                               "its memory and its own GPUs' BARs, so P2P "
+                               "between them is always blocked (a DMA that "
+                               "tries faults at the IOMMU, nothing written)",
+                               a->name, wa, b->name, wb);
+    snprintf(r->fix, sizeof(r->fix),
+             "give both GPUs to one VM (list them in one entry of vms:)");
+}
+
+static void iommu_rule(struct p2p_verdict *v, const struct sim_component *rc,
+                       const char *vm)
 {
     struct iommu *mmu = rc_iommu((struct sim_component *)rc);
-    if (!mmu || iommu_mode(mmu) != IOMMU_TRANSLATING) {
+    if (!mmu || iommu_mode(mmu) != IOMMU_TRANSLATING || !vm) {
+        return;
+    }
+    if (*vm) {
+        rule(v, RULE_IOMMU, false, false,
+             "the IOMMU of %s translates, and the domain of VM '%s' maps its "
+             "own GPUs' BARs (VFIO maps a guest's device memory for it): "
+             "P2P requests through it are allowed", rc->name, vm);
         return;
     }
     struct path_rule *r = rule(v, RULE_IOMMU, true, false,
@@ -425,7 +479,8 @@ static void iommu_rule(struct p2p_verdict *v, const struct sim_component *rc)
              "the kernel command line)", rc->name);
 }
 
-static void pcie_rules(struct p2p_verdict *v, const struct path *p)
+static void pcie_rules(struct p2p_verdict *v, const struct path *p,
+                       const char *vm)
 {
     const struct sim_component *through = NULL; /* RC the traffic crosses */
     if (p->acs_redirect) {
@@ -463,9 +518,9 @@ static void pcie_rules(struct p2p_verdict *v, const struct path *p)
         if (pol == RC_P2P_WRITES_ONLY) {
             v->reads_allowed = false;
         }
-        iommu_rule(v, p->rc_a);
+        iommu_rule(v, p->rc_a, vm);
         if (p->rc_b != p->rc_a) {
-            iommu_rule(v, p->rc_b);
+            iommu_rule(v, p->rc_b, vm);
         }
         return;
     }
@@ -490,7 +545,7 @@ static void pcie_rules(struct p2p_verdict *v, const struct path *p)
         }
     }
     if (through) {
-        iommu_rule(v, through);
+        iommu_rule(v, through, vm);
     }
 }
 
@@ -607,6 +662,7 @@ int path_p2p_verdict(const struct topo_machine *m,
              a->name, b->name);
         return 0;
     }
+    vm_isolation_rule(m, v, a, b);
     if (!v->path.nv_links) {
         product_rules(v, a, b);     /* the GeForce block is a PCIe one */
         vm_clique_rule(m, v, a, b); /* so is the guest's clique check */
@@ -644,7 +700,7 @@ int path_p2p_verdict(const struct topo_machine *m,
         nvlink_power_rule(m, v);
         return 0;
     }
-    pcie_rules(v, &v->path);
+    pcie_rules(v, &v->path, pair_vm(m, a, b));
     bar1_rule(v, b);
     atomics_rule(v, a, b);
     if (v->allowed) {

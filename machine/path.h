@@ -85,6 +85,7 @@ enum path_rule_id {
     RULE_VM_CLIQUE,             /* VM guest: GPUDirect P2P clique */
     RULE_NVLINK_POWER,          /* the NVLinks sleep when idle */
     RULE_ATOMICS,               /* peer atomics are not native */
+    RULE_VM_ISOLATION,          /* the GPUs are given to different VMs */
 };
 
 struct path_rule {

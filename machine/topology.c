@@ -64,7 +64,7 @@ int tl_set_prop(struct loader *L, struct sim_props *p, const char *key,
 static const char *const file_keys[] = {
     "p2psim-machine", "name", "description", "sources", "defaults",
     "socket-links", "nvlinks", "fabric-manager", "api-costs",
-    "virtual-machine", "nvlink-power", NULL,
+    "virtual-machine", "nvlink-power", "vms", NULL,
 };
 
 /* The valid top-level and defaults: keys: the file's, then each kind's
@@ -424,6 +424,9 @@ static int pass_wiring(struct loader *L, struct topo_machine *m)
     if (rc == 0) {
         rc = tl_check_nvlinks(L, m);
     }
+    if (rc == 0) {
+        rc = tl_parse_vms(L, m);
+    }
     return rc;
 }
 
@@ -455,6 +458,9 @@ static int pass_build(struct loader *L, struct topo_machine *m)
     }
     for (unsigned i = 0; i < L->n_ent && rc == 0; i++) {
         struct ent *e = &L->ent[i];
+        if (e->hidden) {
+            continue;           /* another VM's GPU */
+        }
         if (e->kind == MKIND_READ_SWITCH || e->kind == MKIND_READ_GPU ||
             e->kind == MKIND_READ_DEVICE) {
             rc = tl_build_device(L, m->fab, e);
@@ -472,10 +478,16 @@ static int pass_build(struct loader *L, struct topo_machine *m)
         rc = tl_build_nvlinks(L, m->fab);
     }
     if (rc == 0) {
+        rc = tl_build_vms(L, m);
+    }
+    if (rc == 0) {
         fab_set_fabric_manager(m->fab, m->fabric_manager == 1);
         fab_set_nvlink_power(m->fab, m->nvl_sleep_after_ps, m->nvl_wake_ps,
                              m->nvl_settle_ps, m->nvl_settle_rate);
         rc = fab_finalize(m->fab, L->err);
+    }
+    if (rc == 0) {
+        tl_vms_placed(m);
     }
     for (unsigned i = 0; rc == 0 && i < m->n_nvlinks; i++) {
         m->nvlink[i].comp_a = fab_find(m->fab, m->nvlink[i].a);
@@ -507,6 +519,7 @@ struct topo_machine *topo_load_string(const char *name, const char *text,
         return NULL;
     }
     m->fabric_manager = -1;
+    m->guest = -1;
     m->file = ydoc_intern(name);
     L->opt = opt;
     L->err = err;
@@ -594,6 +607,7 @@ void topo_machine_destroy(struct topo_machine *m)
     free(m->nvlink);
     free(m->socket);
     free(m->vm_gpu);
+    free(m->vms);
     topo_kept_free(m);
     free(m);
 }

@@ -38,6 +38,9 @@ struct topo_options {
      * "--set:N:C" (line N of this text, column C).
      */
     const char *overrides;
+    /* The machine as VM `vm` of its `vms:` sees it (its GPUs only, its
+     * memory); NULL: the host's view (every GPU). */
+    const char *vm;
 };
 
 struct topo_nvlink {
@@ -88,6 +91,26 @@ struct topo_vm_gpu {
     int clique;                 /* 0..TOPO_CLIQUE_MAX */
 };
 
+/*
+ * A virtual machine of the host's view (the machine file's `vms:`): GPUs
+ * passed through with VFIO to one guest, whose memory is a window of one
+ * socket's DRAM. Each VM has its own IOMMU domain (machine/fabric.c,
+ * fab_add_vm): it maps the VM's memory and its own GPUs' BARs, nothing
+ * else, so a DMA of its GPUs anywhere else faults at the IOMMU.
+ */
+#define TOPO_MAX_VMS 16
+#define TOPO_VM_MAX_GPUS 16
+
+struct topo_vm {
+    char name[64];
+    unsigned socket;            /* index of the socket its memory is in */
+    uint64_t mem_bytes;         /* the guest's memory */
+    uint64_t mem_offset;        /* its window from the socket's DRAM base */
+    uint64_t mem_base;          /* the window's bus address (after build) */
+    char gpu[TOPO_VM_MAX_GPUS][64]; /* GPU ids, in the file's order */
+    unsigned n_gpus;
+};
+
 struct topo_machine {
     struct sim *sim;            /* owns every component */
     struct fab *fab;
@@ -114,6 +137,11 @@ struct topo_machine {
     char vm_hypervisor[64];     /* "" when not named */
     struct topo_vm_gpu *vm_gpu; /* n_vm_gpus, in file order */
     unsigned n_vm_gpus;
+    /* vms: the host's VMs; guest: the one the machine is seen from (an
+     * index of vms, whose GPUs are the only ones built), -1: the host */
+    struct topo_vm *vms;
+    unsigned n_vms;
+    int guest;
 };
 
 /* Load a machine file. NULL and err on any error. */
@@ -133,6 +161,9 @@ void topo_machine_destroy(struct topo_machine *m);
 /* The gpudirect-clique of GPU gpu (an id) of m, or TOPO_CLIQUE_NONE when
  * m is not a virtual machine or the hypervisor gives that GPU none. */
 int topo_gpudirect_clique(const struct topo_machine *m, const char *gpu);
+
+/* The index in m->vms of the VM GPU gpu (an id) is given to; -1: none. */
+int topo_vm_of(const struct topo_machine *m, const char *gpu);
 
 /* ---- the data built into the binary (machine/topology_data.c, generated) -- */
 struct topo_embedded {

@@ -114,6 +114,8 @@ struct ent {
     unsigned max_gen, max_width;
     unsigned nvlinks_used;
     unsigned nvlinks_have;
+    bool hidden;                /* a GPU of another VM than the one seen
+                                   from (topology_vms.c): not built */
 };
 
 struct loader {
@@ -180,5 +182,10 @@ int tl_parse_nvlink_power(struct loader *L, struct topo_machine *m);
 int tl_keep_sections(struct loader *L, struct topo_machine *m);
 void topo_kept_free(struct topo_machine *m);
 int tl_parse_virtual_machine(struct loader *L, struct topo_machine *m);
+/* topology_vms.c: the host's VMs (vms:), and the view of one of them */
+int tl_parse_vms(struct loader *L, struct topo_machine *m);
+int tl_build_vms(struct loader *L, struct topo_machine *m);
+/* After the build: each VM's memory window's bus address. */
+void tl_vms_placed(struct topo_machine *m);
 
 #endif /* P2PSIM_MACHINE_TOPOLOGY_INT_H */

@@ -603,8 +603,8 @@ int tl_build_links(struct loader *L, struct fab *f)
     int rc = 0;
     for (unsigned i = 0; i < L->n_ent && rc == 0; i++) {
         struct ent *e = &L->ent[i];
-        if (e->kind != MKIND_READ_SWITCH && e->kind != MKIND_READ_GPU &&
-            e->kind != MKIND_READ_DEVICE) {
+        if ((e->kind != MKIND_READ_SWITCH && e->kind != MKIND_READ_GPU &&
+             e->kind != MKIND_READ_DEVICE) || e->hidden) {
             continue;
         }
         struct ent *p = &L->ent[e->parent];

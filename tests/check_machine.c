@@ -18,6 +18,7 @@ int main(void)
     srunner_add_suite(sr, make_nvlink_suite());
     srunner_add_suite(sr, make_override_suite());
     srunner_add_suite(sr, make_vm_suite());
+    srunner_add_suite(sr, make_vms_suite());
     srunner_add_suite(sr, make_exec_suite());
     srunner_add_suite(sr, make_flow_suite());
     srunner_add_suite(sr, make_kernel_suite());

@@ -39,6 +39,7 @@ Suite *make_topology_suite(void);
 Suite *make_route_suite(void);
 Suite *make_nvlink_suite(void);
 Suite *make_vm_suite(void);
+Suite *make_vms_suite(void);
 Suite *make_exec_suite(void);
 Suite *make_flow_suite(void);
 Suite *make_kernel_suite(void);

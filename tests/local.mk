@@ -60,6 +60,7 @@ tests_check_machine_SOURCES = \
 	%reldir%/machine/check_nvlink.c \
 	%reldir%/machine/check_override.c \
 	%reldir%/machine/check_vm.c \
+	%reldir%/machine/check_vms.c \
 	%reldir%/machine/check_exec.c \
 	%reldir%/machine/check_flow.c \
 	%reldir%/machine/check_kernel.c \

@@ -44,6 +44,7 @@ static const char *const rule_names[P2PSIM_RULE_N] = {
     [P2PSIM_RULE_VM_CLIQUE] = "virtual machine",
     [P2PSIM_RULE_NVLINK_POWER] = "NVLink power",
     [P2PSIM_RULE_ATOMICS] = "atomics",
+    [P2PSIM_RULE_VM_ISOLATION] = "VM isolation",
 };
 
 int cmd_explain(int argc, char **argv)

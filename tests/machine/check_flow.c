@@ -186,6 +186,11 @@ static void compare(struct p2psim *tlp, struct p2psim *flow, enum what w,
                   "%s %s %u->%u: tlp status %d%s, flow status %d%s", m,
                   what_name[w], a, b, x.status, x.staged ? " staged" : "",
                   y.status, y.staged ? " staged" : "");
+    if (x.status != 0) {
+        /* refused (an IOMMU fault: a VM's GPU and host memory outside its
+         * VM, vms:): the time of the error is no figure to compare */
+        return;
+    }
     ck_assert_msg(fabs(err) <= tol,
                   "%s %s %u->%u: tlp %.3f, flow %.3f (%+.2f%%, tolerance "
                   "%.0f%%)", m, what_name[w], a, b, x.v, y.v, err * 100,
