@@ -342,6 +342,13 @@ EXTRA_DIST += tests/cli_bench.sh tests/sweep_mpi.sh
 # (staged through host memory without it). Environment as above.
 TESTS += tests/vm_clique.sh
 EXTRA_DIST += tests/vm_clique.sh
+# tests/vms.sh: the host's virtual machines (vms:, issue 25) on
+# topologies/vm-host-4x-l40s-2vms.yaml: topo and explain in the host's
+# view and a VM's, programs under p2psim run --vm seeing their VM's GPUs
+# only (CUDA and NVML), P2P inside a VM beating staging. Environment as
+# above.
+TESTS += tests/vms.sh
+EXTRA_DIST += tests/vms.sh
 # tests/validate_gate.sh: the fidelity gate, p2psim validate --fidelity
 # flow --fail-above MEDIAN,MAX on every case of data/calibration/, each
 # with its own bounds (docs/validate.md). Environment as above.

@@ -234,4 +234,31 @@ out=$("$p2psim" explain 0 2 --set sockets.cpu0.root-complex.p2p-atomics=true 2>&
 claim "9: p2p-atomics=true: no atomics rule" sh -c \
     "! printf '%s\n' \"\$1\" | grep -q 'atomics:'" sh "$out"
 
+# ---- 11. Virtual machines: one host, two guests ---------------------------
+M11=$T/vm-host-4x-l40s-2vms.yaml
+check "11: topo: P2P only within a VM" 0 "^     0    0    1    0    0$" \
+    "$p2psim" topo "$M11"
+check "11: topo: each VM's GPUs" 0 "^VM vm-b: GPU2 GPU3$" printf '%s\n' "$out"
+check "11: explain gpu0 gpu2: VM isolation blocks" 0 \
+    "\[blocks\] VM isolation: gpu0 is given to VM 'vm-a' and gpu2 to VM 'vm-b'" \
+    "$p2psim" explain "$M11" gpu0 gpu2
+check "11: explain gpu0 gpu1: allowed through vm-a's domain" 0 \
+    "\[ok\] IOMMU: .*the domain of VM 'vm-a' maps" \
+    "$p2psim" explain "$M11" gpu0 gpu1
+check "11: topo --vm vm-b: its two GPUs only" 0 \
+    "^GPUs: GPU0=gpu2 (L40S) GPU1=gpu3 (L40S)$" "$p2psim" topo "$M11" --vm vm-b
+check "11: sweep inside vm-a" 0 "" env P2PSIM_VM=vm-a "$p2psim" sweep "$M11" \
+    --fidelity flow --measure 'p2p-bandwidth 0 1' \
+    --measure 'staged-bandwidth 0 1' --csv "$work/s11.csv"
+check "11: the same P2P rate with teaching-acs-iommu's IOMMU in passthrough" \
+    0 "" "$p2psim" sweep "$MT" --fidelity flow \
+    --set sockets.cpu0.root-complex.iommu=passthrough \
+    --measure 'p2p-bandwidth 0 1' --csv "$work/s11t.csv"
+p11=$(field 2 1 "$work/s11.csv") s11=$(field 2 2 "$work/s11.csv")
+t11=$(field 2 -1 "$work/s11t.csv")
+claim "11: inside vm-a P2P beats staging ($p11 > $s11)" gt "$p11" "$s11"
+claim "11: vm-a's P2P within 1% of the passthrough hairpin ($p11, $t11)" \
+    awk -v a="$p11" -v b="$t11" 'BEGIN { d = a - b; if (d < 0) d = -d;
+                                        exit !(b > 0 && d <= 0.01 * b) }'
+
 finish stories

@@ -6,12 +6,12 @@
  * our headers and p2psim-cudart.pc). This command puts the directory that
  * holds the shim (our libcudart.so.13, with our libcuda.so.1 before it)
  * first on LD_LIBRARY_PATH, so the loader picks them (reference/cuda-api.md
- * §0 item 3 and §3.3), and tells the shim what to do through the
- * environment:
+ * §0 item 3 and §3.3), and tells the shim what to do in the environment:
  *
  *   P2PSIM_TOPOLOGY  the machine file (validated here first, so a bad file
  *                    is reported as file:line:column before the program
  *                    starts); unset: the shim's built-in default machine
+ *   P2PSIM_VM        --vm NAME: the machine as VM NAME (of vms:) sees it
  *   P2PSIM_REPORT=1  the shim prints its summary on stderr at exit
  *                    (not with --quiet)
  *   P2PSIM_STATS     the shim writes the same summary as JSON there
@@ -73,6 +73,7 @@
 
 struct run_opts {
     const char *topology;       /* as given: a file or a built-in name */
+    const char *vm;             /* --vm NAME: seen from that VM */
     const char *stats;
     struct cli_trace tr;        /* --trace, --counters, ... */
     const char *record;         /* --record FILE: the API trace */
@@ -129,6 +130,10 @@ static void run_usage(FILE *f)
             "built-in one;\n"
             "                default: $P2PSIM_TOPOLOGY, else the built-in "
             "default machine\n"
+            "  --vm NAME     run inside VM NAME of the machine's vms: (its "
+            "GPUs only,\n"
+            "                its memory; default: $P2PSIM_VM, else the "
+            "host's view)\n"
             "  --stats FILE  write the run's summary as JSON to FILE\n"
             "  --record FILE write the program's API trace (every CUDA "
             "call, its\n"
@@ -335,7 +340,8 @@ static int write_nccl_topology(const char *file, struct run_machine *m)
     if (set && *set) {
         return 0;
     }
-    struct p2psim_options popt = { .overrides = getenv("P2PSIM_SET") };
+    struct p2psim_options popt = { .overrides = getenv("P2PSIM_SET"),
+                                   .vm = getenv("P2PSIM_VM") };
     struct p2psim *p = cli_open_opt(file, &popt);
     if (!p) {
         return -1;
@@ -772,6 +778,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 {
     static const struct option opts[] = {
         { "topology", required_argument, NULL, 't' },
+        { "vm", required_argument, NULL, 'V' },
         { "stats", required_argument, NULL, 's' },
         CLI_TRACE_OPTIONS,
         CLI_TRACE_PLOT_OPTION,
@@ -789,6 +796,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
     while ((c = getopt_long(argc, argv, "+hq", opts, NULL)) != -1) {
         switch (c) {
         case 't': o->topology = optarg; break;
+        case 'V': o->vm = optarg; break;
         case 's': o->stats = optarg; break;
         case 'R': o->record = optarg; break;
         case 'C': o->real = true; break;
@@ -809,10 +817,14 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         fprintf(stderr, "p2psim run: no program given (%s)\n", RUN_USAGE);
         return -1;
     }
-    if (o->real && (o->topology || cli_trace_any(&o->tr) || o->stats)) {
+    if (o->real && (o->topology || o->vm || cli_trace_any(&o->tr) ||
+                    o->stats)) {
         fprintf(stderr, "p2psim run: --real runs on the real GPU: no "
-                        "--topology, --trace, --events, --counters or "
-                        "--stats\n");
+                        "--topology, --vm, --trace, --events, --counters "
+                        "or --stats\n");
+        return -1;
+    }
+    if (o->vm && setenv("P2PSIM_VM", o->vm, 1) < 0) {
         return -1;
     }
     if (cli_trace_check(&o->tr, "run") < 0) {

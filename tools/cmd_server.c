@@ -82,6 +82,7 @@ static struct p2psim *server_open(const char *file)
     opt.engine = getenv("P2PSIM_ENGINE");
     opt.fidelity = getenv("P2PSIM_FIDELITY");
     opt.overrides = getenv("P2PSIM_SET");
+    opt.vm = getenv("P2PSIM_VM");
     /* As every command loads it: a bad api-costs: is an error of the
      * file here too, though the processes' runtimes read them. */
     struct p2psim *p = cli_open_opt(file, &opt);

@@ -22,7 +22,7 @@ static void topo_usage(FILE *f)
     fprintf(f,
             "usage: p2psim topo [FILE] [--dot OUT.dot] [--png OUT.png] "
             "[--nccl-xml OUT.xml]\n"
-            "                   [--set PATH=VALUE]...\n\n"
+            "                   [--vm NAME] [--set PATH=VALUE]...\n\n"
             "Print how every pair of GPUs is connected, in the layout of\n"
             "nvidia-smi topo -m, then which pairs can use P2P (as\n"
             "cudaDeviceCanAccessPeer answers). FILE is a machine file; "
@@ -39,6 +39,10 @@ static void topo_usage(FILE *f)
             "p2psim run\n"
             "              hands such a file to programs unless "
             "NCCL_TOPO_FILE is set\n"
+            "  --vm NAME   the machine as VM NAME of its vms: sees it: its "
+            "GPUs only,\n"
+            "              numbered from 0 (as p2psim run --vm NAME shows "
+            "them)\n"
             "  --set PATH=VALUE  override a value of the machine file "
             "(repeatable;\n"
             "              topologies/SCHEMA.md, \"Overrides\")\n");
@@ -95,6 +99,26 @@ static int write_dot(const struct p2psim *p, const char *path)
     return rc < 0 ? CLI_FAIL : CLI_OK;
 }
 
+/* The machine's VMs (vms:): each one's GPUs, or the one it is seen from. */
+static void print_vms(const struct p2psim *p)
+{
+    int guest = p2psim_guest_vm(p);
+    if (guest >= 0) {
+        printf("Seen from VM %s: its GPUs only\n",
+               p2psim_vm_name(p, (unsigned)guest));
+        return;
+    }
+    for (unsigned k = 0; k < p2psim_vm_count(p); k++) {
+        printf("VM %s:", p2psim_vm_name(p, k));
+        for (unsigned i = 0; i < p2psim_gpu_count(p); i++) {
+            if (p2psim_gpu_vm(p, i) == (int)k) {
+                printf(" GPU%u", i);
+            }
+        }
+        printf("\n");
+    }
+}
+
 int cmd_topo(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -102,10 +126,11 @@ int cmd_topo(int argc, char **argv)
         { "png", required_argument, NULL, 'p' },
         { "nccl-xml", required_argument, NULL, 'x' },
         { "set", required_argument, NULL, 's' },
+        { "vm", required_argument, NULL, 'V' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *dot = NULL, *png = NULL, *xml = NULL;
+    const char *dot = NULL, *png = NULL, *xml = NULL, *vm = NULL;
     char *ov = NULL;
     int c;
     optind = 1;
@@ -114,6 +139,7 @@ int cmd_topo(int argc, char **argv)
         case 'd': dot = optarg; break;
         case 'p': png = optarg; break;
         case 'x': xml = optarg; break;
+        case 'V': vm = optarg; break;
         case 's':
             if (cli_add_override(&ov, optarg) < 0) {
                 free(ov);
@@ -129,7 +155,7 @@ int cmd_topo(int argc, char **argv)
         topo_usage(stderr);
         return CLI_BAD_INPUT;
     }
-    struct p2psim_options popt = { .overrides = ov };
+    struct p2psim_options popt = { .overrides = ov, .vm = vm };
     struct p2psim *p = cli_open_opt(optind < argc ? argv[optind] : NULL,
                                     &popt);
     free(ov);
@@ -199,6 +225,7 @@ int cmd_topo(int argc, char **argv)
         }
         printf("%s\n", gds);
     }
+    print_vms(p);
     int rc = CLI_OK;
     if (dot) {
         rc = write_dot(p, dot);

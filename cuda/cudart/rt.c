@@ -226,6 +226,7 @@ static void rt_init(void)
     opt.engine = getenv("P2PSIM_ENGINE");
     opt.fidelity = getenv("P2PSIM_FIDELITY");
     opt.overrides = getenv("P2PSIM_SET");
+    opt.vm = getenv("P2PSIM_VM");
     rt.p = p2psim_open(file, &opt, &err);
     if (rt.p && rt_costs_from_machine(rt.p, &err) < 0) {
         p2psim_close(rt.p);
