@@ -734,7 +734,7 @@ int path_gds_verdict(const struct topo_machine *m,
     v->path.cls = v->path.pcie_cls;
     v->path.nv_links = 0;
     product_rule(v, g);
-    pcie_rules(v, &v->path);
+    pcie_rules(v, &v->path, "");  /* drives are the host's (no vms:) */
     bar1_rule(v, g);
     if (v->allowed) {
         v->transport = TRANSPORT_PCIE;
