@@ -233,6 +233,8 @@ static void plink_dir_reset(struct plink *pl, unsigned s)
         d->consumed_hdr[c] = d->consumed_data[c] = 0;
     }
     d->fc_dirty = 0;
+    d->fc_head = d->fc_n = 0;       /* no traffic yet: none in flight */
+    d->fc_next_ps = SIM_TIME_MAX;
     d->ack_left = pl->ack_every;
 }
 

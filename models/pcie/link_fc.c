@@ -58,7 +58,7 @@ static bool plink_fc_is_stalled(const struct plink_dir *d)
 static void plink_fc_wake_on_arrival(struct sim_link *l, struct plink_dir *d)
 {
     if (d->fc_n > 0 && !sim_event_is_pending(&d->fc_ev)) {
-        sim_event_schedule_at(l->sim, &d->fc_ev, d->fc[d->fc_head].arrive_ps);
+        sim_event_schedule_at(l->sim, &d->fc_ev, d->fc_next_ps);
     }
 }
 
@@ -135,6 +135,9 @@ static void plink_fc_send(struct sim_link *l, unsigned from)
     u->start_ps = sim_time_add(now, plink_backlog_ps(&pl->dir[!from], now));
     sim_time_t end = plink_dllp_charge(pl, !from, n, now);
     u->arrive_ps = sim_time_add(end, pl->latency_ps);
+    if (d->fc_n == 1) {
+        d->fc_next_ps = u->arrive_ps;
+    }
     plink_fc_snapshot(d, u);
     if (plink_fc_is_stalled(d)) {
         plink_fc_wake_on_arrival(l, d);

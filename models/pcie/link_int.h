@@ -132,7 +132,12 @@ struct plink_dir {
                                            times num/den: quotient (ps)
                                            and remainder (< den) */
     /* flow control of TLPs from side s (class-indexed) */
-    unsigned fc_head, fc_n;             /* the UpdateFC ring below */
+    unsigned fc_head, fc_n;             /* the UpdateFC ring below; an
+                                           empty ring restarts at 0, so
+                                           few in flight touch few lines */
+    sim_time_t fc_next_ps;              /* the oldest one's arrive_ps, or
+                                           SIM_TIME_MAX: the gate reads
+                                           this line, not the ring's */
     uint8_t stalled;                    /* bit per class: refused credits,
                                            none sent since */
     unsigned ack_left;                  /* deliveries until the next Ack */
@@ -314,7 +319,7 @@ static inline bool plink_fc_has_room(const struct plink *pl, unsigned from,
  */
 static inline void plink_fc_apply(struct plink_dir *d, sim_time_t now)
 {
-    if (d->fc_n == 0 || d->fc[d->fc_head].arrive_ps > now) {
+    if (d->fc_next_ps > now) {
         return;
     }
     /* Each UpdateFC carries cumulative counters: the newest that has
@@ -327,6 +332,12 @@ static inline void plink_fc_apply(struct plink_dir *d, sim_time_t now)
     } while (d->fc_n > 0 && d->fc[d->fc_head].arrive_ps <= now);
     memcpy(d->limit_hdr, u->hdr, sizeof(d->limit_hdr));
     memcpy(d->limit_data, u->data, sizeof(d->limit_data));
+    if (d->fc_n > 0) {
+        d->fc_next_ps = d->fc[d->fc_head].arrive_ps;
+    } else {
+        d->fc_head = 0;
+        d->fc_next_ps = SIM_TIME_MAX;
+    }
 }
 
 /* A TLP larger than every data credit the receiver has can never pass. */
