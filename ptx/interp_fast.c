@@ -468,12 +468,20 @@ shared_offsets(const struct ptx_warp *w, const struct ptx_fast *f,
                uint32_t exec, unsigned n, uint64_t *off)
 {
     const uint64_t *a = &w->r[f->a];
-    uint64_t lim = w->ctx.shared ? w->ctx.shared_bytes : 0, bad = 0;
+    uint64_t lim = w->ctx.shared ? w->ctx.shared_bytes : 0, out = 0;
     for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
         off[l] = (a[l] + f->imm) & 0xffffffffu;
-        bad |= (off[l] + n > lim) & (exec >> l);
+        out |= off[l] + n > lim;
     }
-    return (bad & 1u) == 0;
+    if (!out) {
+        return true; /* every lane in bounds, the usual case */
+    }
+    LANES(exec, l) {
+        if (off[l] + n > lim) {
+            return false;
+        }
+    }
+    return true;
 }
 
 /* One lane's value of a ld.shared of kind K at p. */
@@ -508,9 +516,37 @@ shared_offsets(const struct ptx_warp *w, const struct ptx_fast *f,
         return true;                                                        \
     }
 
+/*
+ * A predicate row's lanes as a mask (bit 0 of each slot, neg: inverted).
+ * Written as a lane loop, the compiler packs the row and ORs it down in
+ * a chain of a dozen dependent steps, which every guarded instruction
+ * waits for; with AVX-512 (the x86-64-v4 clone, where this inlines) four
+ * bit tests give the mask at once.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&     \
+    defined(__ELF__)
+#include <immintrin.h>
+#define PRED_AVX512 1
+__attribute__((target("avx512f,avx512bw"))) static inline uint32_t
+pred_mask_avx512(const uint64_t *p)
+{
+    const __m512i one = _mm512_set1_epi64(1);
+    uint32_t m0 = _mm512_test_epi64_mask(_mm512_loadu_si512(p), one);
+    uint32_t m1 = _mm512_test_epi64_mask(_mm512_loadu_si512(p + 8), one);
+    uint32_t m2 = _mm512_test_epi64_mask(_mm512_loadu_si512(p + 16), one);
+    uint32_t m3 = _mm512_test_epi64_mask(_mm512_loadu_si512(p + 24), one);
+    return m0 | m1 << 8 | m2 << 16 | m3 << 24;
+}
+#endif
+
 static inline __attribute__((always_inline)) uint32_t
 pred_mask(const uint64_t *p, uint32_t neg)
 {
+#ifdef PRED_AVX512
+    if (__builtin_cpu_supports("avx512bw")) {
+        return pred_mask_avx512(p) ^ (0u - neg);
+    }
+#endif
     uint32_t m = 0;
     for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
         m |= (((uint32_t)p[l] & 1u) ^ neg) << l;

@@ -351,18 +351,26 @@ static bool fast_global(const struct ptx_warp *w, const struct ptx_insn *in,
     }
     const uint64_t *base = &R(w, mo->reg, 0);
     uint64_t off = (uint64_t)mo->imm;
-    uint32_t inside = 0;
     for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
-        uint64_t a = base[l] + off;
-        req->addr[l] = a;
-        inside |= (uint32_t)((a - c->shared_window_base <
-                              c->shared_window_bytes) |
-                             (a - c->local_window_base <
-                              c->local_window_bytes))
-                  << l;
+        req->addr[l] = base[l] + off;
     }
-    if (in->space == PS_GENERIC && (inside & exec)) {
-        return false;
+    if (in->space == PS_GENERIC) {
+        /* any lane in a window? then the running ones, one by one */
+        bool any = false;
+        for (unsigned l = 0; l < PTX_WARP_SIZE; l++) {
+            uint64_t a = req->addr[l];
+            any |= (a - c->shared_window_base < c->shared_window_bytes) |
+                   (a - c->local_window_base < c->local_window_bytes);
+        }
+        if (any) {
+            LANES(exec, l) {
+                uint64_t a = req->addr[l];
+                if (a - c->shared_window_base < c->shared_window_bytes ||
+                    a - c->local_window_base < c->local_window_bytes) {
+                    return false;
+                }
+            }
+        }
     }
     if (in->op == OP_ST) {
         regs_to_rows(w, regs, ptx_type_bytes((enum ptx_type)in->type),
