@@ -135,7 +135,7 @@ static _Thread_local struct rt_thread *rt_self_;
 static uint64_t rt_activity;    /* calls made, for the grace period */
 static long rt_grace_ms = 20;
 static uint64_t rt_spin_ns = 200000000; /* P2PSIM_HOST_SPIN_MS */
-static atomic_uint rt_entering; /* threads on their way into the lock (rt_lock) */
+static atomic_uint rt_entering; /* on their way into the lock (rt_lock) */
 static bool rt_newcomer_busy;   /* a thread not seen yet is runnable */
 static bool rt_hook_busy;       /* one told blocked (rt_host.c) is runnable */
 static _Thread_local unsigned rt_inside;        /* in a call, lock held */

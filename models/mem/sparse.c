@@ -3,11 +3,11 @@
  *
  * Pages of MEM_SPARSE_PAGE_BYTES are allocated on the first write of a
  * byte other than zero (walk) and found through an open-addressing hash
- * table (linear probing, power-of-two capacity, kept at most half full). Reads of pages never written return
- * zeros, as freshly allocated device memory reads in practice; that is a
- * convenience, not a CUDA guarantee. A few pages found lately are cached
- * in front of the table, so streams of small accesses to a few pages skip
- * the probe.
+ * table (linear probing, power-of-two capacity, kept at most half full).
+ * Reads of pages never written return zeros, as freshly allocated device
+ * memory reads in practice; that is a convenience, not a CUDA guarantee.
+ * A few pages found lately are cached in front of the table, so streams of
+ * small accesses to a few pages skip the probe.
  *
  * Pages are carved from arenas of MEM_SPARSE_ARENA_BYTES mapped
  * anonymously, so memory comes zeroed from the kernel and a new page costs
